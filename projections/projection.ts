@@ -1,0 +1,17 @@
+import type pg from 'pg';
+import type { RecordedEvent } from '../src/eventstore/port.ts';
+
+/**
+ * A read model: the event types it handles, the SQL of its tables, and how an event
+ * changes them. `apply` runs inside the runner's transaction, which also moves the
+ * projection's checkpoint, so each event takes effect exactly once.
+ */
+export interface Projection {
+  name: string;
+  /** tables this projection owns; a rebuild drops them */
+  tables: string[];
+  /** creates the tables (idempotent) */
+  schema: string;
+  handles: ReadonlySet<string>;
+  apply(tx: pg.PoolClient, event: RecordedEvent): Promise<void>;
+}

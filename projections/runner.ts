@@ -1,0 +1,235 @@
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import { inTransaction } from '../src/db/database.ts';
+import { comparePositions, type EventStore, type Position, START } from '../src/eventstore/port.ts';
+import type { Projection } from './projection.ts';
+
+const CHECKPOINTS_SCHEMA = `
+CREATE TABLE IF NOT EXISTS projection_checkpoints (
+  name       text PRIMARY KEY,
+  commit_pos numeric NOT NULL,
+  prepare_pos numeric NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now()
+);`;
+
+export interface ProjectionStatus {
+  name: string;
+  checkpoint: { commit: string; prepare: string };
+  /** events after the checkpoint, counted up to 100000 */
+  behind: number;
+  running: boolean;
+}
+
+export interface RunnerOptions {
+  batchSize?: number;
+  idleMs?: number;
+}
+
+const lockKey = (name: string) => `projection:${name}`;
+
+/**
+ * Runs projections. Each runs in at most one process at a time (a session advisory lock
+ * held on a dedicated connection; other instances retry and take over when it goes).
+ * Each batch: read a page of events (outside any transaction: see database.ts on
+ * PGlite), then in one transaction re-check the stored checkpoint, apply the events
+ * the projection handles and move the checkpoint past the whole page.
+ */
+export class ProjectionRunner {
+  private readonly byName: Map<string, Projection>;
+  private running = false;
+  private loops: Promise<void>[] = [];
+  private readonly owned = new Set<string>();
+  private readonly batchSize: number;
+  private readonly idleMs: number;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly store: EventStore,
+    projections: Projection[],
+    private readonly log: Logger,
+    options: RunnerOptions = {},
+  ) {
+    this.byName = new Map(projections.map((p) => [p.name, p]));
+    this.batchSize = options.batchSize ?? 1000;
+    this.idleMs = options.idleMs ?? 50;
+  }
+
+  get names(): string[] {
+    return [...this.byName.keys()];
+  }
+
+  /** Creates the checkpoint table and every projection's tables. */
+  async migrate(): Promise<void> {
+    await this.pool.query(CHECKPOINTS_SCHEMA);
+    for (const p of this.byName.values()) await this.pool.query(p.schema);
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    for (const p of this.byName.values()) this.loops.push(this.supervise(p));
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await Promise.all(this.loops);
+    this.loops = [];
+  }
+
+  private async supervise(p: Projection): Promise<void> {
+    while (this.running) {
+      const client = await this.pool.connect().catch((err) => {
+        this.log.error({ err, projection: p.name }, 'projection: cannot connect');
+        return undefined;
+      });
+      if (!client) {
+        await delay(1000);
+        continue;
+      }
+      try {
+        const r = await client.query<{ ok: boolean }>(
+          'SELECT pg_try_advisory_lock(hashtext($1)) AS ok',
+          [lockKey(p.name)],
+        );
+        if (!r.rows[0]!.ok) {
+          await delay(1000); // another instance runs it
+          continue;
+        }
+        this.owned.add(p.name);
+        try {
+          while (this.running) {
+            const n = await this.step(p, client);
+            if (n < this.batchSize) await this.waitForEvents();
+          }
+        } finally {
+          this.owned.delete(p.name);
+          await client.query('SELECT pg_advisory_unlock(hashtext($1))', [lockKey(p.name)]);
+        }
+      } catch (err) {
+        this.log.error({ err, projection: p.name }, 'projection failed; retrying');
+        await delay(1000);
+      } finally {
+        client.release();
+      }
+    }
+  }
+
+  private waitForEvents(): Promise<void> {
+    const signal = (this.store as { appended?: { wait(ms: number): Promise<void> } }).appended;
+    return signal ? signal.wait(this.idleMs * 4) : delay(this.idleMs);
+  }
+
+  /** Processes one page; returns the number of events read. */
+  async step(p: Projection, client: pg.PoolClient): Promise<number> {
+    const from = await this.checkpoint(p.name);
+    const page = await this.store.readAll({ after: from, limit: this.batchSize });
+    if (page.length === 0) return 0;
+    const last = page[page.length - 1]!.position;
+    await client.query('BEGIN');
+    try {
+      const r = await client.query<{ commit_pos: string; prepare_pos: string }>(
+        'SELECT commit_pos, prepare_pos FROM projection_checkpoints WHERE name = $1 FOR UPDATE',
+        [p.name],
+      );
+      const now = r.rows[0] ? toPosition(r.rows[0]) : START;
+      if (comparePositions(now, from) !== 0) {
+        // reset by a rebuild (or moved by another runner) since we read it: start over
+        await client.query('ROLLBACK');
+        return this.batchSize;
+      }
+      for (const event of page) {
+        if (p.handles.has(event.type)) await p.apply(client, event);
+      }
+      await client.query(
+        `INSERT INTO projection_checkpoints (name, commit_pos, prepare_pos, updated_at)
+         VALUES ($1, $2, $3, now())
+         ON CONFLICT (name) DO UPDATE SET commit_pos = $2, prepare_pos = $3, updated_at = now()`,
+        [p.name, last.commit.toString(), last.prepare.toString()],
+      );
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    }
+    return page.length;
+  }
+
+  async checkpoint(name: string): Promise<Position> {
+    const r = await this.pool.query<{ commit_pos: string; prepare_pos: string }>(
+      'SELECT commit_pos, prepare_pos FROM projection_checkpoints WHERE name = $1',
+      [name],
+    );
+    return r.rows[0] ? toPosition(r.rows[0]) : START;
+  }
+
+  /**
+   * Waits until a projection has processed `position` (read-your-writes after an
+   * append). Returns false when the time is up.
+   */
+  async waitFor(name: string, position: Position, timeoutMs = 3000): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (comparePositions(await this.checkpoint(name), position) >= 0) return true;
+      if (Date.now() >= deadline) return false;
+      await delay(5);
+    }
+  }
+
+  async status(): Promise<ProjectionStatus[]> {
+    const out: ProjectionStatus[] = [];
+    for (const name of this.byName.keys()) {
+      const cp = await this.checkpoint(name);
+      out.push({
+        name,
+        checkpoint: { commit: cp.commit.toString(), prepare: cp.prepare.toString() },
+        behind: await this.store.countAfter(cp, 100_000),
+        running: this.owned.has(name),
+      });
+    }
+    return out;
+  }
+
+  /**
+   * Drops a projection's tables, recreates them and resets its checkpoint in one
+   * transaction; whichever runner holds the projection then replays from the start.
+   */
+  async reset(name: string): Promise<void> {
+    const p = this.byName.get(name);
+    if (!p) throw new Error(`unknown projection ${name}; known: ${this.names.join(', ')}`);
+    await inTransaction(this.pool, async (tx) => {
+      await tx.query('SELECT 1 FROM projection_checkpoints WHERE name = $1 FOR UPDATE', [name]);
+      for (const t of p.tables) await tx.query(`DROP TABLE IF EXISTS ${t} CASCADE`);
+      await tx.query(p.schema);
+      await tx.query('DELETE FROM projection_checkpoints WHERE name = $1', [name]);
+    });
+  }
+
+  /** Runs one projection to the head now (used by the rebuild command when no runner has it). */
+  async catchUp(name: string): Promise<boolean> {
+    const p = this.byName.get(name);
+    if (!p) throw new Error(`unknown projection ${name}`);
+    const client = await this.pool.connect();
+    try {
+      const r = await client.query<{ ok: boolean }>(
+        'SELECT pg_try_advisory_lock(hashtext($1)) AS ok',
+        [lockKey(name)],
+      );
+      if (!r.rows[0]!.ok) return false;
+      try {
+        while ((await this.step(p, client)) > 0) {}
+      } finally {
+        await client.query('SELECT pg_advisory_unlock(hashtext($1))', [lockKey(name)]);
+      }
+      return true;
+    } finally {
+      client.release();
+    }
+  }
+}
+
+const toPosition = (r: { commit_pos: string; prepare_pos: string }): Position => ({
+  commit: BigInt(r.commit_pos),
+  prepare: BigInt(r.prepare_pos),
+});
+
+const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

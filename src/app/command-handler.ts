@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import { type Decider, fold } from '../domain/shared/decider.ts';
+import type { EventRegistry } from '../domain/shared/events.ts';
+import {
+  type AppendResult,
+  type EventMetadata,
+  type EventStore,
+  WrongExpectedRevisionError,
+} from '../eventstore/port.ts';
+
+export interface Handled<E, S> {
+  events: E[];
+  state: S;
+  /** undefined when the command decided no events */
+  appended: AppendResult | undefined;
+}
+
+/**
+ * read stream -> fold -> decide -> append at the revision that was read. A concurrent
+ * writer makes the append fail with WrongExpectedRevisionError; the command is then
+ * decided once more on the fresh state (safe: decide is pure), and a second conflict
+ * goes to the caller (409).
+ */
+export async function handleCommand<C, E extends { type: string; data: unknown }, S>(
+  store: EventStore,
+  registry: EventRegistry<E>,
+  decider: Decider<C, E, S>,
+  streamId: string,
+  command: C,
+  metadata: EventMetadata,
+): Promise<Handled<E, S>> {
+  for (let attempt = 0; ; attempt++) {
+    const stored = await store.readStream(streamId);
+    const state = fold(
+      decider,
+      stored.map((e) => registry.deserialize(e)),
+    );
+    const events = decider.decide(command, state);
+    if (events.length === 0) return { events, state, appended: undefined };
+    const expected = stored.length === 0 ? 'no_stream' : stored[stored.length - 1]!.revision;
+    try {
+      const appended = await store.append(
+        streamId,
+        events.map((e) => ({ id: randomUUID(), ...registry.serialize(e), metadata })),
+        expected,
+      );
+      return { events, state: events.reduce(decider.evolve, state), appended };
+    } catch (err) {
+      if (err instanceof WrongExpectedRevisionError && attempt === 0) continue;
+      throw err;
+    }
+  }
+}
+
+/** Reads an aggregate's current state. */
+export async function loadState<C, E extends { type: string; data: unknown }, S>(
+  store: EventStore,
+  registry: EventRegistry<E>,
+  decider: Decider<C, E, S>,
+  streamId: string,
+): Promise<S> {
+  const stored = await store.readStream(streamId);
+  return fold(
+    decider,
+    stored.map((e) => registry.deserialize(e)),
+  );
+}

@@ -1,0 +1,120 @@
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { allProjections } from '../../projections/index.ts';
+import { ProjectionRunner } from '../../projections/runner.ts';
+import { createActivities } from '../activities/index.ts';
+import type { Config, Role } from '../config.ts';
+import { connectPostgres, type Database, openPglite } from '../db/database.ts';
+import { EsdbEventStore } from '../eventstore/esdb.ts';
+import type { EventStore } from '../eventstore/port.ts';
+import { PostgresEventStore } from '../eventstore/postgres.ts';
+import type { ReadinessCheck } from '../http/deps.ts';
+import { buildHttpServer } from '../http/server.ts';
+import { type LocalTemporal, startLocalTemporal } from '../temporal/dev-server.ts';
+import { connectClient, createWorker, type TemporalTarget } from '../temporal/worker.ts';
+
+export interface App {
+  db: Database;
+  store: EventStore;
+  runner: ProjectionRunner;
+  http: FastifyInstance | undefined;
+  temporal: { client: Client; target: TemporalTarget } | undefined;
+  /** the bound address of the HTTP server, when the role serves HTTP */
+  url: string | undefined;
+  stop(): Promise<void>;
+}
+
+const has = (role: Role, part: Exclude<Role, 'all'>) => role === 'all' || role === part;
+
+/**
+ * The composition root: builds the adapters the configuration asks for, wires them and
+ * starts the parts of the role. Every part it started is stopped by `stop`, in reverse.
+ */
+export async function startApp(config: Config, role: Role, log: Logger): Promise<App> {
+  const stops: (() => Promise<unknown>)[] = [];
+  const stop = async () => {
+    for (const s of stops.reverse()) await s().catch((err) => log.error({ err }, 'stop failed'));
+  };
+  try {
+    const db = config.databaseUrl
+      ? await connectPostgres(config.databaseUrl)
+      : await openPglite(config.dataDir);
+    stops.push(() => db.close());
+    log.info({ database: db.kind }, 'database ready');
+
+    let store: EventStore;
+    if (config.eventStoreUrl) {
+      store = new EsdbEventStore(config.eventStoreUrl);
+    } else {
+      await PostgresEventStore.migrate(db.pool);
+      store = new PostgresEventStore(db.pool);
+    }
+    stops.push(() => store.close());
+
+    const runner = new ProjectionRunner(
+      db.pool,
+      store,
+      allProjections,
+      log.child({ part: 'projector' }),
+    );
+    await runner.migrate();
+    if (has(role, 'projector')) {
+      runner.start();
+      stops.push(() => runner.stop());
+    }
+
+    let temporal: App['temporal'];
+    const readiness: ReadinessCheck[] = [
+      { name: 'database', check: async () => void (await db.pool.query('SELECT 1')) },
+      { name: 'eventStore', check: () => store.ping() },
+    ];
+    if (has(role, 'api') || has(role, 'worker')) {
+      let address = config.temporal.address;
+      if (!address) {
+        const local: LocalTemporal = await startLocalTemporal({
+          cliPath: config.temporal.cliPath,
+          dbFile: path.join(config.dataDir, 'temporal.sqlite'),
+          namespace: config.temporal.namespace,
+        });
+        stops.push(() => local.stop());
+        address = local.address;
+        log.info({ address }, 'local Temporal dev server started');
+      }
+      const target = {
+        address,
+        namespace: config.temporal.namespace,
+        taskQueue: config.temporal.taskQueue,
+      };
+      const { client, close } = await connectClient(target);
+      stops.push(close);
+      temporal = { client, target };
+      readiness.push({
+        name: 'temporal',
+        check: async () => void (await client.connection.workflowService.getSystemInfo({})),
+      });
+      if (has(role, 'worker')) {
+        const w = await createWorker(target, createActivities({ store }));
+        const running = w.run();
+        stops.push(async () => {
+          w.worker.shutdown();
+          await running;
+          await w.close();
+        });
+      }
+    }
+
+    let http: FastifyInstance | undefined;
+    let url: string | undefined;
+    if (has(role, 'api')) {
+      http = await buildHttpServer({ config, store, pool: db.pool, runner, readiness }, log);
+      url = await http.listen({ port: config.port, host: config.host });
+      stops.push(() => http!.close());
+    }
+    return { db, store, runner, http, temporal, url, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

@@ -1,0 +1,163 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+const DEFAULT_SUPPLIERS = 'supplier-a,supplier-b,supplier-c,supplier-d';
+
+const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
+const optionalString = z.preprocess(emptyAsUndefined, z.string().min(1).optional());
+const optionalUrl = z.preprocess(emptyAsUndefined, z.url().optional());
+
+const envSchema = z.object({
+  PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).default(3000)),
+  HOST: z.preprocess(emptyAsUndefined, z.string().min(1).default('127.0.0.1')),
+  DATA_DIR: z.preprocess(emptyAsUndefined, z.string().min(1).default('./data')),
+  OPERATOR_API_KEY: z.preprocess(
+    emptyAsUndefined,
+    z.string().min(32, 'must be at least 32 characters').optional(),
+  ),
+  DATABASE_URL: optionalUrl,
+  EVENTSTORE_URL: optionalUrl,
+  TEMPORAL_ADDRESS: optionalString,
+  TEMPORAL_NAMESPACE: z.preprocess(emptyAsUndefined, z.string().min(1).default('default')),
+  TEMPORAL_CLI_PATH: optionalString,
+  TEMPORAL_TASK_QUEUE: z.preprocess(emptyAsUndefined, z.string().min(1).default('editor-platform')),
+  SUPPLIERS: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .default(DEFAULT_SUPPLIERS)
+      .transform((s) =>
+        s
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean),
+      )
+      .pipe(
+        z.array(z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'names are lowercase a-z0-9-')).min(1),
+      ),
+  ),
+  PRINTSHOP_SUPPLIER: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9-]*$/)
+      .default('printshop'),
+  ),
+  EDITOR_TOKEN_SECRET: z.preprocess(
+    emptyAsUndefined,
+    z.string().min(32, 'must be at least 32 characters').optional(),
+  ),
+  PUBLIC_BASE_URL: optionalUrl,
+  LOG_LEVEL: z.preprocess(
+    emptyAsUndefined,
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ),
+});
+
+export type Role = 'api' | 'worker' | 'projector' | 'all';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  operatorApiKey: string;
+  databaseUrl: string | undefined;
+  eventStoreUrl: string | undefined;
+  temporal: {
+    address: string | undefined;
+    namespace: string;
+    cliPath: string | undefined;
+    taskQueue: string;
+  };
+  suppliers: string[];
+  printshopSupplier: string;
+  editorTokenSecret: string;
+  publicBaseUrl: string;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Reads a secret kept under DATA_DIR, creating it at first start (embedded default only). */
+function persistedSecret(dataDir: string, file: string): { value: string; created: boolean } {
+  const p = path.join(dataDir, file);
+  if (existsSync(p)) return { value: readFileSync(p, 'utf8').trim(), created: false };
+  mkdirSync(dataDir, { recursive: true });
+  const value = randomBytes(32).toString('base64url');
+  writeFileSync(p, `${value}\n`, { mode: 0o600 });
+  return { value, created: true };
+}
+
+export interface LoadedConfig {
+  config: Config;
+  /** Set when the operator key was generated now: printed once by main, never logged. */
+  generatedOperatorKey: string | undefined;
+}
+
+/**
+ * Validates the environment. A wrong setting throws a ConfigError whose message is one
+ * line naming the variable, so `main` can print it and exit.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0] ?? 'environment');
+    throw new ConfigError(`invalid configuration: ${name}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  if (e.SUPPLIERS.includes(e.PRINTSHOP_SUPPLIER)) {
+    throw new ConfigError(
+      'invalid configuration: PRINTSHOP_SUPPLIER: must differ from every name in SUPPLIERS',
+    );
+  }
+  const embedded = !e.DATABASE_URL;
+  const dataDir = path.resolve(e.DATA_DIR);
+  let operatorApiKey = e.OPERATOR_API_KEY;
+  let generatedOperatorKey: string | undefined;
+  if (!operatorApiKey) {
+    if (!embedded) {
+      throw new ConfigError(
+        'invalid configuration: OPERATOR_API_KEY: required when DATABASE_URL is set',
+      );
+    }
+    const s = persistedSecret(dataDir, 'operator-api-key');
+    operatorApiKey = s.value;
+    if (s.created) generatedOperatorKey = s.value;
+  }
+  let editorTokenSecret = e.EDITOR_TOKEN_SECRET;
+  if (!editorTokenSecret) {
+    if (!embedded) {
+      throw new ConfigError(
+        'invalid configuration: EDITOR_TOKEN_SECRET: required when DATABASE_URL is set',
+      );
+    }
+    editorTokenSecret = persistedSecret(dataDir, 'editor-token-secret').value;
+  }
+  return {
+    config: {
+      port: e.PORT,
+      host: e.HOST,
+      dataDir,
+      operatorApiKey,
+      databaseUrl: e.DATABASE_URL,
+      eventStoreUrl: e.EVENTSTORE_URL,
+      temporal: {
+        address: e.TEMPORAL_ADDRESS,
+        namespace: e.TEMPORAL_NAMESPACE,
+        cliPath: e.TEMPORAL_CLI_PATH,
+        taskQueue: e.TEMPORAL_TASK_QUEUE,
+      },
+      suppliers: [...e.SUPPLIERS, e.PRINTSHOP_SUPPLIER],
+      printshopSupplier: e.PRINTSHOP_SUPPLIER,
+      editorTokenSecret,
+      publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://${e.HOST}:${e.PORT}`,
+      logLevel: e.LOG_LEVEL,
+    },
+    generatedOperatorKey,
+  };
+}

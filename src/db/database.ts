@@ -1,0 +1,84 @@
+import { mkdirSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import pg from 'pg';
+
+// int8 columns (positions, revisions, counts) come back as strings; callers convert.
+
+export interface Database {
+  kind: 'postgres' | 'pglite';
+  pool: pg.Pool;
+  close(): Promise<void>;
+}
+
+export async function connectPostgres(url: string, max = 10): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max });
+  pool.on('error', () => {}); // idle client errors surface on the next query
+  await pool.query('SELECT 1');
+  return { kind: 'postgres', pool, close: () => pool.end() };
+}
+
+/**
+ * The embedded default: PGlite in this process, data kept in a folder, served over a
+ * loopback socket so the same pg.Pool code runs on it. PGlite runs one transaction at
+ * a time across all connections, so code must never wait for another connection while
+ * it holds a transaction.
+ */
+export async function openPglite(dataDir: string): Promise<Database> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
+  const dir = path.join(dataDir, 'pglite');
+  mkdirSync(dir, { recursive: true });
+  const db = await PGlite.create(dir);
+  const port = await freePort();
+  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port, maxConnections: 16 });
+  await server.start();
+  const pool = new pg.Pool({
+    host: '127.0.0.1',
+    port,
+    user: 'postgres',
+    database: 'postgres',
+    max: 8,
+  });
+  pool.on('error', () => {});
+  await pool.query('SELECT 1');
+  return {
+    kind: 'pglite',
+    pool,
+    async close() {
+      await pool.end();
+      await server.stop();
+      await db.close();
+    },
+  };
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Runs fn in a transaction on one client of the pool. */
+export async function inTransaction<T>(
+  pool: pg.Pool,
+  fn: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}

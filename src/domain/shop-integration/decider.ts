@@ -1,0 +1,156 @@
+import type { Decider } from '../shared/decider.ts';
+import { DomainError } from '../shared/decider.ts';
+import type { StoredKey } from '../shared/keys.ts';
+import type { Permission, ShopIntegrationEvent } from './events.ts';
+
+export interface ShopIntegrationFields {
+  name: string;
+  shopSystem: string;
+  shopUrl: string;
+  notificationUrl?: string | undefined;
+}
+
+export type ShopIntegrationCommand =
+  | {
+      type: 'CreateShopIntegration';
+      integrationId: string;
+      labelId: string;
+      fields: ShopIntegrationFields;
+      apiKey: StoredKey;
+      at: Date;
+    }
+  | {
+      type: 'UpdateShopIntegration';
+      labelId: string;
+      changes: Partial<Omit<ShopIntegrationFields, 'notificationUrl'>> & {
+        notificationUrl?: string | null;
+      };
+      at: Date;
+    }
+  | { type: 'RotateShopIntegrationKey'; labelId: string; apiKey: StoredKey; at: Date }
+  | { type: 'ChangeShopIntegrationPermissions'; permissions: Permission[]; at: Date };
+
+export type ShopIntegrationState =
+  | { exists: false }
+  | {
+      exists: true;
+      integrationId: string;
+      labelId: string;
+      fields: ShopIntegrationFields;
+      apiKey: StoredKey;
+      permissions: Permission[];
+    };
+
+const notFound = () =>
+  new DomainError('not_found', 'shop integration not found', 'shop_integration_not_found');
+
+/** A label only ever sees its own integrations: another label's is "not found". */
+function existingFor(state: ShopIntegrationState, labelId: string | undefined) {
+  if (!state.exists || (labelId !== undefined && state.labelId !== labelId)) throw notFound();
+  return state;
+}
+
+export const shopIntegrationDecider: Decider<
+  ShopIntegrationCommand,
+  ShopIntegrationEvent,
+  ShopIntegrationState
+> = {
+  initialState: { exists: false },
+  decide(command, state) {
+    switch (command.type) {
+      case 'CreateShopIntegration': {
+        if (state.exists) {
+          throw new DomainError('conflict', 'shop integration exists', 'shop_integration_exists');
+        }
+        const { integrationId, labelId, fields, apiKey, at } = command;
+        return [
+          {
+            type: 'ShopIntegrationCreated',
+            data: {
+              ...withoutUndefined(fields),
+              integrationId,
+              labelId,
+              apiKey,
+              createdAt: at.toISOString(),
+            },
+          },
+        ];
+      }
+      case 'UpdateShopIntegration': {
+        const s = existingFor(state, command.labelId);
+        const changes: Record<string, string | null> = {};
+        for (const [k, v] of Object.entries(command.changes)) {
+          if (v === undefined) continue;
+          const current = s.fields[k as keyof ShopIntegrationFields] ?? null;
+          if (current !== v) changes[k] = v;
+        }
+        if (Object.keys(changes).length === 0) return [];
+        return [
+          {
+            type: 'ShopIntegrationUpdated',
+            data: { integrationId: s.integrationId, changes, updatedAt: command.at.toISOString() },
+          },
+        ];
+      }
+      case 'RotateShopIntegrationKey': {
+        const s = existingFor(state, command.labelId);
+        return [
+          {
+            type: 'ShopIntegrationApiKeyRotated',
+            data: {
+              integrationId: s.integrationId,
+              apiKey: command.apiKey,
+              rotatedAt: command.at.toISOString(),
+            },
+          },
+        ];
+      }
+      case 'ChangeShopIntegrationPermissions': {
+        const s = existingFor(state, undefined);
+        const permissions = [...new Set(command.permissions)].sort();
+        if (permissions.join() === s.permissions.join()) return [];
+        return [
+          {
+            type: 'ShopIntegrationPermissionsChanged',
+            data: {
+              integrationId: s.integrationId,
+              permissions,
+              changedAt: command.at.toISOString(),
+            },
+          },
+        ];
+      }
+    }
+  },
+  evolve(state, event) {
+    switch (event.type) {
+      case 'ShopIntegrationCreated': {
+        const { integrationId, labelId, apiKey, name, shopSystem, shopUrl, notificationUrl } =
+          event.data;
+        return {
+          exists: true,
+          integrationId,
+          labelId,
+          apiKey,
+          fields: { name, shopSystem, shopUrl, notificationUrl },
+          permissions: [],
+        };
+      }
+      case 'ShopIntegrationUpdated': {
+        if (!state.exists) return state;
+        const { notificationUrl, ...rest } = event.data.changes;
+        const fields = { ...state.fields, ...withoutUndefined(rest) };
+        if (notificationUrl !== undefined) fields.notificationUrl = notificationUrl ?? undefined;
+        return { ...state, fields };
+      }
+      case 'ShopIntegrationApiKeyRotated':
+        return state.exists ? { ...state, apiKey: event.data.apiKey } : state;
+      case 'ShopIntegrationPermissionsChanged':
+        return state.exists ? { ...state, permissions: event.data.permissions } : state;
+    }
+  },
+};
+
+function withoutUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}

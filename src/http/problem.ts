@@ -1,0 +1,162 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { DomainError, type DomainErrorKind } from '../domain/shared/decider.ts';
+import { WrongExpectedRevisionError } from '../eventstore/port.ts';
+
+/** RFC 9457 problem details, the body of every error answer. */
+export const problemSchema = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    code: z.string().optional(),
+    errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  })
+  .meta({ id: 'Problem' });
+export type Problem = z.infer<typeof problemSchema>;
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+};
+
+/** An error that is answered as it is: status, a code for machines, a detail for people. */
+export class HttpProblem extends Error {
+  override name = 'HttpProblem';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly detail: string,
+    readonly errors?: { path: string; message: string }[],
+  ) {
+    super(detail);
+  }
+}
+
+export function toProblem(
+  status: number,
+  code: string,
+  detail: string,
+  errors?: Problem['errors'],
+): Problem {
+  return {
+    type: `/problems/${code}`,
+    title: TITLES[status] ?? 'Error',
+    status,
+    detail,
+    code,
+    ...(errors ? { errors } : {}),
+  };
+}
+
+const DOMAIN_STATUS: Record<DomainErrorKind, number> = {
+  not_found: 404,
+  conflict: 409,
+  invalid: 400,
+  forbidden: 403,
+};
+
+const FASTIFY_CODES: Record<string, [number, string, string]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: [
+    413,
+    'body_too_large',
+    'the request body is larger than this route accepts',
+  ],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [
+    415,
+    'unsupported_media_type',
+    'send the body as application/json',
+  ],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [
+    400,
+    'invalid_content_length',
+    'Content-Length does not match the body',
+  ],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'malformed_json', 'the JSON body is empty'],
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'malformed_json', 'the body is not valid JSON'],
+};
+
+function validationErrors(error: FastifyError): Problem['errors'] {
+  const context = (error as { validationContext?: string }).validationContext;
+  return (error.validation ?? []).map((v) => {
+    const path = v.instancePath.replace(/^\//, '').replaceAll('/', '.');
+    const prefix =
+      context && context !== 'body' ? (context === 'querystring' ? 'query' : context) : '';
+    return {
+      path: [prefix, path].filter(Boolean).join('.') || '(root)',
+      message: v.message ?? 'invalid',
+    };
+  });
+}
+
+export function errorToProblem(error: unknown): { problem: Problem; internal: boolean } {
+  if (error instanceof HttpProblem) {
+    return {
+      problem: toProblem(error.status, error.code, error.detail, error.errors),
+      internal: false,
+    };
+  }
+  if (error instanceof DomainError) {
+    return {
+      problem: toProblem(DOMAIN_STATUS[error.kind], error.code, error.message),
+      internal: false,
+    };
+  }
+  if (error instanceof WrongExpectedRevisionError) {
+    return {
+      problem: toProblem(
+        409,
+        'concurrent_modification',
+        'the resource was changed concurrently; retry',
+      ),
+      internal: false,
+    };
+  }
+  const e = error as FastifyError;
+  if (hasZodFastifySchemaValidationErrors(e) || e.validation) {
+    return {
+      problem: toProblem(400, 'validation_failed', 'the request is invalid', validationErrors(e)),
+      internal: false,
+    };
+  }
+  const known = e.code ? FASTIFY_CODES[e.code] : undefined;
+  if (known) return { problem: toProblem(known[0], known[1], known[2]), internal: false };
+  if (e instanceof SyntaxError || (e.statusCode === 400 && /JSON/i.test(e.message ?? ''))) {
+    return {
+      problem: toProblem(400, 'malformed_json', 'the body is not valid JSON'),
+      internal: false,
+    };
+  }
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    return {
+      problem: toProblem(e.statusCode, 'bad_request', 'the request cannot be processed'),
+      internal: false,
+    };
+  }
+  return {
+    problem: toProblem(500, 'internal', 'an internal error occurred; it has been logged'),
+    internal: true,
+  };
+}
+
+export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
+  return reply.status(problem.status).type('application/problem+json').send(problem);
+}
+
+export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+  const { problem, internal } = errorToProblem(error);
+  if (internal) request.log.error({ err: error }, 'unhandled error');
+  else request.log.info({ status: problem.status, code: problem.code }, 'request rejected');
+  return sendProblem(reply, problem);
+}

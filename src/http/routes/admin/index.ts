@@ -1,0 +1,9 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { HttpDeps } from '../../deps.ts';
+import { shopIntegrationRoutes } from './shop-integrations.ts';
+
+/** Administrator API (/api): the admin key of one label; everything is scoped to that label. */
+export const adminApi: FastifyPluginAsync<{ deps: HttpDeps }> = async (app, { deps }) => {
+  app.addHook('onRequest', app.requireKey('admin'));
+  await app.register(shopIntegrationRoutes, { deps });
+};

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { httpUrl } from './common.ts';
+
+const name = z.string().trim().min(1).max(200);
+const shopSystem = z.string().trim().min(1).max(100);
+
+export const createShopIntegrationBody = z
+  .object({ name, shopSystem, shopUrl: httpUrl, notificationUrl: httpUrl.optional() })
+  .strict()
+  .meta({
+    example: { name: 'Main shop', shopSystem: 'shopware', shopUrl: 'https://shop.example.com' },
+  });
+
+export const updateShopIntegrationBody = z
+  .object({
+    name: name.optional(),
+    shopSystem: shopSystem.optional(),
+    shopUrl: httpUrl.optional(),
+    notificationUrl: httpUrl.nullable().optional().describe('null removes it'),
+  })
+  .strict()
+  .refine((b) => Object.values(b).some((v) => v !== undefined), {
+    message: 'send at least one field',
+  })
+  .meta({ example: { name: 'Renamed shop' } });
+
+export const shopIntegrationSchema = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  shopSystem: z.string(),
+  shopUrl: z.string(),
+  notificationUrl: z.string().optional(),
+  permissions: z.array(z.string()),
+  apiKeyPrefix: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const shopIntegrationWithKeySchema = shopIntegrationSchema.extend({
+  apiKey: z.string().describe('shown only in this answer'),
+});
+
+export const rotatedKeySchema = z.object({ id: z.uuid(), apiKey: z.string() });

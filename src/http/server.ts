@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import type { Logger } from 'pino';
+import { resolveApiKey } from '../app/auth.ts';
+import { authPlugin } from './auth.ts';
+import type { HttpDeps } from './deps.ts';
+import { errorHandler, sendProblem, toProblem } from './problem.ts';
+import { adminApi } from './routes/admin/index.ts';
+import { operatorApi } from './routes/operator/index.ts';
+import { systemRoutes } from './routes/system/index.ts';
+
+export const ONE_MIB = 1024 * 1024;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    bodyLimit: ONE_MIB,
+    // a client's x-request-id is echoed only when it is a plain token (no log injection)
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    ajv: { customOptions: { removeAdditional: false } },
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(
+      reply,
+      toProblem(404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`),
+    ),
+  );
+
+  // JSON only; an empty body on a route without one is fine (a PUT that only rotates a key).
+  app.removeAllContentTypeParsers();
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body === '' || body === undefined) return done(null, undefined);
+    return json(req, body as string, done);
+  });
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Editor platform API',
+        version: '1.0.0',
+        description: 'Administrator, shop integrator, order fulfillment, operator and editor APIs.',
+      },
+      components: {
+        securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } },
+      },
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(authPlugin, {
+    resolve: (presented) => resolveApiKey(deps.store, deps.config.operatorApiKey, presented),
+  });
+  await app.register(systemRoutes, { deps });
+  await app.register(operatorApi, { deps, prefix: '/operator' });
+  await app.register(adminApi, { deps, prefix: '/api' });
+  return app;
+}

@@ -1,0 +1,45 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import type { Activities } from '../activities/index.ts';
+
+const WORKFLOWS = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../workflows/index.ts',
+);
+
+export interface TemporalTarget {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+}
+
+/** The one place where the app's Temporal client is made. */
+export async function connectClient(
+  target: TemporalTarget,
+): Promise<{ client: Client; close(): Promise<void> }> {
+  const connection = await Connection.connect({ address: target.address });
+  const client = new Client({ connection, namespace: target.namespace });
+  return { client, close: () => connection.close() };
+}
+
+/** The one place where the app's worker is made: bundles workflows/, registers activities. */
+export async function createWorker(target: TemporalTarget, activities: Activities) {
+  const connection = await NativeConnection.connect({ address: target.address });
+  const worker = await Worker.create({
+    connection,
+    namespace: target.namespace,
+    taskQueue: target.taskQueue,
+    workflowsPath: WORKFLOWS,
+    activities,
+  });
+  return {
+    worker,
+    /** resolves when the worker has stopped */
+    run: () => worker.run(),
+    async close() {
+      await connection.close();
+    },
+  };
+}

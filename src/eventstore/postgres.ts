@@ -57,7 +57,7 @@ INSERT INTO es_events (event_id, stream_id, revision, type, schema_version, data
 SELECT e.id, $1, claim.revision - $2 + e.ord, e.type, e.version, e.data::jsonb, e.metadata::jsonb
 FROM claim, unnest($3::uuid[], $4::text[], $5::int[], $6::text[], $7::text[])
   WITH ORDINALITY AS e(id, type, version, data, metadata, ord)
-RETURNING seq, tx_id::text AS tx_id`;
+RETURNING seq, tx_id::text AS tx_text`;
 
 const APPEND_SQL = {
   no_stream: `WITH claim AS (
@@ -71,12 +71,12 @@ const APPEND_SQL = {
     WHERE stream_id = $1 AND revision = $8 RETURNING revision) ${INSERT_EVENTS}`,
 };
 
-const SELECT_EVENT = `SELECT seq, tx_id::text AS tx_id, event_id, stream_id, revision, type,
+const SELECT_EVENT = `SELECT seq, tx_id::text AS tx_text, event_id, stream_id, revision, type,
   schema_version, data, metadata, recorded_at FROM es_events`;
 
 interface EventRow {
   seq: string;
-  tx_id: string;
+  tx_text: string;
   event_id: string;
   stream_id: string;
   revision: string;
@@ -96,7 +96,7 @@ function toRecorded(row: EventRow): RecordedEvent {
     schemaVersion: row.schema_version,
     data: row.data,
     metadata: row.metadata,
-    position: { commit: BigInt(row.tx_id), prepare: BigInt(row.seq) },
+    position: { commit: BigInt(row.tx_text), prepare: BigInt(row.seq) },
     recordedAt: row.recorded_at,
   };
 }
@@ -132,7 +132,7 @@ export class PostgresEventStore implements EventStore {
       events.map((e) => JSON.stringify(e.metadata)),
     ];
     if (kind === 'exact') params.push((expectedRevision as bigint).toString());
-    const res = await this.pool.query<{ seq: string; tx_id: string }>(APPEND_SQL[kind], params);
+    const res = await this.pool.query<{ seq: string; tx_text: string }>(APPEND_SQL[kind], params);
     if (res.rowCount === 0) {
       throw new WrongExpectedRevisionError(
         streamId,
@@ -145,7 +145,7 @@ export class PostgresEventStore implements EventStore {
     const current = await this.currentRevisionAfter(streamId, expectedRevision, events.length);
     return {
       nextRevision: current,
-      position: { commit: BigInt(last.tx_id), prepare: BigInt(last.seq) },
+      position: { commit: BigInt(last.tx_text), prepare: BigInt(last.seq) },
     };
   }
 
@@ -196,13 +196,13 @@ export class PostgresEventStore implements EventStore {
   }
 
   async headPosition(): Promise<Position> {
-    const r = await this.pool.query<{ seq: string; tx_id: string }>(
-      `SELECT seq, tx_id::text AS tx_id FROM es_events
+    const r = await this.pool.query<{ seq: string; tx_text: string }>(
+      `SELECT seq, tx_id::text AS tx_text FROM es_events
        WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot())
        ORDER BY tx_id DESC, seq DESC LIMIT 1`,
     );
     const row = r.rows[0];
-    return row ? { commit: BigInt(row.tx_id), prepare: BigInt(row.seq) } : START;
+    return row ? { commit: BigInt(row.tx_text), prepare: BigInt(row.seq) } : START;
   }
 
   async countAfter(position: Position, cap: number): Promise<number> {

@@ -1,0 +1,209 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  comparePositions,
+  type EventStore,
+  type NewEvent,
+  type RecordedEvent,
+  START,
+  WrongExpectedRevisionError,
+} from '../../src/eventstore/port.ts';
+
+export interface StoreUnderTest {
+  store: EventStore;
+  cleanup(): Promise<void>;
+}
+
+const ev = (type: string, data: Record<string, unknown> = {}): NewEvent => ({
+  id: randomUUID(),
+  type,
+  schemaVersion: 1,
+  data,
+  metadata: { correlationId: 'c-1', actor: 'test' },
+});
+
+const stream = (p: string) => `${p}-${randomUUID()}`;
+
+async function expectConflict(p: Promise<unknown>, actual: bigint | 'no_stream') {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(WrongExpectedRevisionError);
+  expect((err as WrongExpectedRevisionError).actual).toBe(actual);
+}
+
+async function readEverything(store: EventStore): Promise<RecordedEvent[]> {
+  const out: RecordedEvent[] = [];
+  let after = START;
+  for (;;) {
+    const page = await store.readAll({ after, limit: 500 });
+    if (page.length === 0) return out;
+    out.push(...page);
+    after = page[page.length - 1]!.position;
+  }
+}
+
+/** The behaviour every EventStore adapter must show; run once per adapter. */
+export function eventStoreContract(name: string, open: () => Promise<StoreUnderTest>) {
+  describe(`event store contract: ${name}`, () => {
+    let sut: StoreUnderTest;
+    let store: EventStore;
+    beforeAll(async () => {
+      sut = await open();
+      store = sut.store;
+    });
+    afterAll(async () => {
+      await sut?.cleanup();
+    });
+
+    it('appends to a new stream with no_stream and reads the events back in order', async () => {
+      const s = stream('Order');
+      const events = [
+        ev('A', { n: 1, text: 'Grüße ✓' }),
+        ev('B', { n: 2 }),
+        ev('C', { nested: { a: [1, 2] } }),
+      ];
+      const r = await store.append(s, events, 'no_stream');
+      expect(r.nextRevision).toBe(2n);
+      const read = await store.readStream(s);
+      expect(read.map((e) => [e.type, e.revision, e.id])).toEqual(
+        events.map((e, i) => [e.type, BigInt(i), e.id]),
+      );
+      expect(read[0]!.data).toEqual({ n: 1, text: 'Grüße ✓' });
+      expect(read[2]!.data).toEqual({ nested: { a: [1, 2] } });
+      expect(read[0]!.metadata).toEqual({ correlationId: 'c-1', actor: 'test' });
+      expect(read[0]!.schemaVersion).toBe(1);
+      expect(read[0]!.streamId).toBe(s);
+      expect(read[0]!.recordedAt).toBeInstanceOf(Date);
+      expect(comparePositions(read[2]!.position, r.position)).toBe(0);
+    });
+
+    it('keeps the schema version of each event', async () => {
+      const s = stream('Versioned');
+      await store.append(s, [{ ...ev('V'), schemaVersion: 3 }], 'no_stream');
+      expect((await store.readStream(s))[0]!.schemaVersion).toBe(3);
+    });
+
+    it('rejects no_stream on an existing stream and appends nothing', async () => {
+      const s = stream('Order');
+      await store.append(s, [ev('A')], 'no_stream');
+      await expectConflict(store.append(s, [ev('B'), ev('C')], 'no_stream'), 0n);
+      expect((await store.readStream(s)).map((e) => e.type)).toEqual(['A']);
+    });
+
+    it('appends at the exact current revision and rejects a stale one atomically', async () => {
+      const s = stream('Order');
+      await store.append(s, [ev('A'), ev('B')], 'no_stream');
+      const r = await store.append(s, [ev('C')], 1n);
+      expect(r.nextRevision).toBe(2n);
+      await expectConflict(store.append(s, [ev('D'), ev('E')], 1n), 2n);
+      expect((await store.readStream(s)).map((e) => e.type)).toEqual(['A', 'B', 'C']);
+    });
+
+    it('rejects an exact revision on a missing stream', async () => {
+      await expectConflict(store.append(stream('Missing'), [ev('A')], 0n), 'no_stream');
+    });
+
+    it('appends with any whether or not the stream exists', async () => {
+      const s = stream('Any');
+      expect((await store.append(s, [ev('A')], 'any')).nextRevision).toBe(0n);
+      expect((await store.append(s, [ev('B'), ev('C')], 'any')).nextRevision).toBe(2n);
+      expect((await store.readStream(s)).map((e) => e.revision)).toEqual([0n, 1n, 2n]);
+    });
+
+    it('reads a missing stream as empty', async () => {
+      expect(await store.readStream(stream('Nothing'))).toEqual([]);
+    });
+
+    it('reads all events in one global order, after an exclusive position, in pages', async () => {
+      const s1 = stream('G1');
+      const s2 = stream('G2');
+      const head = await store.headPosition();
+      await store.append(s1, [ev('A')], 'no_stream');
+      await store.append(s2, [ev('B'), ev('C')], 'no_stream');
+      await store.append(s1, [ev('D')], 0n);
+      const after = await store.readAll({ after: head, limit: 100 });
+      const mine = after.filter((e) => e.streamId === s1 || e.streamId === s2);
+      expect(mine.map((e) => e.type)).toEqual(['A', 'B', 'C', 'D']);
+      for (let i = 1; i < after.length; i++) {
+        expect(comparePositions(after[i - 1]!.position, after[i]!.position)).toBe(-1);
+      }
+      const page = await store.readAll({ after: head, limit: 2 });
+      expect(page).toHaveLength(2);
+      const rest = await store.readAll({ after: page[1]!.position, limit: 100 });
+      expect([...page, ...rest].map((e) => e.id)).toEqual(after.map((e) => e.id));
+      expect(comparePositions(await store.headPosition(), after[after.length - 1]!.position)).toBe(
+        0,
+      );
+      expect(await store.countAfter(head, 1000)).toBe(after.length);
+    });
+
+    it('subscribes to all events from a checkpoint and resumes after it', async () => {
+      const s = stream('Sub');
+      const head = await store.headPosition();
+      await store.append(s, [ev('A'), ev('B')], 'no_stream');
+      const seen: RecordedEvent[] = [];
+      const sub = store.subscribeAll({ from: head }, async (e) => {
+        if (e.streamId === s) seen.push(e);
+      });
+      await store.append(s, [ev('C')], 1n);
+      await waitUntil(() => seen.length === 3);
+      await sub.stop();
+      expect(seen.map((e) => e.type)).toEqual(['A', 'B', 'C']);
+      const resumed: string[] = [];
+      const sub2 = store.subscribeAll({ from: seen[1]!.position }, async (e) => {
+        if (e.streamId === s) resumed.push(e.type);
+      });
+      await store.append(s, [ev('D')], 2n);
+      await waitUntil(() => resumed.length === 2);
+      await sub2.stop();
+      expect(resumed).toEqual(['C', 'D']);
+    });
+
+    it('never lets a subscriber skip or repeat an event while many connections append', async () => {
+      const prefix = `Conc${randomUUID().slice(0, 8)}`;
+      const appenders = 8;
+      const perAppender = 40;
+      const seen: RecordedEvent[] = [];
+      const sub = store.subscribeAll({ from: await store.headPosition() }, async (e) => {
+        if (e.streamId.startsWith(prefix)) seen.push(e);
+      });
+      const written: string[] = [];
+      await Promise.all(
+        Array.from({ length: appenders }, async (_, a) => {
+          for (let i = 0; i < perAppender; i++) {
+            // own streams with exact revisions, plus one stream shared by all with `any`
+            const batch = Array.from({ length: 1 + (i % 3) }, () => ev('E', { a, i }));
+            if (i % 4 === 0) await store.append(`${prefix}-shared`, batch, 'any');
+            else await store.append(`${prefix}-own-${a}-${i}`, batch, 'no_stream');
+            written.push(...batch.map((e) => e.id));
+          }
+        }),
+      );
+      await waitUntil(() => seen.length >= written.length, 30_000);
+      await new Promise((r) => setTimeout(r, 200)); // would catch late duplicates
+      await sub.stop();
+
+      expect(seen).toHaveLength(written.length);
+      expect(new Set(seen.map((e) => e.id)).size).toBe(written.length);
+      expect(new Set(seen.map((e) => e.id))).toEqual(new Set(written));
+      for (let i = 1; i < seen.length; i++) {
+        expect(comparePositions(seen[i - 1]!.position, seen[i]!.position)).toBe(-1);
+      }
+      const shared = seen.filter((e) => e.streamId === `${prefix}-shared`).map((e) => e.revision);
+      expect(shared).toEqual(shared.map((_, i) => BigInt(i)));
+      // the live order is the order a later reader sees
+      const later = (await readEverything(store)).filter((e) => e.streamId.startsWith(prefix));
+      expect(later.map((e) => e.id)).toEqual(seen.map((e) => e.id));
+    });
+  });
+}
+
+export async function waitUntil(cond: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

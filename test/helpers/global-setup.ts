@@ -1,0 +1,36 @@
+import type {} from 'vitest';
+import type { TestProject } from 'vitest/node';
+import { startLocalTemporal } from '../../src/temporal/dev-server.ts';
+import { startPostgresCluster } from './postgres-cluster.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    postgresUrl: string;
+    temporalAddress: string;
+  }
+}
+
+/**
+ * Real servers for the whole run: a throwaway PostgreSQL cluster (or TEST_DATABASE_URL)
+ * and a Temporal dev server (or TEMPORAL_ADDRESS). Docker is not needed.
+ */
+export default async function setup(project: TestProject) {
+  const stops: (() => unknown)[] = [];
+  let postgresUrl = process.env.TEST_DATABASE_URL;
+  if (!postgresUrl) {
+    const cluster = await startPostgresCluster();
+    stops.push(() => cluster.stop());
+    postgresUrl = cluster.url;
+  }
+  let temporalAddress = process.env.TEMPORAL_ADDRESS;
+  if (!temporalAddress) {
+    const temporal = await startLocalTemporal({ cliPath: process.env.TEMPORAL_CLI_PATH });
+    stops.push(() => temporal.stop());
+    temporalAddress = temporal.address;
+  }
+  project.provide('postgresUrl', postgresUrl);
+  project.provide('temporalAddress', temporalAddress);
+  return async () => {
+    for (const s of stops.reverse()) await s();
+  };
+}

@@ -13,7 +13,12 @@ import { PostgresEventStore } from '../eventstore/postgres.ts';
 import type { ReadinessCheck } from '../http/deps.ts';
 import { buildHttpServer } from '../http/server.ts';
 import { type LocalTemporal, startLocalTemporal } from '../temporal/dev-server.ts';
-import { connectClient, createWorker, type TemporalTarget } from '../temporal/worker.ts';
+import {
+  connectClient,
+  createWorker,
+  installTemporalRuntime,
+  type TemporalTarget,
+} from '../temporal/worker.ts';
 
 export interface App {
   db: Database;
@@ -71,6 +76,7 @@ export async function startApp(config: Config, role: Role, log: Logger): Promise
       { name: 'eventStore', check: () => store.ping() },
     ];
     if (has(role, 'api') || has(role, 'worker')) {
+      installTemporalRuntime(log.child({ part: 'temporal' }));
       let address = config.temporal.address;
       if (!address) {
         const local: LocalTemporal = await startLocalTemporal({

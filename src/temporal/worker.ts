@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import type { Logger } from 'pino';
 import type { Activities } from '../activities/index.ts';
 
 const WORKFLOWS = path.resolve(
@@ -22,6 +23,28 @@ export async function connectClient(
   const connection = await Connection.connect({ address: target.address });
   const client = new Client({ connection, namespace: target.namespace });
   return { client, close: () => connection.close() };
+}
+
+let runtimeInstalled = false;
+
+/**
+ * Routes the SDK's own log (warnings and worse) into the app's log. Must run before the
+ * first Temporal connection of the process; later calls, or a runtime some other code
+ * made first, leave the runtime as it is.
+ */
+export function installTemporalRuntime(log: Logger): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({
+      logger: new DefaultLogger('WARN', (entry) => {
+        const level = entry.level === 'ERROR' ? 'error' : 'warn';
+        log[level]({ temporal: entry.meta }, entry.message);
+      }),
+    });
+  } catch {
+    // already instantiated: keep it
+  }
 }
 
 /** The one place where the app's worker is made: bundles workflows/, registers activities. */

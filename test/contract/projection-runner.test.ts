@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Projection } from '../../projections/projection.ts';
+import { ProjectionRunner } from '../../projections/runner.ts';
+import { connectPostgres, type Database } from '../../src/db/database.ts';
+import type { NewEvent } from '../../src/eventstore/port.ts';
+import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
+import { createDatabase } from '../helpers/postgres-cluster.ts';
+
+const log = pino({ level: 'silent' });
+const ev = (type: string): NewEvent => ({
+  id: randomUUID(),
+  type,
+  schemaVersion: 1,
+  data: {},
+  metadata: {},
+});
+
+/** Records every handled event under its id: a second application would violate the key. */
+const counting = (failOn?: string): Projection => ({
+  name: 'counting',
+  tables: ['test_seen'],
+  schema: 'CREATE TABLE IF NOT EXISTS test_seen (event_id uuid PRIMARY KEY, type text NOT NULL)',
+  handles: new Set(['Counted', 'Poison']),
+  async apply(tx, e) {
+    await tx.query('INSERT INTO test_seen (event_id, type) VALUES ($1, $2)', [e.id, e.type]);
+    if (e.type === failOn) throw new Error('poison');
+  },
+});
+
+describe('projection runner (PostgreSQL)', () => {
+  let url: string;
+  let db: Database;
+  let store: PostgresEventStore;
+  const seen = async () =>
+    Number((await db.pool.query('SELECT count(*) AS n FROM test_seen')).rows[0].n);
+
+  beforeAll(async () => {
+    url = await createDatabase(inject('postgresUrl'));
+    db = await connectPostgres(url);
+    await PostgresEventStore.migrate(db.pool);
+    store = new PostgresEventStore(db.pool);
+  });
+  afterAll(async () => db?.close());
+
+  it('applies handled events once, skips others, and moves the checkpoint in the same transaction', async () => {
+    const runner = new ProjectionRunner(db.pool, store, [counting('Poison')], log, {
+      batchSize: 100,
+    });
+    await runner.migrate();
+    await store.append(
+      `S-${randomUUID()}`,
+      [ev('Counted'), ev('Other'), ev('Counted')],
+      'no_stream',
+    );
+    const client = await db.pool.connect();
+    try {
+      expect(await runner.step(counting('Poison'), client)).toBe(3);
+      expect(await seen()).toBe(2);
+      const afterGood = await runner.checkpoint('counting');
+      // a failing event rolls back its whole batch: no rows, checkpoint unchanged
+      await store.append(`S-${randomUUID()}`, [ev('Counted'), ev('Poison')], 'no_stream');
+      await expect(runner.step(counting('Poison'), client)).rejects.toThrow('poison');
+      expect(await seen()).toBe(2);
+      expect(await runner.checkpoint('counting')).toEqual(afterGood);
+      // once fixed, the same batch applies exactly once
+      expect(await runner.step(counting(), client)).toBe(2);
+      expect(await seen()).toBe(4);
+      expect((await runner.status())[0]).toMatchObject({ name: 'counting', behind: 0 });
+    } finally {
+      client.release();
+    }
+  });
+
+  it('runs each projection in one process at a time, and another takes over when it stops', async () => {
+    const db2 = await connectPostgres(url);
+    const a = new ProjectionRunner(db.pool, store, [counting()], log, { idleMs: 10 });
+    const b = new ProjectionRunner(db2.pool, new PostgresEventStore(db2.pool), [counting()], log, {
+      idleMs: 10,
+    });
+    a.start();
+    await new Promise((r) => setTimeout(r, 200));
+    b.start();
+    const before = await seen();
+    const events = Array.from({ length: 50 }, () => ev('Counted'));
+    for (const e of events) await store.append(`S-${randomUUID()}`, [e], 'no_stream');
+    const running = async () => [(await a.status())[0]!.running, (await b.status())[0]!.running];
+    const deadline = Date.now() + 10_000;
+    while ((await seen()) < before + 50 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(await seen()).toBe(before + 50);
+    expect(await running()).toEqual([true, false]);
+    await a.stop();
+    const more = Array.from({ length: 10 }, () => ev('Counted'));
+    for (const e of more) await store.append(`S-${randomUUID()}`, [e], 'no_stream');
+    const deadline2 = Date.now() + 10_000;
+    while ((await seen()) < before + 60 && Date.now() < deadline2)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(await seen()).toBe(before + 60);
+    expect((await b.status())[0]!.running).toBe(true);
+    await b.stop();
+    await db2.close();
+  });
+
+  it('rebuilds: drops the tables, resets the checkpoint and replays to the same content', async () => {
+    const runner = new ProjectionRunner(db.pool, store, [counting()], log);
+    const before = (await db.pool.query('SELECT event_id FROM test_seen ORDER BY event_id')).rows;
+    await runner.reset('counting');
+    expect(await seen()).toBe(0);
+    expect((await runner.status())[0]!.behind).toBeGreaterThan(0);
+    expect(await runner.catchUp('counting')).toBe(true);
+    expect((await db.pool.query('SELECT event_id FROM test_seen ORDER BY event_id')).rows).toEqual(
+      before,
+    );
+    expect((await runner.status())[0]!.behind).toBe(0);
+  });
+
+  it('waits for a position (read-your-writes) and gives up after the timeout', async () => {
+    const runner = new ProjectionRunner(db.pool, store, [counting()], log, { idleMs: 10 });
+    const { position } = await store.append(`S-${randomUUID()}`, [ev('Counted')], 'no_stream');
+    expect(await runner.waitFor('counting', position, 100)).toBe(false);
+    runner.start();
+    expect(await runner.waitFor('counting', position, 5000)).toBe(true);
+    await runner.stop();
+  });
+});

@@ -1,0 +1,46 @@
+import { describe, it } from 'vitest';
+import { labelDecider, partnerIdDecider } from '../../src/domain/label/decider.ts';
+import type { LabelEvent } from '../../src/domain/label/events.ts';
+import { specFor } from '../helpers/decider-spec.ts';
+
+const labelId = '22222222-2222-4222-8222-222222222222';
+const key = (c: string) => ({ prefix: 'ep_adm_22222222', sha256: c.repeat(64) });
+const at = new Date('2026-01-02T03:04:05.000Z');
+const command = {
+  type: 'CreateLabel' as const,
+  labelId,
+  name: 'Acme',
+  partnerId: 7,
+  adminKey: key('a'),
+  fulfillmentKey: key('b'),
+  at,
+};
+const created: LabelEvent = {
+  type: 'LabelCreated',
+  data: {
+    labelId,
+    name: 'Acme',
+    partnerId: 7,
+    adminKey: key('a'),
+    fulfillmentKey: key('b'),
+    createdAt: at.toISOString(),
+  },
+};
+
+describe('label decider', () => {
+  it('creates a label', () => specFor(labelDecider)([]).when(command).thenEvents([created]));
+  it('refuses to create it twice', () =>
+    specFor(labelDecider)([created]).when(command).thenFails('label_exists'));
+});
+
+describe('partner id decider', () => {
+  const reserve = { type: 'ReservePartnerId' as const, partnerId: 7, labelId };
+  it('reserves a free partner id', () =>
+    specFor(partnerIdDecider)([])
+      .when(reserve)
+      .thenEvents([{ type: 'PartnerIdReserved', data: { partnerId: 7, labelId } }]));
+  it('refuses a taken partner id, even for another label', () =>
+    specFor(partnerIdDecider)([{ type: 'PartnerIdReserved', data: { partnerId: 7, labelId: 'x' } }])
+      .when({ ...reserve, labelId })
+      .thenFails('partner_id_taken'));
+});

@@ -13,12 +13,17 @@ export const labelsProjection: Projection = {
     );`,
   handles: new Set(labelEvents.types),
   async apply(tx, stored) {
-    const event = labelEvents.deserialize(stored);
-    const d = event.data;
+    const labels = stored.map((e) => labelEvents.deserialize(e).data);
     await tx.query(
-      `INSERT INTO rm_labels (label_id, name, partner_id, created_at) VALUES ($1, $2, $3, $4)
+      `INSERT INTO rm_labels (label_id, name, partner_id, created_at)
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::timestamptz[])
        ON CONFLICT (label_id) DO NOTHING`,
-      [d.labelId, d.name, d.partnerId, d.createdAt],
+      [
+        labels.map((l) => l.labelId),
+        labels.map((l) => l.name),
+        labels.map((l) => l.partnerId),
+        labels.map((l) => l.createdAt),
+      ],
     );
   },
 };

@@ -2,9 +2,10 @@ import type pg from 'pg';
 import type { RecordedEvent } from '../src/eventstore/port.ts';
 
 /**
- * A read model: the event types it handles, the SQL of its tables, and how an event
- * changes them. `apply` runs inside the runner's transaction, which also moves the
- * projection's checkpoint, so each event takes effect exactly once.
+ * A read model: the event types it handles, the SQL of its tables, and how a batch of
+ * events changes them. `apply` runs inside the runner's transaction, which also moves
+ * the projection's checkpoint, so each event takes effect exactly once. It gets a whole
+ * page of handled events so it can write them in a few statements, not one per event.
  */
 export interface Projection {
   name: string;
@@ -13,5 +14,5 @@ export interface Projection {
   /** creates the tables (idempotent) */
   schema: string;
   handles: ReadonlySet<string>;
-  apply(tx: pg.PoolClient, event: RecordedEvent): Promise<void>;
+  apply(tx: pg.PoolClient, events: RecordedEvent[]): Promise<void>;
 }

@@ -137,9 +137,8 @@ export class ProjectionRunner {
         await client.query('ROLLBACK');
         return this.batchSize;
       }
-      for (const event of page) {
-        if (p.handles.has(event.type)) await p.apply(client, event);
-      }
+      const handled = page.filter((e) => p.handles.has(e.type));
+      if (handled.length > 0) await p.apply(client, handled);
       await client.query(
         `INSERT INTO projection_checkpoints (name, commit_pos, prepare_pos, updated_at)
          VALUES ($1, $2, $3, now())

@@ -1,5 +1,87 @@
-import { shopIntegrationEvents } from '../src/domain/shop-integration/events.ts';
+import {
+  type ShopIntegrationEvent,
+  shopIntegrationEvents,
+} from '../src/domain/shop-integration/events.ts';
 import type { Projection } from './projection.ts';
+
+interface Row {
+  integration_id: string;
+  label_id: string;
+  name: string;
+  shop_system: string;
+  shop_url: string;
+  notification_url: string | null;
+  permissions: string[];
+  api_key_prefix: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** What one event does to a row: the projection's logic, pure. */
+export function evolveRow(row: Row | undefined, event: ShopIntegrationEvent): Row | undefined {
+  if (event.type === 'ShopIntegrationCreated') {
+    const d = event.data;
+    return (
+      row ?? {
+        integration_id: d.integrationId,
+        label_id: d.labelId,
+        name: d.name,
+        shop_system: d.shopSystem,
+        shop_url: d.shopUrl,
+        notification_url: d.notificationUrl ?? null,
+        permissions: [],
+        api_key_prefix: d.apiKey.prefix,
+        created_at: d.createdAt,
+        updated_at: d.createdAt,
+      }
+    );
+  }
+  if (!row) return row;
+  switch (event.type) {
+    case 'ShopIntegrationUpdated': {
+      const c = event.data.changes;
+      return {
+        ...row,
+        name: c.name ?? row.name,
+        shop_system: c.shopSystem ?? row.shop_system,
+        shop_url: c.shopUrl ?? row.shop_url,
+        notification_url:
+          c.notificationUrl !== undefined ? c.notificationUrl : row.notification_url,
+        updated_at: event.data.updatedAt,
+      };
+    }
+    case 'ShopIntegrationApiKeyRotated':
+      return { ...row, api_key_prefix: event.data.apiKey.prefix, updated_at: event.data.rotatedAt };
+    case 'ShopIntegrationPermissionsChanged':
+      return { ...row, permissions: event.data.permissions, updated_at: event.data.changedAt };
+  }
+}
+
+const COLUMNS = [
+  ['integration_id', 'uuid'],
+  ['label_id', 'uuid'],
+  ['name', 'text'],
+  ['shop_system', 'text'],
+  ['shop_url', 'text'],
+  ['notification_url', 'text'],
+  ['permissions', 'text'], // text[][] cannot be unnested per row; sent as a JSON array
+  ['api_key_prefix', 'text'],
+  ['created_at', 'timestamptz'],
+  ['updated_at', 'timestamptz'],
+] as const;
+
+// Batch: load the rows the page touches (one query), fold the events over them in
+// memory, write every touched row back (one upsert).
+const UPSERT = `
+INSERT INTO rm_shop_integrations (${COLUMNS.map(([c]) => c).join(', ')})
+SELECT integration_id, label_id, name, shop_system, shop_url, notification_url,
+       ARRAY(SELECT jsonb_array_elements_text(permissions::jsonb)), api_key_prefix, created_at, updated_at
+FROM unnest(${COLUMNS.map(([, t], i) => `$${i + 1}::${t}[]`).join(', ')})
+  AS r(${COLUMNS.map(([c]) => c).join(', ')})
+ON CONFLICT (integration_id) DO UPDATE SET
+  ${COLUMNS.slice(1)
+    .map(([c]) => `${c} = EXCLUDED.${c}`)
+    .join(', ')}`;
 
 export const shopIntegrationsProjection: Projection = {
   name: 'shop-integrations',
@@ -21,60 +103,26 @@ export const shopIntegrationsProjection: Projection = {
       ON rm_shop_integrations (label_id, created_at, integration_id);`,
   handles: new Set(shopIntegrationEvents.types),
   async apply(tx, stored) {
-    const event = shopIntegrationEvents.deserialize(stored);
-    switch (event.type) {
-      case 'ShopIntegrationCreated': {
-        const d = event.data;
-        await tx.query(
-          `INSERT INTO rm_shop_integrations (integration_id, label_id, name, shop_system, shop_url,
-             notification_url, api_key_prefix, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) ON CONFLICT (integration_id) DO NOTHING`,
-          [
-            d.integrationId,
-            d.labelId,
-            d.name,
-            d.shopSystem,
-            d.shopUrl,
-            d.notificationUrl ?? null,
-            d.apiKey.prefix,
-            d.createdAt,
-          ],
-        );
-        return;
-      }
-      case 'ShopIntegrationUpdated': {
-        const c = event.data.changes;
-        await tx.query(
-          `UPDATE rm_shop_integrations SET
-             name = COALESCE($2, name), shop_system = COALESCE($3, shop_system),
-             shop_url = COALESCE($4, shop_url),
-             notification_url = CASE WHEN $5 THEN $6 ELSE notification_url END,
-             updated_at = $7
-           WHERE integration_id = $1`,
-          [
-            event.data.integrationId,
-            c.name ?? null,
-            c.shopSystem ?? null,
-            c.shopUrl ?? null,
-            c.notificationUrl !== undefined,
-            c.notificationUrl ?? null,
-            event.data.updatedAt,
-          ],
-        );
-        return;
-      }
-      case 'ShopIntegrationApiKeyRotated':
-        await tx.query(
-          'UPDATE rm_shop_integrations SET api_key_prefix = $2, updated_at = $3 WHERE integration_id = $1',
-          [event.data.integrationId, event.data.apiKey.prefix, event.data.rotatedAt],
-        );
-        return;
-      case 'ShopIntegrationPermissionsChanged':
-        await tx.query(
-          'UPDATE rm_shop_integrations SET permissions = $2, updated_at = $3 WHERE integration_id = $1',
-          [event.data.integrationId, event.data.permissions, event.data.changedAt],
-        );
-        return;
+    const events = stored.map((e) => shopIntegrationEvents.deserialize(e));
+    const ids = [...new Set(events.map((e) => e.data.integrationId))];
+    const existing = await tx.query<Row>(
+      `SELECT integration_id, label_id, name, shop_system, shop_url, notification_url, permissions,
+              api_key_prefix, created_at::text, updated_at::text
+       FROM rm_shop_integrations WHERE integration_id = ANY($1::uuid[])`,
+      [ids],
+    );
+    const rows = new Map(existing.rows.map((r) => [r.integration_id, r]));
+    for (const e of events) {
+      const next = evolveRow(rows.get(e.data.integrationId), e);
+      if (next) rows.set(e.data.integrationId, next);
     }
+    const touched = ids.map((id) => rows.get(id)).filter((r): r is Row => r !== undefined);
+    if (touched.length === 0) return;
+    await tx.query(
+      UPSERT,
+      COLUMNS.map(([c]) =>
+        touched.map((r) => (c === 'permissions' ? JSON.stringify(r.permissions) : r[c])),
+      ),
+    );
   },
 };

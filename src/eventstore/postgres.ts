@@ -29,10 +29,6 @@ import { pollingSubscription, WakeSignal } from './subscription.ts';
  * (they lag, they never skip).
  */
 export const EVENT_STORE_SCHEMA = `
-CREATE TABLE IF NOT EXISTS es_streams (
-  stream_id text PRIMARY KEY,
-  revision  bigint NOT NULL
-);
 CREATE TABLE IF NOT EXISTS es_events (
   seq            bigserial PRIMARY KEY,
   tx_id          xid8 NOT NULL DEFAULT pg_current_xact_id(),
@@ -44,32 +40,47 @@ CREATE TABLE IF NOT EXISTS es_events (
   data           jsonb NOT NULL,
   metadata       jsonb NOT NULL,
   recorded_at    timestamptz NOT NULL DEFAULT clock_timestamp(),
-  UNIQUE (stream_id, revision)
+  CONSTRAINT es_events_stream_revision UNIQUE (stream_id, revision)
 );
 CREATE INDEX IF NOT EXISTS es_events_global_order ON es_events (tx_id, seq);
 `;
 
-// Each append is one statement (one round trip, its own transaction): the stream row
-// is claimed first (insert, update at the expected revision, or upsert), which locks
-// it, and the events are inserted only when that claim returned a row.
-const INSERT_EVENTS = `
+/*
+ * Optimistic concurrency without a separate streams table: an append is one INSERT
+ * (one round trip, its own transaction) of the revisions it expects to be next, and the
+ * unique (stream_id, revision) constraint is the check. no_stream writes revision 0,
+ * which exists in any existing stream; an exact revision r writes r+1 and also requires
+ * r to exist, so "r+1 free and r present" means the stream is at r. Two racing appends
+ * at the same revision cannot both insert it: the loser gets a unique violation.
+ */
+const appendSql = (count: number) => {
+  // one VALUES row per event: plain parameters are cheaper for client and server than
+  // arrays to unnest; statement texts are cached by count
+  const rows = Array.from({ length: count }, (_, k) => {
+    const b = 3 + k * 5;
+    return `($${b}::uuid, $2::bigint + ${k}, $${b + 1}, $${b + 2}::int, $${b + 3}::jsonb, $${b + 4}::jsonb)`;
+  });
+  return `
 INSERT INTO es_events (event_id, stream_id, revision, type, schema_version, data, metadata)
-SELECT e.id, $1, claim.revision - $2 + e.ord, e.type, e.version, e.data::jsonb, e.metadata::jsonb
-FROM claim, unnest($3::uuid[], $4::text[], $5::int[], $6::text[], $7::text[])
-  WITH ORDINALITY AS e(id, type, version, data, metadata, ord)
+SELECT e.id, $1, e.revision, e.type, e.version, e.data, e.metadata
+FROM (VALUES ${rows.join(', ')}) AS e(id, revision, type, version, data, metadata)
+WHERE $2::bigint = 0
+   OR EXISTS (SELECT 1 FROM es_events WHERE stream_id = $1 AND revision = $2::bigint - 1)
 RETURNING seq, tx_id::text AS tx_text`;
-
-const APPEND_SQL = {
-  no_stream: `WITH claim AS (
-    INSERT INTO es_streams (stream_id, revision) VALUES ($1, $2 - 1)
-    ON CONFLICT (stream_id) DO NOTHING RETURNING revision) ${INSERT_EVENTS}`,
-  any: `WITH claim AS (
-    INSERT INTO es_streams AS s (stream_id, revision) VALUES ($1, $2 - 1)
-    ON CONFLICT (stream_id) DO UPDATE SET revision = s.revision + $2 RETURNING revision) ${INSERT_EVENTS}`,
-  exact: `WITH claim AS (
-    UPDATE es_streams SET revision = revision + $2
-    WHERE stream_id = $1 AND revision = $8 RETURNING revision) ${INSERT_EVENTS}`,
 };
+const appendSqlCache = new Map<number, string>();
+const APPEND_SQL = (count: number) => {
+  let sql = appendSqlCache.get(count);
+  if (!sql) appendSqlCache.set(count, (sql = appendSql(count)));
+  return sql;
+};
+
+export const MAX_EVENTS_PER_APPEND = 10_000;
+
+const UNIQUE_VIOLATION = '23505';
+const isRevisionConflict = (err: unknown) =>
+  (err as { code?: string }).code === UNIQUE_VIOLATION &&
+  (err as { constraint?: string }).constraint === 'es_events_stream_revision';
 
 const SELECT_EVENT = `SELECT seq, tx_id::text AS tx_text, event_id, stream_id, revision, type,
   schema_version, data, metadata, recorded_at FROM es_events`;
@@ -121,52 +132,61 @@ export class PostgresEventStore implements EventStore {
     expectedRevision: ExpectedRevision,
   ): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
-    const kind = typeof expectedRevision === 'bigint' ? 'exact' : expectedRevision;
-    const params: unknown[] = [
-      streamId,
-      events.length,
-      events.map((e) => e.id),
-      events.map((e) => e.type),
-      events.map((e) => e.schemaVersion),
-      events.map((e) => JSON.stringify(e.data)),
-      events.map((e) => JSON.stringify(e.metadata)),
-    ];
-    if (kind === 'exact') params.push((expectedRevision as bigint).toString());
-    const res = await this.pool.query<{ seq: string; tx_text: string }>(APPEND_SQL[kind], params);
-    if (res.rowCount === 0) {
-      throw new WrongExpectedRevisionError(
-        streamId,
-        expectedRevision,
-        await this.currentRevision(streamId),
-      );
+    // 5 parameters an event, and PostgreSQL takes at most 65535 in one statement
+    if (events.length > MAX_EVENTS_PER_APPEND) {
+      throw new Error(`append takes at most ${MAX_EVENTS_PER_APPEND} events at once`);
     }
-    const last = res.rows.reduce((a, b) => (BigInt(a.seq) > BigInt(b.seq) ? a : b));
-    this.appended.notify();
-    const current = await this.currentRevisionAfter(streamId, expectedRevision, events.length);
-    return {
-      nextRevision: current,
-      position: { commit: BigInt(last.tx_text), prepare: BigInt(last.seq) },
-    };
-  }
-
-  /** The revision after a successful append, derived without another round trip where possible. */
-  private async currentRevisionAfter(
-    streamId: string,
-    expected: ExpectedRevision,
-    count: number,
-  ): Promise<bigint> {
-    if (expected === 'no_stream') return BigInt(count - 1);
-    if (typeof expected === 'bigint') return expected + BigInt(count);
-    const r = await this.currentRevision(streamId);
-    return r === 'no_stream' ? BigInt(count - 1) : r;
+    for (let attempt = 0; ; attempt++) {
+      let first: bigint;
+      if (expectedRevision === 'no_stream') first = 0n;
+      else if (expectedRevision === 'any') {
+        const current = await this.currentRevision(streamId);
+        first = current === 'no_stream' ? 0n : current + 1n;
+      } else first = expectedRevision + 1n;
+      let rows: { seq: string; tx_text: string }[];
+      try {
+        rows = (
+          await this.pool.query<{ seq: string; tx_text: string }>(APPEND_SQL(events.length), [
+            streamId,
+            first.toString(),
+            ...events.flatMap((e) => [
+              e.id,
+              e.type,
+              e.schemaVersion,
+              JSON.stringify(e.data),
+              JSON.stringify(e.metadata),
+            ]),
+          ])
+        ).rows;
+      } catch (err) {
+        if (!isRevisionConflict(err)) throw err;
+        // `any` only lost a race for the next revision: take the new one
+        if (expectedRevision === 'any' && attempt < 20) continue;
+        rows = [];
+      }
+      if (rows.length === 0) {
+        throw new WrongExpectedRevisionError(
+          streamId,
+          expectedRevision,
+          await this.currentRevision(streamId),
+        );
+      }
+      const last = rows.reduce((x, y) => (BigInt(x.seq) > BigInt(y.seq) ? x : y));
+      this.appended.notify();
+      return {
+        nextRevision: first + BigInt(events.length - 1),
+        position: { commit: BigInt(last.tx_text), prepare: BigInt(last.seq) },
+      };
+    }
   }
 
   private async currentRevision(streamId: string): Promise<bigint | 'no_stream'> {
-    const r = await this.pool.query<{ revision: string }>(
-      'SELECT revision FROM es_streams WHERE stream_id = $1',
+    const r = await this.pool.query<{ revision: string | null }>(
+      'SELECT max(revision) AS revision FROM es_events WHERE stream_id = $1',
       [streamId],
     );
-    return r.rows[0] ? BigInt(r.rows[0].revision) : 'no_stream';
+    const revision = r.rows[0]?.revision;
+    return revision == null ? 'no_stream' : BigInt(revision);
   }
 
   async readStream(streamId: string): Promise<RecordedEvent[]> {

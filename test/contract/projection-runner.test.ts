@@ -23,9 +23,11 @@ const counting = (failOn?: string): Projection => ({
   tables: ['test_seen'],
   schema: 'CREATE TABLE IF NOT EXISTS test_seen (event_id uuid PRIMARY KEY, type text NOT NULL)',
   handles: new Set(['Counted', 'Poison']),
-  async apply(tx, e) {
-    await tx.query('INSERT INTO test_seen (event_id, type) VALUES ($1, $2)', [e.id, e.type]);
-    if (e.type === failOn) throw new Error('poison');
+  async apply(tx, events) {
+    for (const e of events) {
+      await tx.query('INSERT INTO test_seen (event_id, type) VALUES ($1, $2)', [e.id, e.type]);
+      if (e.type === failOn) throw new Error('poison');
+    }
   },
 });
 

@@ -17,7 +17,7 @@ async function eventStoreUrl(): Promise<{
     const { getContainerRuntimeClient, GenericContainer, Wait } = await import('testcontainers');
     await getContainerRuntimeClient();
     const container = await new GenericContainer(
-      'docker.kurrent.io/kurrent-latest/kurrentdb:latest',
+      'kurrentplatform/kurrentdb:26.1.1',
     )
       .withEnvironment({ KURRENTDB_INSECURE: 'true', KURRENTDB_MEM_DB: 'true' })
       .withExposedPorts(2113)

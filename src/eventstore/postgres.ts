@@ -71,7 +71,10 @@ RETURNING seq, tx_id::text AS tx_text`;
 const appendSqlCache = new Map<number, string>();
 const APPEND_SQL = (count: number) => {
   let sql = appendSqlCache.get(count);
-  if (!sql) appendSqlCache.set(count, (sql = appendSql(count)));
+  if (!sql) {
+    sql = appendSql(count);
+    appendSqlCache.set(count, sql);
+  }
   return sql;
 };
 

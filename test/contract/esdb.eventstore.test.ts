@@ -16,9 +16,7 @@ async function eventStoreUrl(): Promise<{
   try {
     const { getContainerRuntimeClient, GenericContainer, Wait } = await import('testcontainers');
     await getContainerRuntimeClient();
-    const container = await new GenericContainer(
-      'kurrentplatform/kurrentdb:26.1.1',
-    )
+    const container = await new GenericContainer('kurrentplatform/kurrentdb:26.1.1')
       .withEnvironment({ KURRENTDB_INSECURE: 'true', KURRENTDB_MEM_DB: 'true' })
       .withExposedPorts(2113)
       .withWaitStrategy(Wait.forHttp('/health/live', 2113).forStatusCode(204))

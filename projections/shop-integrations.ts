@@ -4,7 +4,8 @@ import {
 } from '../src/domain/shop-integration/events.ts';
 import type { Projection } from './projection.ts';
 
-interface Row {
+/** A row of rm_shop_integrations, timestamps as text. */
+export interface ShopIntegrationRow {
   integration_id: string;
   label_id: string;
   name: string;
@@ -18,7 +19,10 @@ interface Row {
 }
 
 /** What one event does to a row: the projection's logic, pure. */
-export function evolveRow(row: Row | undefined, event: ShopIntegrationEvent): Row | undefined {
+export function evolveRow(
+  row: ShopIntegrationRow | undefined,
+  event: ShopIntegrationEvent,
+): ShopIntegrationRow | undefined {
   if (event.type === 'ShopIntegrationCreated') {
     const d = event.data;
     return (
@@ -56,6 +60,10 @@ export function evolveRow(row: Row | undefined, event: ShopIntegrationEvent): Ro
       return { ...row, permissions: event.data.permissions, updated_at: event.data.changedAt };
   }
 }
+
+export const SELECT_ROW = `SELECT integration_id, label_id, name, shop_system, shop_url,
+  notification_url, permissions, api_key_prefix, created_at::text, updated_at::text
+  FROM rm_shop_integrations`;
 
 const COLUMNS = [
   ['integration_id', 'uuid'],
@@ -105,10 +113,8 @@ export const shopIntegrationsProjection: Projection = {
   async apply(tx, stored) {
     const events = stored.map((e) => shopIntegrationEvents.deserialize(e));
     const ids = [...new Set(events.map((e) => e.data.integrationId))];
-    const existing = await tx.query<Row>(
-      `SELECT integration_id, label_id, name, shop_system, shop_url, notification_url, permissions,
-              api_key_prefix, created_at::text, updated_at::text
-       FROM rm_shop_integrations WHERE integration_id = ANY($1::uuid[])`,
+    const existing = await tx.query<ShopIntegrationRow>(
+      `${SELECT_ROW} WHERE integration_id = ANY($1::uuid[])`,
       [ids],
     );
     const rows = new Map(existing.rows.map((r) => [r.integration_id, r]));
@@ -116,7 +122,9 @@ export const shopIntegrationsProjection: Projection = {
       const next = evolveRow(rows.get(e.data.integrationId), e);
       if (next) rows.set(e.data.integrationId, next);
     }
-    const touched = ids.map((id) => rows.get(id)).filter((r): r is Row => r !== undefined);
+    const touched = ids
+      .map((id) => rows.get(id))
+      .filter((r): r is ShopIntegrationRow => r !== undefined);
     if (touched.length === 0) return;
     await tx.query(
       UPSERT,

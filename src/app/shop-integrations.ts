@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { SELECT_ROW, type ShopIntegrationRow } from '../../projections/shop-integrations.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import { issueKey } from '../domain/shared/keys.ts';
 import {
@@ -115,19 +116,7 @@ export async function changeShopIntegrationPermissions(
   return { permissions: r.state.permissions, appended: r.appended, labelId: r.state.labelId };
 }
 
-interface Row {
-  integration_id: string;
-  name: string;
-  shop_system: string;
-  shop_url: string;
-  notification_url: string | null;
-  permissions: string[];
-  api_key_prefix: string;
-  created_at: Date;
-  updated_at: Date;
-}
-
-const toView = (r: Row): ShopIntegrationView => ({
+const toView = (r: ShopIntegrationRow): ShopIntegrationView => ({
   id: r.integration_id,
   name: r.name,
   shopSystem: r.shop_system,
@@ -135,8 +124,8 @@ const toView = (r: Row): ShopIntegrationView => ({
   ...(r.notification_url !== null ? { notificationUrl: r.notification_url } : {}),
   permissions: r.permissions,
   apiKeyPrefix: r.api_key_prefix,
-  createdAt: r.created_at.toISOString(),
-  updatedAt: r.updated_at.toISOString(),
+  createdAt: new Date(r.created_at).toISOString(),
+  updatedAt: new Date(r.updated_at).toISOString(),
 });
 
 export async function getShopIntegration(
@@ -144,8 +133,8 @@ export async function getShopIntegration(
   labelId: string,
   id: string,
 ): Promise<ShopIntegrationView | undefined> {
-  const r = await pool.query<Row>(
-    'SELECT * FROM rm_shop_integrations WHERE integration_id = $1 AND label_id = $2',
+  const r = await pool.query<ShopIntegrationRow>(
+    `${SELECT_ROW} WHERE integration_id = $1 AND label_id = $2`,
     [id, labelId],
   );
   return r.rows[0] ? toView(r.rows[0]) : undefined;
@@ -155,8 +144,8 @@ export async function listShopIntegrations(
   pool: pg.Pool,
   labelId: string,
 ): Promise<ShopIntegrationView[]> {
-  const r = await pool.query<Row>(
-    'SELECT * FROM rm_shop_integrations WHERE label_id = $1 ORDER BY created_at, integration_id',
+  const r = await pool.query<ShopIntegrationRow>(
+    `${SELECT_ROW} WHERE label_id = $1 ORDER BY created_at, integration_id`,
     [labelId],
   );
   return r.rows.map(toView);

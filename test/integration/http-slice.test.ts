@@ -96,6 +96,23 @@ describe('HTTP slice: labels and shop integrations', () => {
       const paths = body.errors.map((e: { path: string }) => e.path);
       expect(paths).toEqual(expect.arrayContaining(['name', 'partnerId']));
       expect(JSON.stringify(body.errors)).toContain('colour');
+      const key = t.operatorKey;
+      await refused(400, 'POST', '/operator/labels', { key, raw: '{"name": ' });
+      await refused(400, 'POST', '/operator/labels', { key, body: { name: 'x', partnerId: 1.5 } });
+      await refused(400, 'POST', '/operator/labels', { key, body: { name: 'x', partnerId: -1 } });
+      await refused(415, 'POST', '/operator/labels', {
+        key,
+        raw: 'name=x',
+        headers: { 'content-type': 'text/plain' },
+      });
+      await refused(413, 'POST', '/operator/labels', {
+        key,
+        body: { name: 'x'.repeat(1024 * 1024 + 1) },
+      });
+      await refused(400, 'PUT', '/operator/shop-integration/nope/permissions', {
+        key,
+        body: { permissions: [] },
+      });
     });
   });
 

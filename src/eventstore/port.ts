@@ -85,6 +85,10 @@ export interface SubscribeOptions {
 
 export interface EventStore {
   readonly kind: 'postgres' | 'eventstoredb';
+  /**
+   * Appends atomically. Appending events whose ids are all already in the stream is a
+   * no-op that succeeds (idempotent retries), whatever the expected revision.
+   */
   append(
     streamId: string,
     events: NewEvent[],

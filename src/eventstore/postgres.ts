@@ -81,9 +81,9 @@ const APPEND_SQL = (count: number) => {
 export const MAX_EVENTS_PER_APPEND = 10_000;
 
 const UNIQUE_VIOLATION = '23505';
-const isRevisionConflict = (err: unknown) =>
+const violated = (err: unknown, constraint: string) =>
   (err as { code?: string }).code === UNIQUE_VIOLATION &&
-  (err as { constraint?: string }).constraint === 'es_events_stream_revision';
+  (err as { constraint?: string }).constraint === constraint;
 
 const SELECT_EVENT = `SELECT seq, tx_id::text AS tx_text, event_id, stream_id, revision, type,
   schema_version, data, metadata, recorded_at FROM es_events`;
@@ -162,7 +162,15 @@ export class PostgresEventStore implements EventStore {
           ])
         ).rows;
       } catch (err) {
-        if (!isRevisionConflict(err)) throw err;
+        const idTaken = violated(err, 'es_events_event_id_key');
+        const revisionTaken = violated(err, 'es_events_stream_revision');
+        if (!idTaken && !revisionTaken) throw err;
+        // the same events again (a retried activity, a replayed request) succeed, as in
+        // EventStoreDB, when every id is already in this stream; which constraint fires
+        // first is up to the server, so both are checked
+        const done = await this.alreadyAppended(streamId, events);
+        if (done) return done;
+        if (idTaken) throw err;
         // `any` only lost a race for the next revision: take the new one
         if (expectedRevision === 'any' && attempt < 20) continue;
         rows = [];
@@ -181,6 +189,20 @@ export class PostgresEventStore implements EventStore {
         position: { commit: BigInt(last.tx_text), prepare: BigInt(last.seq) },
       };
     }
+  }
+
+  private async alreadyAppended(streamId: string, events: NewEvent[]): Promise<AppendResult | undefined> {
+    const r = await this.pool.query<{ seq: string; tx_text: string; revision: string }>(
+      `SELECT seq, tx_id::text AS tx_text, revision FROM es_events
+       WHERE stream_id = $1 AND event_id = ANY($2::uuid[]) ORDER BY revision`,
+      [streamId, events.map((e) => e.id)],
+    );
+    if (r.rows.length !== events.length) return undefined;
+    const last = r.rows[r.rows.length - 1]!;
+    return {
+      nextRevision: BigInt(last.revision),
+      position: { commit: BigInt(last.tx_text), prepare: BigInt(last.seq) },
+    };
   }
 
   private async currentRevision(streamId: string): Promise<bigint | 'no_stream'> {

@@ -112,6 +112,17 @@ export function eventStoreContract(name: string, open: () => Promise<StoreUnderT
       expect((await store.readStream(s)).map((e) => e.revision)).toEqual([0n, 1n, 2n]);
     });
 
+    it('treats appending the same event ids again as done (idempotent retry)', async () => {
+      const s = stream('Idem');
+      const events = [ev('A'), ev('B')];
+      const first = await store.append(s, events, 'no_stream');
+      const again = await store.append(s, events, 'no_stream');
+      expect(again.nextRevision).toBe(first.nextRevision);
+      expect((await store.readStream(s)).map((e) => e.id)).toEqual(events.map((e) => e.id));
+      // a different event at the same place is still a conflict
+      await expectConflict(store.append(s, [ev('C')], 'no_stream'), 1n);
+    });
+
     it('reads a missing stream as empty', async () => {
       expect(await store.readStream(stream('Nothing'))).toEqual([]);
     });

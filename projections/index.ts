@@ -1,5 +1,14 @@
+import { importsProjection } from './imports.ts';
 import { labelsProjection } from './labels.ts';
+import { offeringsProjection } from './offerings.ts';
+import { pricesProjection } from './prices.ts';
 import type { Projection } from './projection.ts';
 import { shopIntegrationsProjection } from './shop-integrations.ts';
 
-export const allProjections: Projection[] = [labelsProjection, shopIntegrationsProjection];
+export const allProjections: Projection[] = [
+  labelsProjection,
+  shopIntegrationsProjection,
+  offeringsProjection,
+  importsProjection,
+  pricesProjection,
+];

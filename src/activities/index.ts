@@ -1,4 +1,5 @@
 import type { EventStore } from '../eventstore/port.ts';
+import { importActivities } from './imports.ts';
 
 export interface ActivityDeps {
   store: EventStore;
@@ -7,6 +8,7 @@ export interface ActivityDeps {
 /** Activities as plain async functions over injected dependencies. */
 export function createActivities(deps: ActivityDeps) {
   return {
+    ...importActivities(deps.store),
     async describeEventStore(): Promise<string> {
       const head = await deps.store.headPosition();
       return `${deps.store.kind} at ${head.commit}/${head.prepare}`;

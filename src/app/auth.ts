@@ -1,5 +1,7 @@
 import { labelDecider } from '../domain/label/decider.ts';
 import { labelEvents, labelStream } from '../domain/label/events.ts';
+import { printshopKeyDecider } from '../domain/printshop-key/decider.ts';
+import { printshopKeyEvents, printshopKeyStream } from '../domain/printshop-key/events.ts';
 import { keyMatches, parseKey, secretEquals } from '../domain/shared/keys.ts';
 import { shopIntegrationDecider } from '../domain/shop-integration/decider.ts';
 import {
@@ -14,7 +16,8 @@ export type Principal =
   | { kind: 'operator' }
   | { kind: 'admin'; labelId: string }
   | { kind: 'integration'; labelId: string; integrationId: string; permissions: Permission[] }
-  | { kind: 'fulfillment'; labelId: string; partnerId: number };
+  | { kind: 'fulfillment'; labelId: string; partnerId: number }
+  | { kind: 'printshop'; keyId: string };
 
 export type PrincipalKind = Principal['kind'];
 
@@ -61,7 +64,16 @@ export async function resolveApiKey(
         permissions: s.permissions,
       };
     }
-    default:
-      return undefined;
+    case 'psk': {
+      const s = await loadState(
+        store,
+        printshopKeyEvents,
+        printshopKeyDecider,
+        printshopKeyStream(parsed.ownerId),
+      );
+      return s.exists && keyMatches(presented, s.key)
+        ? { kind: 'printshop', keyId: s.keyId }
+        : undefined;
+    }
   }
 }

@@ -28,6 +28,8 @@ export async function handleCommand<C, E extends { type: string; data: unknown }
   streamId: string,
   command: C,
   metadata: EventMetadata,
+  /** ids for the decided events; derived ids make a retried command append nothing twice */
+  eventId: (index: number) => string = () => randomUUID(),
 ): Promise<Handled<E, S>> {
   for (let attempt = 0; ; attempt++) {
     const stored = await store.readStream(streamId);
@@ -41,7 +43,7 @@ export async function handleCommand<C, E extends { type: string; data: unknown }
     try {
       const appended = await store.append(
         streamId,
-        events.map((e) => ({ id: randomUUID(), ...registry.serialize(e), metadata })),
+        events.map((e, i) => ({ id: eventId(i), ...registry.serialize(e), metadata })),
         expected,
       );
       return { events, state: events.reduce(decider.evolve, state), appended };

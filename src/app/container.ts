@@ -114,7 +114,17 @@ export async function startApp(config: Config, role: Role, log: Logger): Promise
     let http: FastifyInstance | undefined;
     let url: string | undefined;
     if (has(role, 'api')) {
-      http = await buildHttpServer({ config, store, pool: db.pool, runner, readiness }, log);
+      http = await buildHttpServer(
+        {
+          config,
+          store,
+          pool: db.pool,
+          runner,
+          readiness,
+          temporal: temporal && { client: temporal.client, taskQueue: temporal.target.taskQueue },
+        },
+        log,
+      );
       url = await http.listen({ port: config.port, host: config.host });
       stops.push(() => http!.close());
     }

@@ -26,10 +26,12 @@ export async function connectPostgres(url: string, max = 10): Promise<Database> 
  */
 export async function openPglite(dataDir: string): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
+  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
   const dir = path.join(dataDir, 'pglite');
   mkdirSync(dir, { recursive: true });
-  const db = await PGlite.create(dir);
+  // pg_trgm: the trigram index behind substring SKU search
+  const db = await PGlite.create(dir, { extensions: { pg_trgm } });
   const port = await freePort();
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port, maxConnections: 16 });
   await server.start();

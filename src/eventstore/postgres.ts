@@ -191,7 +191,10 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
-  private async alreadyAppended(streamId: string, events: NewEvent[]): Promise<AppendResult | undefined> {
+  private async alreadyAppended(
+    streamId: string,
+    events: NewEvent[],
+  ): Promise<AppendResult | undefined> {
     const r = await this.pool.query<{ seq: string; tx_text: string; revision: string }>(
       `SELECT seq, tx_id::text AS tx_text, revision FROM es_events
        WHERE stream_id = $1 AND event_id = ANY($2::uuid[]) ORDER BY revision`,

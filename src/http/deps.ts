@@ -1,7 +1,9 @@
+import type { Client } from '@temporalio/client';
 import type pg from 'pg';
 import type { ProjectionRunner } from '../../projections/runner.ts';
 import type { Config } from '../config.ts';
 import type { EventStore, Position } from '../eventstore/port.ts';
+import { HttpProblem } from './problem.ts';
 
 export interface ReadinessCheck {
   name: string;
@@ -15,6 +17,8 @@ export interface HttpDeps {
   pool: pg.Pool;
   runner: ProjectionRunner;
   readiness: ReadinessCheck[];
+  /** absent in roles without a Temporal client */
+  temporal: { client: Client; taskQueue: string } | undefined;
 }
 
 /** Waits (bounded) until a projection has seen an append, so the caller can read its write. */
@@ -24,4 +28,33 @@ export async function readYourWrite(
   position: Position | undefined,
 ) {
   if (position) await deps.runner.waitFor(projection, position, 3000);
+}
+
+/** Starts a workflow whose id derives from a business id, so a second start collapses onto it. */
+export async function startWorkflow(
+  deps: HttpDeps,
+  workflow: string,
+  workflowId: string,
+  args: unknown[],
+) {
+  if (!deps.temporal)
+    throw new HttpProblem(
+      503,
+      'workflows_unavailable',
+      'workflows are not reachable from this process',
+    );
+  try {
+    await deps.temporal.client.workflow.start(workflow, {
+      taskQueue: deps.temporal.taskQueue,
+      workflowId,
+      args,
+    });
+  } catch (err) {
+    if ((err as Error).name === 'WorkflowExecutionAlreadyStartedError') return;
+    throw new HttpProblem(
+      503,
+      'workflows_unavailable',
+      'the workflow service did not accept the work; retry',
+    );
+  }
 }

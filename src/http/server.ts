@@ -13,12 +13,14 @@ import type { Logger } from 'pino';
 import { resolveApiKey } from '../app/auth.ts';
 import { authPlugin } from './auth.ts';
 import type { HttpDeps } from './deps.ts';
+import { ONE_MIB } from './limits.ts';
 import { errorHandler, sendProblem, toProblem } from './problem.ts';
 import { adminApi } from './routes/admin/index.ts';
+import { fulfillmentApi } from './routes/fulfillment/index.ts';
+import { integratorApi } from './routes/integrator/index.ts';
 import { operatorApi } from './routes/operator/index.ts';
 import { systemRoutes } from './routes/system/index.ts';
 
-export const ONE_MIB = 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<FastifyInstance> {
@@ -81,5 +83,7 @@ export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<F
   await app.register(systemRoutes, { deps });
   await app.register(operatorApi, { deps, prefix: '/operator' });
   await app.register(adminApi, { deps, prefix: '/api' });
+  await app.register(integratorApi, { deps });
+  await app.register(fulfillmentApi, { deps, prefix: '/v1' });
   return app;
 }

@@ -303,7 +303,7 @@ describe('HTTP slice: labels and shop integrations', () => {
     it('reports projection lag to the operator', async () => {
       const r = await call('GET', '/operator/projections', { key: t.operatorKey });
       expect(r.status).toBe(200);
-      expect(r.body.map((p: { name: string }) => p.name)).toEqual(['labels', 'shop-integrations']);
+      expect(r.body.map((p: { name: string }) => p.name)).toEqual(t.app.runner.names);
       for (const p of r.body) expect(p.running).toBe(true);
     });
 

@@ -1,9 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { HttpDeps } from '../../deps.ts';
+import { priceRoutes } from './prices.ts';
 import { shopIntegrationRoutes } from './shop-integrations.ts';
 
 /** Administrator API (/api): the admin key of one label; everything is scoped to that label. */
 export const adminApi: FastifyPluginAsync<{ deps: HttpDeps }> = async (app, { deps }) => {
   app.addHook('onRequest', app.requireKey('admin'));
   await app.register(shopIntegrationRoutes, { deps });
+  await app.register(priceRoutes, { deps });
 };

@@ -1,10 +1,17 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { findImport } from '../../../../projections/imports.ts';
+import { importWorkflowId, requestImport } from '../../../app/imports.ts';
 import { createLabel } from '../../../app/labels.ts';
+import { issuePrintshopKey } from '../../../app/printshop.ts';
 import { changeShopIntegrationPermissions } from '../../../app/shop-integrations.ts';
+import { configurationSchema, skuSchema } from '../../../domain/product/configuration.ts';
 import { permissionSchema } from '../../../domain/shop-integration/events.ts';
-import { type HttpDeps, readYourWrite } from '../../deps.ts';
+import { type HttpDeps, readYourWrite, startWorkflow } from '../../deps.ts';
+import { BULK_BODY_LIMIT } from '../../limits.ts';
+import { HttpProblem } from '../../problem.ts';
 import { apiKeySecurity, idParams, problems } from '../../schemas/common.ts';
+import { importViewSchema } from '../../schemas/import.ts';
 
 const tags = ['Operator API'];
 const operator = { actor: 'operator' };
@@ -75,6 +82,124 @@ export const operatorApi: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
       );
       await readYourWrite(deps, 'shop-integrations', r.appended?.position);
       return { id: request.params.id, permissions: r.permissions };
+    },
+  );
+
+  const suppliers = deps.config.suppliers as [string, ...string[]];
+  const supplierParam = z
+    .object({
+      supplier: z.enum(suppliers, { message: `supplier must be one of: ${suppliers.join(', ')}` }),
+    })
+    .strict();
+
+  app.get(
+    '/suppliers',
+    {
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary: "Supported suppliers; the print partner's own last",
+        response: { 200: z.array(z.string()), ...problems(401, 403) },
+      },
+    },
+    async () => deps.config.suppliers,
+  );
+
+  app.post(
+    '/catalog/:supplier',
+    {
+      bodyLimit: BULK_BODY_LIMIT,
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary:
+          'Import up to 10,000 product configurations of a supplier (replacing those with the same SKU)',
+        params: supplierParam,
+        body: z
+          .array(configurationSchema.extend({ sku: skuSchema, supplier: z.string().optional() }))
+          .min(1)
+          .max(10_000)
+          .superRefine((items, ctx) => {
+            const seen = new Set<string>();
+            items.forEach((item, i) => {
+              const k = item.sku.toLowerCase();
+              if (seen.has(k))
+                ctx.addIssue({
+                  code: 'custom',
+                  path: [i, 'sku'],
+                  message: `SKU ${item.sku} appears twice`,
+                });
+              seen.add(k);
+            });
+          }),
+        response: {
+          202: z.object({ importId: z.uuid(), accepted: z.number().int() }),
+          ...problems(400, 401, 403, 413, 415),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { supplier } = request.params;
+      const wrong = request.body.findIndex(
+        (c) => c.supplier !== undefined && c.supplier !== supplier,
+      );
+      if (wrong >= 0) {
+        throw new HttpProblem(400, 'validation_failed', 'the request is invalid', [
+          { path: `${wrong}.supplier`, message: `must be ${supplier}, the supplier in the path` },
+        ]);
+      }
+      const items = request.body.map(({ sku, supplier: _s, ...configuration }) => ({
+        sku,
+        configuration,
+      }));
+      const { importId } = await requestImport(
+        deps.store,
+        { kind: 'catalog', supplier, items },
+        {
+          ...operator,
+          correlationId: request.id,
+        },
+      );
+      await startWorkflow(deps, 'importWorkflow', importWorkflowId(importId), [importId]);
+      return reply.status(202).send({ importId, accepted: items.length });
+    },
+  );
+
+  app.get(
+    '/catalog/imports/:importId',
+    {
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary: 'Progress of a catalog import',
+        params: z.object({ importId: z.uuid({ message: 'must be a UUID' }) }).strict(),
+        response: { 200: importViewSchema, ...problems(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const view = await findImport(deps.pool, request.params.importId, 'catalog');
+      if (!view) throw new HttpProblem(404, 'import_not_found', 'no such import');
+      return view;
+    },
+  );
+
+  app.post(
+    '/printshop-keys',
+    {
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary: "Issue a key for the print partner's SKU maintenance",
+        body: z.object({ name: z.string().trim().min(1).max(200) }).strict(),
+        response: { 201: z.object({ apiKey: z.string() }), ...problems(400, 401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const { apiKey } = await issuePrintshopKey(deps.store, request.body.name, {
+        ...operator,
+        correlationId: request.id,
+      });
+      return reply.status(201).send({ apiKey });
     },
   );
 

@@ -1,0 +1,72 @@
+import type pg from 'pg';
+import { priceListEvents } from '../src/domain/price-list/events.ts';
+import type { Projection } from './projection.ts';
+
+export const pricesProjection: Projection = {
+  name: 'prices',
+  tables: ['rm_prices'],
+  schema: `
+    CREATE TABLE IF NOT EXISTS rm_prices (
+      label_id     uuid NOT NULL,
+      supplier     text NOT NULL,
+      sku_lower    text COLLATE "C" NOT NULL,
+      currency     text NOT NULL,
+      min_quantity integer NOT NULL,
+      unit_price   numeric NOT NULL,
+      setup_price  numeric,
+      PRIMARY KEY (label_id, supplier, sku_lower, currency, min_quantity)
+    );`,
+  handles: new Set(priceListEvents.types),
+  async apply(tx, stored) {
+    for (const s of stored) {
+      const { labelId, currency, prices } = priceListEvents.deserialize(s).data;
+      await tx.query(
+        `INSERT INTO rm_prices (label_id, supplier, sku_lower, currency, min_quantity, unit_price, setup_price)
+         SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::numeric[], $7::numeric[])
+         ON CONFLICT (label_id, supplier, sku_lower, currency, min_quantity)
+         DO UPDATE SET unit_price = EXCLUDED.unit_price, setup_price = EXCLUDED.setup_price`,
+        [
+          labelId,
+          prices.map((p) => p.supplier),
+          prices.map((p) => p.sku.toLowerCase()),
+          prices.map(() => currency),
+          prices.map((p) => p.minQuantity),
+          prices.map((p) => p.unitPrice),
+          prices.map((p) => p.setupPrice ?? null),
+        ],
+      );
+    }
+  },
+};
+
+export interface PriceView {
+  minQuantity: number;
+  unitPrice: string;
+  setupPrice?: string;
+  currency: string;
+}
+
+/** A label's prices for one configuration, by currency and quantity. */
+export async function pricesFor(
+  pool: pg.Pool,
+  labelId: string,
+  supplier: string,
+  sku: string,
+): Promise<PriceView[]> {
+  const r = await pool.query<{
+    min_quantity: number;
+    unit_price: string;
+    setup_price: string | null;
+    currency: string;
+  }>(
+    `SELECT min_quantity, unit_price::text, setup_price::text, currency FROM rm_prices
+     WHERE label_id = $1 AND supplier = $2 AND sku_lower = $3 ORDER BY currency, min_quantity`,
+    [labelId, supplier, sku.toLowerCase()],
+  );
+  return r.rows.map((p) => ({
+    minQuantity: p.min_quantity,
+    unitPrice: p.unit_price,
+    ...(p.setup_price !== null ? { setupPrice: p.setup_price } : {}),
+    currency: p.currency,
+  }));
+}

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+
+/** Printable ASCII without spaces; `%` and `_` allowed (searches treat them literally). */
+export const skuSchema = z
+  .string()
+  .regex(/^[\x21-\x7E]{1,100}$/, 'an SKU is 1-100 printable ASCII characters without spaces');
+
+const text = (max: number) => z.string().max(max);
+
+export const printAreaSchema = z
+  .object({
+    code: z.string().min(1).max(50),
+    name: text(200),
+    widthMm: z.number().positive().max(5000),
+    heightMm: z.number().positive().max(5000),
+  })
+  .strict();
+
+/** A product configuration without its identity (supplier, SKU) and without prices. */
+export const configurationSchema = z
+  .object({
+    baseSKU: text(100).default(''),
+    skuGroup: text(100).default(''),
+    name: text(300).default(''),
+    printMethod: text(100).default(''),
+    printPosition: text(100).default(''),
+    printPositions: z.array(text(100)).max(100).default([]),
+    printColors: z.number().int().min(0).max(2_147_483_647).default(0),
+    productColor: text(100).default(''),
+    supplierPrintMethodName: text(200).default(''),
+    supplierPrintMethodCode: text(100).default(''),
+    supplierPrintAreaCodes: z.array(text(100)).max(100).default([]),
+    supplierPrintAreaNames: z.array(text(200)).max(100).default([]),
+    printAreas: z.array(printAreaSchema).max(50).default([]),
+    published: z.boolean().default(true),
+  })
+  .strict();
+
+export type Configuration = z.infer<typeof configurationSchema>;
+
+/** Group names map to a slug used as skuGroup: lowercase a-z0-9 and dashes. */
+export function slugify(groupName: string): string {
+  return groupName
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}

@@ -1,0 +1,64 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { importPrices } from '../../../app/prices.ts';
+import { currencySchema, priceSchema } from '../../../domain/price-list/events.ts';
+import { principalOf } from '../../auth.ts';
+import { type HttpDeps, readYourWrite } from '../../deps.ts';
+import { apiKeySecurity, problems } from '../../schemas/common.ts';
+
+export const priceRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app, { deps }) => {
+  const suppliers = deps.config.suppliers as [string, ...string[]];
+  app.post(
+    '/price/import',
+    {
+      schema: {
+        tags: ['Administrator API'],
+        security: apiKeySecurity,
+        summary: "Import the label's prices: per SKU and minimum quantity, in one currency",
+        body: z
+          .object({
+            currency: currencySchema,
+            prices: z
+              .array(
+                priceSchema.extend({
+                  supplier: z.enum(suppliers, {
+                    message: `supplier must be one of: ${suppliers.join(', ')}`,
+                  }),
+                }),
+              )
+              .min(1)
+              .max(5000),
+          })
+          .strict()
+          .meta({
+            example: {
+              currency: 'EUR',
+              prices: [
+                {
+                  sku: 'MUG-CL-WHITE',
+                  supplier: 'printshop',
+                  minQuantity: 1,
+                  unitPrice: '4.20',
+                  setupPrice: '25.00',
+                },
+              ],
+            },
+          }),
+        response: {
+          201: z.object({ importId: z.uuid(), imported: z.number().int() }),
+          ...problems(400, 401, 403, 413, 415),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { labelId } = principalOf(request, 'admin');
+      const r = await importPrices(deps.store, deps.pool, labelId, request.body, {
+        labelId,
+        actor: `admin:${labelId}`,
+        correlationId: request.id,
+      });
+      await readYourWrite(deps, 'prices', r.position);
+      return reply.status(201).send({ importId: r.importId, imported: r.imported });
+    },
+  );
+};

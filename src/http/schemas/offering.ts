@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import type { OfferingRow } from '../../../projections/offerings.ts';
+import type { PriceView } from '../../../projections/prices.ts';
+import { printAreaSchema } from '../../domain/product/configuration.ts';
+
+/** Product configuration as a list item (description 2.4), exactly these fields. */
+export const offeringItemSchema = z.object({
+  sku: z.string(),
+  baseSKU: z.string(),
+  skuGroup: z.string(),
+  printMethod: z.string(),
+  printPosition: z.string(),
+  printPositions: z.array(z.string()),
+  printColors: z.number().int(),
+  productColor: z.string(),
+  supplierPrintMethodName: z.string(),
+  supplierPrintMethodCode: z.string(),
+  supplierPrintAreaCodes: z.array(z.string()),
+  supplierPrintAreaNames: z.array(z.string()),
+});
+
+export const offeringSearchItemSchema = offeringItemSchema.extend({ supplier: z.string() });
+
+/** The full product configuration (contract section 3). */
+export const offeringDetailSchema = offeringSearchItemSchema.extend({
+  name: z.string(),
+  printAreas: z.array(printAreaSchema),
+  published: z.boolean(),
+  prices: z.array(
+    z.object({
+      minQuantity: z.number().int(),
+      unitPrice: z.string(),
+      setupPrice: z.string().optional(),
+      currency: z.string(),
+    }),
+  ),
+  renamedTo: z.string().optional().describe('set when the SKU was renamed; this is its new SKU'),
+});
+
+export function toItem(row: OfferingRow): z.infer<typeof offeringItemSchema> {
+  const c = row.config;
+  return {
+    sku: row.sku,
+    baseSKU: c.baseSKU,
+    skuGroup: c.skuGroup,
+    printMethod: c.printMethod,
+    printPosition: c.printPosition,
+    printPositions: c.printPositions,
+    printColors: c.printColors,
+    productColor: c.productColor,
+    supplierPrintMethodName: c.supplierPrintMethodName,
+    supplierPrintMethodCode: c.supplierPrintMethodCode,
+    supplierPrintAreaCodes: c.supplierPrintAreaCodes,
+    supplierPrintAreaNames: c.supplierPrintAreaNames,
+  };
+}
+
+export function toDetail(
+  row: OfferingRow,
+  prices: PriceView[],
+): z.infer<typeof offeringDetailSchema> {
+  return {
+    ...toItem(row),
+    supplier: row.supplier,
+    name: row.config.name,
+    printAreas: row.config.printAreas,
+    published: row.config.published && row.renamed_to === null,
+    prices,
+    ...(row.renamed_to !== null ? { renamedTo: row.renamed_to } : {}),
+  };
+}

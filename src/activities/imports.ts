@@ -71,7 +71,7 @@ export function importActivities(store: EventStore) {
       const added = stored
         .map((e) => importEvents.deserialize(e))
         .find((e) => e.type === 'ImportChunkAdded' && e.data.chunk === chunk);
-      if (!added || added.type !== 'ImportChunkAdded') {
+      if (added?.type !== 'ImportChunkAdded') {
         throw ApplicationFailure.nonRetryable(
           `import ${importId} has no chunk ${chunk}`,
           'ImportChunkMissing',

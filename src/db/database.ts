@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
+import { serializedPool } from './serialized-pool.ts';
 
 // int8 columns (positions, revisions, counts) come back as strings; callers convert.
 
@@ -35,14 +36,15 @@ export async function openPglite(dataDir: string): Promise<Database> {
   const port = await freePort();
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port, maxConnections: 16 });
   await server.start();
-  const pool = new pg.Pool({
+  const raw = new pg.Pool({
     host: '127.0.0.1',
     port,
     user: 'postgres',
     database: 'postgres',
-    max: 8,
+    max: 16,
   });
-  pool.on('error', () => {});
+  raw.on('error', () => {});
+  const pool = serializedPool(raw);
   await pool.query('SELECT 1');
   return {
     kind: 'pglite',

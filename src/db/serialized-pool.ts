@@ -1,0 +1,93 @@
+import type pg from 'pg';
+
+/** A FIFO lock: one holder at a time. */
+class Lock {
+  private tail: Promise<void> = Promise.resolve();
+  acquire(): Promise<() => void> {
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const ready = this.tail.then(() => release);
+    this.tail = this.tail.then(() => held);
+    return ready;
+  }
+}
+
+const startsTx = (sql: string) => /^\s*(BEGIN|START\s+TRANSACTION)\b/i.test(sql);
+const endsTx = (sql: string) => /^\s*(COMMIT|ROLLBACK|END)\b/i.test(sql);
+const textOf = (q: unknown) => (typeof q === 'string' ? q : ((q as { text?: string })?.text ?? ''));
+
+/**
+ * PGlite behind its socket server is one backend shared by every connection: a second
+ * connection's extended-protocol messages can land between another's Parse and Bind
+ * ("unnamed prepared statement does not exist"), and its statements would run inside
+ * another connection's open transaction. This pool lets one statement, or one whole
+ * transaction, through at a time. Code must still never wait for another connection
+ * while it holds a transaction (it would wait for itself).
+ */
+export function serializedPool(pool: pg.Pool): pg.Pool {
+  const lock = new Lock();
+  const once = async <T>(fn: () => Promise<T>): Promise<T> => {
+    const release = await lock.acquire();
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  };
+
+  const wrapClient = (client: pg.PoolClient): pg.PoolClient => {
+    let releaseTx: (() => void) | undefined;
+    const query = async (q: unknown, values?: unknown) => {
+      const sql = textOf(q);
+      // biome-ignore lint/suspicious/noExplicitAny: forwards pg's overloaded query as it was called
+      const run = () => (client.query as any)(q, values);
+      if (releaseTx) {
+        try {
+          return await run();
+        } finally {
+          if (endsTx(sql)) {
+            releaseTx();
+            releaseTx = undefined;
+          }
+        }
+      }
+      if (startsTx(sql)) {
+        releaseTx = await lock.acquire();
+        try {
+          return await run();
+        } catch (err) {
+          releaseTx();
+          releaseTx = undefined;
+          throw err;
+        }
+      }
+      return once(run);
+    };
+    return new Proxy(client, {
+      get(target, prop, receiver) {
+        if (prop === 'query') return query;
+        if (prop === 'release') {
+          return (err?: Error | boolean) => {
+            releaseTx?.();
+            releaseTx = undefined;
+            target.release(err);
+          };
+        }
+        return Reflect.get(target, prop, receiver);
+      },
+    });
+  };
+
+  return new Proxy(pool, {
+    get(target, prop, receiver) {
+      if (prop === 'query') {
+        // biome-ignore lint/suspicious/noExplicitAny: forwards pg's overloaded query as it was called
+        return (q: unknown, values?: unknown) => once(() => (target.query as any)(q, values));
+      }
+      if (prop === 'connect') return async () => wrapClient(await target.connect());
+      return Reflect.get(target, prop, receiver);
+    },
+  });
+}

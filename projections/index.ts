@@ -1,8 +1,10 @@
 import { importsProjection } from './imports.ts';
 import { labelsProjection } from './labels.ts';
 import { offeringsProjection } from './offerings.ts';
+import { partnerUsersProjection } from './partner-users.ts';
 import { pricesProjection } from './prices.ts';
 import type { Projection } from './projection.ts';
+import { projectsProjection } from './projects.ts';
 import { shopIntegrationsProjection } from './shop-integrations.ts';
 
 export const allProjections: Projection[] = [
@@ -11,4 +13,6 @@ export const allProjections: Projection[] = [
   offeringsProjection,
   importsProjection,
   pricesProjection,
+  partnerUsersProjection,
+  projectsProjection,
 ];

@@ -19,6 +19,7 @@ import {
   installTemporalRuntime,
   type TemporalTarget,
 } from '../temporal/worker.ts';
+import { PII_SCHEMA } from './pii.ts';
 
 export interface App {
   db: Database;
@@ -58,6 +59,7 @@ export async function startApp(config: Config, role: Role, log: Logger): Promise
     }
     stops.push(() => store.close());
 
+    await db.pool.query(PII_SCHEMA);
     const runner = new ProjectionRunner(
       db.pool,
       store,

@@ -15,12 +15,12 @@ export async function importPrices(
   metadata: EventMetadata,
 ): Promise<{ importId: string; imported: number; position: Position }> {
   const pairs = [...new Set(input.prices.map((p) => `${p.supplier}\u0000${p.sku.toLowerCase()}`))];
-  const known = await pool.query<{ k: string }>(
-    `SELECT supplier || chr(0) || sku_lower AS k FROM rm_offerings
+  const known = await pool.query<{ supplier: string; sku_lower: string }>(
+    `SELECT supplier, sku_lower FROM rm_offerings
      WHERE (supplier, sku_lower) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
     [pairs.map((p) => p.split('\u0000')[0]), pairs.map((p) => p.split('\u0000')[1])],
   );
-  const found = new Set(known.rows.map((r) => r.k));
+  const found = new Set(known.rows.map((r) => `${r.supplier}\u0000${r.sku_lower}`));
   const unknown = input.prices.filter(
     (p) => !found.has(`${p.supplier}\u0000${p.sku.toLowerCase()}`),
   );

@@ -16,6 +16,7 @@ import type { HttpDeps } from './deps.ts';
 import { ONE_MIB } from './limits.ts';
 import { errorHandler, sendProblem, toProblem } from './problem.ts';
 import { adminApi } from './routes/admin/index.ts';
+import { editorProjectRoutes } from './routes/editor/projects.ts';
 import { fulfillmentApi } from './routes/fulfillment/index.ts';
 import { integratorApi } from './routes/integrator/index.ts';
 import { operatorApi } from './routes/operator/index.ts';
@@ -68,7 +69,10 @@ export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<F
         description: 'Administrator, shop integrator, order fulfillment, operator and editor APIs.',
       },
       components: {
-        securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } },
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
+          editorToken: { type: 'http', scheme: 'bearer' },
+        },
       },
     },
     transform: jsonSchemaTransform,
@@ -85,5 +89,6 @@ export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<F
   await app.register(adminApi, { deps, prefix: '/api' });
   await app.register(integratorApi, { deps });
   await app.register(fulfillmentApi, { deps, prefix: '/v1' });
+  await app.register(editorProjectRoutes, { deps, prefix: '/editor' });
   return app;
 }

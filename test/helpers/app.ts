@@ -12,6 +12,7 @@ export interface TestApp {
   app: App;
   url: string;
   operatorKey: string;
+  editorTokenSecret: string;
   /** every log line the app wrote */
   logs: string[];
   stop(): Promise<void>;
@@ -24,13 +25,14 @@ export interface TestApp {
  */
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const operatorKey = randomBytes(32).toString('base64url');
+  const editorTokenSecret = randomBytes(32).toString('base64url');
   const { config } = loadConfig({
     DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'app-')),
     DATABASE_URL: await createDatabase(inject('postgresUrl')),
     TEMPORAL_ADDRESS: inject('temporalAddress'),
     TEMPORAL_TASK_QUEUE: `test-${randomUUID()}`,
     OPERATOR_API_KEY: operatorKey,
-    EDITOR_TOKEN_SECRET: randomBytes(32).toString('base64url'),
+    EDITOR_TOKEN_SECRET: editorTokenSecret,
     PORT: '0',
     LOG_LEVEL: 'info',
     ...env,
@@ -38,7 +40,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   const logs: string[] = [];
   const logger = createLogger(config.logLevel, { write: (line: string) => void logs.push(line) });
   const app = await startApp(config, 'all', logger);
-  return { app, url: app.url!, operatorKey, logs, stop: () => app.stop() };
+  return { app, url: app.url!, operatorKey, editorTokenSecret, logs, stop: () => app.stop() };
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: test answers are inspected field by field

@@ -89,3 +89,69 @@ export async function importCatalog(call: Call, t: TestApp, supplier: string, co
   await settled(t);
   return done;
 }
+
+/** Every event and every read model row, as a fingerprint: equal before and after = nothing changed. */
+export async function snapshot(t: TestApp): Promise<string> {
+  const pool = t.app.db.pool;
+  const tables = await pool.query<{ name: string }>(
+    "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND (tablename LIKE 'rm\\_%' OR tablename IN ('es_events', 'pii_keys')) ORDER BY 1",
+  );
+  const parts: string[] = [];
+  for (const { name } of tables.rows) {
+    const r = await pool.query(
+      `SELECT count(*)::int AS n, md5(coalesce(string_agg(x::text, ',' ORDER BY x::text), '')) AS h FROM ${name} x`,
+    );
+    parts.push(`${name}:${r.rows[0].n}:${r.rows[0].h}`);
+  }
+  return parts.join('\n');
+}
+
+/**
+ * Sends a request that must be refused: checks the status, the problem body, that no
+ * key leaks into it, and that no event and no read model row changed.
+ */
+export async function refused(
+  t: TestApp,
+  call: Call,
+  status: number,
+  method: string,
+  path: string,
+  options: Parameters<Call>[2] = {},
+) {
+  await settled(t);
+  const before = await snapshot(t);
+  const r = await call(method, path, options);
+  expect(r.status, `${method} ${path} -> ${JSON.stringify(r.body)}`).toBe(status);
+  expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(r.body).toMatchObject({
+    status,
+    type: expect.any(String),
+    title: expect.any(String),
+    detail: expect.any(String),
+  });
+  expect(JSON.stringify(r.body)).not.toMatch(/ep_(adm|int|ful|psk)_[0-9a-f]{32}_/);
+  await settled(t);
+  expect(await snapshot(t)).toBe(before);
+  return r.body;
+}
+
+/** A partner user of a label and an editor token for them (the login issue makes these for real). */
+export async function editorUser(
+  t: TestApp,
+  labelId: string,
+  userId: string,
+  profile?: { firstName?: string; lastName?: string; userName?: string },
+): Promise<{ userRef: string; token: string }> {
+  const { registerPartnerUser } = await import('../../src/app/partner-users.ts');
+  const { issueEditorToken } = await import('../../src/app/editor-token.ts');
+  const { userRef } = await registerPartnerUser(
+    t.app.store,
+    t.app.db.pool,
+    labelId,
+    userId,
+    profile,
+    { actor: 'test' },
+  );
+  await settled(t);
+  return { userRef, token: issueEditorToken(t.editorTokenSecret, labelId, userRef) };
+}

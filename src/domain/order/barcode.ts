@@ -1,0 +1,33 @@
+export const BARCODE_FORMATS = ['code128', 'ean13', 'qrcode', 'datamatrix'] as const;
+export type BarcodeFormat = (typeof BARCODE_FORMATS)[number];
+
+/** The EAN-13 check digit of the first 12 digits. */
+export function ean13CheckDigit(first12: string): number {
+  let sum = 0;
+  for (let i = 0; i < 12; i++) sum += Number(first12[i]) * (i % 2 === 0 ? 1 : 3);
+  return (10 - (sum % 10)) % 10;
+}
+
+/** Why a value cannot be encoded in a format, or undefined when it can. */
+export function barcodeProblem(format: BarcodeFormat, value: string): string | undefined {
+  switch (format) {
+    case 'ean13':
+      if (!/^\d{13}$/.test(value)) return 'an EAN-13 is exactly 13 digits';
+      if (ean13CheckDigit(value.slice(0, 12)) !== Number(value[12])) {
+        return `wrong EAN-13 check digit: expected ${ean13CheckDigit(value.slice(0, 12))}`;
+      }
+      return undefined;
+    case 'code128':
+      if (value.length < 1 || value.length > 80) return 'a Code 128 value is 1-80 characters';
+      if (!/^[\x20-\x7E]+$/.test(value)) return 'Code 128 takes printable ASCII characters only';
+      return undefined;
+    case 'qrcode':
+      if (value.length < 1 || Buffer.byteLength(value, 'utf8') > 2953)
+        return 'a QR code holds 1-2953 bytes';
+      return undefined;
+    case 'datamatrix':
+      if (value.length < 1 || Buffer.byteLength(value, 'utf8') > 1556)
+        return 'a Data Matrix holds 1-1556 bytes';
+      return undefined;
+  }
+}

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+
+/** Images inline as data URLs: PNG, JPEG, WebP or SVG, at most 10 MB decoded. */
+export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/svg+xml'] as const;
+export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
+const DATA_URL = /^data:(image\/(?:png|jpeg|webp|svg\+xml));base64,([A-Za-z0-9+/]+={0,2})$/;
+
+export function parseDataUrl(src: string): { type: string; bytes: Buffer } | undefined {
+  const m = DATA_URL.exec(src);
+  if (!m) return undefined;
+  return { type: m[1]!, bytes: Buffer.from(m[2]!, 'base64') };
+}
+
+const mm = z.number().min(-10_000).max(10_000);
+const size = z.number().positive().max(10_000);
+
+export const imageLayerSchema = z
+  .object({
+    type: z.literal('image'),
+    src: z
+      .string()
+      .max(Math.ceil((MAX_IMAGE_BYTES * 4) / 3) + 64, 'an image is at most 10 MB')
+      .refine((s) => DATA_URL.test(s), 'a base64 data URL of a PNG, JPEG, WebP or SVG image'),
+    x: mm,
+    y: mm,
+    width: size,
+    height: size,
+    rotation: z.number().min(-360).max(360).default(0),
+  })
+  .strict();
+
+export const textLayerSchema = z
+  .object({
+    type: z.literal('text'),
+    text: z.string().min(1).max(2000),
+    x: mm,
+    y: mm,
+    fontSize: z.number().positive().max(1000),
+    color: z.string().regex(/^#[0-9a-fA-F]{6}$/, 'a colour such as #1a2b3c'),
+  })
+  .strict();
+
+export const designSchema = z
+  .object({
+    areas: z
+      .array(
+        z
+          .object({
+            printArea: z.string().min(1).max(50),
+            layers: z
+              .array(z.discriminatedUnion('type', [imageLayerSchema, textLayerSchema]))
+              .max(100),
+          })
+          .strict(),
+      )
+      .min(1)
+      .max(50),
+  })
+  .strict();
+
+export type Design = z.infer<typeof designSchema>;
+export type Layer = Design['areas'][number]['layers'][number];
+
+/**
+ * The extent of a layer in millimetres from the area's top left. Text is measured
+ * roughly (0.6 em per character, 1 em high; 1 pt = 0.3528 mm): enough to tell a layer
+ * that lies wholly outside its area.
+ */
+export function layerBox(layer: Layer): { x: number; y: number; width: number; height: number } {
+  if (layer.type === 'image')
+    return { x: layer.x, y: layer.y, width: layer.width, height: layer.height };
+  const em = layer.fontSize * 0.3528;
+  return { x: layer.x, y: layer.y, width: em * 0.6 * layer.text.length, height: em };
+}

@@ -1,0 +1,195 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { findUserRef } from '../../../../projections/partner-users.ts';
+import { countUserProjects, listUserProjects } from '../../../../projections/projects.ts';
+import { deletePartnerUser, rekeyPartnerUser } from '../../../app/partner-users.ts';
+import { deleteProject, removeCartItem } from '../../../app/projects.ts';
+import { BARCODE_FORMATS, barcodeProblem } from '../../../domain/order/barcode.ts';
+import { partnerUserIdSchema } from '../../../domain/partner-user/events.ts';
+import { principalOf } from '../../auth.ts';
+import { type HttpDeps, readYourWrite } from '../../deps.ts';
+import { HttpProblem } from '../../problem.ts';
+import { apiKeySecurity, idParams, problems } from '../../schemas/common.ts';
+import { projectSummarySchema } from '../../schemas/project.ts';
+
+const tags = ['Administrator API'];
+
+export const userProjectRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (
+  app,
+  { deps },
+) => {
+  const meta = (labelId: string, correlationId: string) => ({
+    labelId,
+    actor: `admin:${labelId}`,
+    correlationId,
+  });
+  const userIdQuery = z.object({ userId: partnerUserIdSchema }).strict();
+
+  app.put(
+    '/partner/user',
+    {
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary: "Give a user a new identifier; the user's projects and cart follow",
+        body: z
+          .object({ userId: partnerUserIdSchema, newUserId: partnerUserIdSchema })
+          .strict()
+          .meta({ example: { userId: 'u-1001', newUserId: 'crm-77' } }),
+        response: {
+          200: z.object({ userId: z.string(), projects: z.number().int() }),
+          ...problems(400, 401, 403, 404, 409),
+        },
+      },
+    },
+    async (request) => {
+      const { labelId } = principalOf(request, 'admin');
+      const { userRef, position } = await rekeyPartnerUser(
+        deps.store,
+        labelId,
+        request.body.userId,
+        request.body.newUserId,
+        meta(labelId, request.id),
+      );
+      await readYourWrite(deps, 'partner-users', position);
+      return {
+        userId: request.body.newUserId,
+        projects: await countUserProjects(deps.pool, userRef),
+      };
+    },
+  );
+
+  app.delete(
+    '/partner/user',
+    {
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary:
+          'Delete a user: personal data made unreadable everywhere, projects and cart removed',
+        querystring: userIdQuery,
+        response: {
+          200: z.object({ userId: z.string(), deleted: z.literal(true) }),
+          ...problems(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request) => {
+      const { labelId } = principalOf(request, 'admin');
+      const position = await deletePartnerUser(
+        deps.store,
+        deps.pool,
+        labelId,
+        request.query.userId,
+        meta(labelId, request.id),
+      );
+      await readYourWrite(deps, 'projects', position);
+      await readYourWrite(deps, 'partner-users', position);
+      return { userId: request.query.userId, deleted: true as const };
+    },
+  );
+
+  app.get(
+    '/partner/user/products',
+    {
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary: "A user's projects",
+        querystring: userIdQuery.extend({
+          limit: z.coerce.number().int().min(1).max(100).default(20),
+          offset: z.coerce.number().int().min(0).max(2_147_483_647).default(0),
+        }),
+        response: { 200: z.array(projectSummarySchema), ...problems(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { labelId } = principalOf(request, 'admin');
+      const userRef = await findUserRef(deps.pool, labelId, request.query.userId);
+      if (!userRef) throw new HttpProblem(404, 'user_not_found', 'user not found');
+      return listUserProjects(deps.pool, userRef, request.query.limit, request.query.offset);
+    },
+  );
+
+  app.delete(
+    '/product/:id',
+    {
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary: 'Delete a project created by a user',
+        params: idParams,
+        response: {
+          200: z.object({ id: z.uuid(), deleted: z.literal(true) }),
+          ...problems(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request) => {
+      const { labelId } = principalOf(request, 'admin');
+      const appended = await deleteProject(
+        deps.store,
+        labelId,
+        request.params.id,
+        meta(labelId, request.id),
+      );
+      await readYourWrite(deps, 'projects', appended.position);
+      return { id: request.params.id, deleted: true as const };
+    },
+  );
+
+  app.delete(
+    '/shoppingcartitem/:id',
+    {
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary: 'Delete a shopping cart item',
+        params: idParams,
+        response: {
+          200: z.object({ id: z.uuid(), deleted: z.literal(true) }),
+          ...problems(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request) => {
+      const { labelId } = principalOf(request, 'admin');
+      const appended = await removeCartItem(
+        deps.store,
+        labelId,
+        request.params.id,
+        meta(labelId, request.id),
+      );
+      await readYourWrite(deps, 'projects', appended.position);
+      return { id: request.params.id, deleted: true as const };
+    },
+  );
+
+  app.put(
+    '/orderitem/:id/barcode',
+    {
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary: "Set an order item's barcode; its print file is generated again",
+        params: idParams,
+        body: z
+          .object({ format: z.enum(BARCODE_FORMATS), value: z.string().max(4000) })
+          .strict()
+          .superRefine((b, ctx) => {
+            const problem = barcodeProblem(b.format, b.value);
+            if (problem) ctx.addIssue({ code: 'custom', path: ['value'], message: problem });
+          })
+          .meta({ example: { format: 'ean13', value: '4006381333931' } }),
+        response: {
+          200: z.object({ orderItemId: z.uuid(), workflowId: z.string() }),
+          ...problems(400, 401, 403, 404),
+        },
+      },
+    },
+    async () => {
+      // Order items come from sale notifications (issue 5); until then none exists.
+      throw new HttpProblem(404, 'order_item_not_found', 'order item not found');
+    },
+  );
+};

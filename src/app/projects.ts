@@ -5,7 +5,7 @@ import { findOffering } from '../../projections/offerings.ts';
 import { cartItemDecider } from '../domain/cart/decider.ts';
 import { cartItemEvents, cartItemStream } from '../domain/cart/events.ts';
 import { type ProjectContent, projectDecider } from '../domain/project/decider.ts';
-import { type Design, layerBox, MAX_IMAGE_BYTES, parseDataUrl } from '../domain/project/design.ts';
+import { layerBox, MAX_IMAGE_BYTES, parseDataUrl } from '../domain/project/design.ts';
 import { projectEvents, projectStream } from '../domain/project/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import type { AppendResult, EventMetadata, EventStore } from '../eventstore/port.ts';

@@ -38,12 +38,26 @@ export const configurationSchema = z
 
 export type Configuration = z.infer<typeof configurationSchema>;
 
+// letters that Unicode does not decompose into a base letter plus marks
+const LATIN: Record<string, string> = {
+  ø: 'o',
+  æ: 'ae',
+  œ: 'oe',
+  ß: 'ss',
+  đ: 'd',
+  ł: 'l',
+  þ: 'th',
+  ð: 'd',
+  ı: 'i',
+};
+
 /** Group names map to a slug used as skuGroup: lowercase a-z0-9 and dashes. */
 export function slugify(groupName: string): string {
   return groupName
+    .toLowerCase()
+    .replace(/[øæœßđłþðı]/g, (c) => LATIN[c] ?? c)
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '');
 }

@@ -1,14 +1,20 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { handleCommand, loadState } from '../app/command-handler.ts';
 import { importDecider } from '../domain/import/decider.ts';
-import { type ImportItem, importEvents, importStream } from '../domain/import/events.ts';
+import {
+  type ImportItem,
+  importChunkEvents,
+  importChunkStream,
+  importEvents,
+  importStream,
+} from '../domain/import/events.ts';
 import { productDecider } from '../domain/product/decider.ts';
 import { productEvents, productStream } from '../domain/product/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import { deterministicId } from '../domain/shared/ids.ts';
 import type { EventStore } from '../eventstore/port.ts';
 
-const PARALLEL = 8;
+const PARALLEL = 16;
 const meta = { actor: 'workflow:import' };
 
 async function forEachParallel<T>(items: T[], n: number, fn: (item: T) => Promise<void>) {
@@ -48,7 +54,17 @@ export function importActivities(store: EventStore) {
       importId,
     };
     try {
-      await handleCommand(store, productEvents, productDecider, stream, command, meta, () => id);
+      if (kind === 'catalog') {
+        // an import replaces whatever is there: no state to read, one round trip
+        const [event] = productDecider.decide(command, productDecider.initialState);
+        await store.append(
+          stream,
+          [{ id, ...productEvents.serialize(event!), metadata: meta }],
+          'any',
+        );
+      } else {
+        await handleCommand(store, productEvents, productDecider, stream, command, meta, () => id);
+      }
       return undefined;
     } catch (err) {
       if (!(err instanceof DomainError && err.code === 'sku_exists')) throw err;
@@ -67,11 +83,9 @@ export function importActivities(store: EventStore) {
       const s = await state(importId);
       const done = s.applied.get(chunk);
       if (done) return done;
-      const stored = await store.readStream(importStream(importId));
-      const added = stored
-        .map((e) => importEvents.deserialize(e))
-        .find((e) => e.type === 'ImportChunkAdded' && e.data.chunk === chunk);
-      if (added?.type !== 'ImportChunkAdded') {
+      const [stored] = await store.readStream(importChunkStream(importId, chunk));
+      const added = stored && importChunkEvents.deserialize(stored);
+      if (!added) {
         throw ApplicationFailure.nonRetryable(
           `import ${importId} has no chunk ${chunk}`,
           'ImportChunkMissing',

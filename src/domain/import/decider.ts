@@ -1,6 +1,6 @@
 import type { Decider } from '../shared/decider.ts';
 import { DomainError } from '../shared/decider.ts';
-import { CHUNK_SIZE, type ImportEvent, type ImportItem, type ImportKind } from './events.ts';
+import type { ImportEvent, ImportKind } from './events.ts';
 
 export type ImportCommand =
   | {
@@ -8,7 +8,8 @@ export type ImportCommand =
       importId: string;
       kind: ImportKind;
       supplier: string;
-      items: ImportItem[];
+      total: number;
+      chunkCount: number;
       groups?: number;
       at: Date;
     }
@@ -38,10 +39,7 @@ export const importDecider: Decider<ImportCommand, ImportEvent, ImportState> = {
     switch (command.type) {
       case 'RequestImport': {
         if (state.exists) throw new DomainError('conflict', 'import exists', 'import_exists');
-        const { importId, kind, supplier, items, groups, at } = command;
-        const chunks: ImportItem[][] = [];
-        for (let i = 0; i < items.length; i += CHUNK_SIZE)
-          chunks.push(items.slice(i, i + CHUNK_SIZE));
+        const { importId, kind, supplier, total, chunkCount, groups, at } = command;
         return [
           {
             type: 'ImportRequested',
@@ -49,16 +47,12 @@ export const importDecider: Decider<ImportCommand, ImportEvent, ImportState> = {
               importId,
               kind,
               supplier,
-              total: items.length,
-              chunkCount: chunks.length,
+              total,
+              chunkCount,
               ...(groups !== undefined ? { groups } : {}),
               requestedAt: at.toISOString(),
             },
           },
-          ...chunks.map((chunkItems, chunk) => ({
-            type: 'ImportChunkAdded' as const,
-            data: { importId, chunk, items: chunkItems },
-          })),
         ];
       }
       case 'RecordChunkApplied': {
@@ -112,8 +106,6 @@ export const importDecider: Decider<ImportCommand, ImportEvent, ImportState> = {
           applied: new Map(),
           completed: false,
         };
-      case 'ImportChunkAdded':
-        return state;
       case 'ImportChunkApplied': {
         if (!state.exists) return state;
         const applied = new Map(state.applied);

@@ -10,7 +10,8 @@ export type ImportItem = z.infer<typeof importItemSchema>;
 
 /**
  * A bulk import: catalog (configurations that replace what is there) or printshop SKUs
- * (new SKUs that must not exist). Its items travel in chunks so no event grows large.
+ * (new SKUs that must not exist). Its items travel in chunks so no event grows large;
+ * the chunks are written before ImportRequested, so an import that exists is whole.
  */
 export const ImportRequested = defineEvent(
   'ImportRequested',
@@ -57,16 +58,20 @@ export const ImportCompleted = defineEvent(
 
 export type ImportEvent =
   | EventOf<typeof ImportRequested>
-  | EventOf<typeof ImportChunkAdded>
   | EventOf<typeof ImportChunkApplied>
   | EventOf<typeof ImportCompleted>;
 
 export const importEvents = new EventRegistry<ImportEvent>([
   ImportRequested,
-  ImportChunkAdded,
   ImportChunkApplied,
   ImportCompleted,
 ]);
 
+export type ImportChunkEvent = EventOf<typeof ImportChunkAdded>;
+export const importChunkEvents = new EventRegistry<ImportChunkEvent>([ImportChunkAdded]);
+
 export const importStream = (importId: string) => `Import-${importId}`;
+/** Each chunk in a stream of its own: the import's own stream stays small to fold. */
+export const importChunkStream = (importId: string, chunk: number) =>
+  `ImportChunk-${importId}-${chunk}`;
 export const CHUNK_SIZE = 250;

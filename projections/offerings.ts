@@ -146,11 +146,12 @@ export async function findOffering(
   supplier: string,
   sku: string,
 ): Promise<OfferingRow | undefined> {
-  const r = await pool.query<OfferingRow>(
-    `SELECT ${COLUMNS} FROM rm_offerings
-     WHERE supplier = $1 AND sku_lower = $2 AND (visible OR renamed_to IS NOT NULL)`,
-    [supplier, sku.toLowerCase()],
-  );
+  const r = await pool.query<OfferingRow>({
+    name: 'offering-by-sku',
+    text: `SELECT ${COLUMNS} FROM rm_offerings
+           WHERE supplier = $1 AND sku_lower = $2 AND (visible OR renamed_to IS NOT NULL)`,
+    values: [supplier, sku.toLowerCase()],
+  });
   return r.rows[0];
 }
 
@@ -163,17 +164,21 @@ export async function smartlinkPage(
   limit: number,
   offset: number,
 ): Promise<{ rows: OfferingRow[]; reachable: number }> {
-  const count = await pool.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM rm_offerings WHERE supplier = $1 AND visible
-     ORDER BY sku LIMIT ${SMARTLINK_CAP}) capped`,
-    [supplier],
-  );
-  const reachable = count.rows[0]!.n;
-  const take = Math.max(0, Math.min(limit, reachable - offset));
-  if (take === 0) return { rows: [], reachable };
-  const r = await pool.query<OfferingRow>(
-    `SELECT ${COLUMNS} FROM rm_offerings WHERE supplier = $1 AND visible ORDER BY sku LIMIT $2 OFFSET $3`,
-    [supplier, take, offset],
-  );
-  return { rows: r.rows, reachable };
+  // one round trip: the page and, beside each row, how many records are reachable
+  const take = Math.max(0, Math.min(limit, SMARTLINK_CAP - offset));
+  const r = await pool.query<OfferingRow & { reachable: number }>({
+    name: 'smartlink-page',
+    text: `SELECT ${COLUMNS}, (SELECT count(*)::int FROM (SELECT 1 FROM rm_offerings WHERE supplier = $1 AND visible
+             ORDER BY sku LIMIT ${SMARTLINK_CAP}) capped) AS reachable
+           FROM rm_offerings WHERE supplier = $1 AND visible ORDER BY sku LIMIT $2 OFFSET $3`,
+    values: [supplier, take, offset],
+  });
+  if (r.rows.length > 0) return { rows: r.rows, reachable: r.rows[0]!.reachable };
+  const count = await pool.query<{ n: number }>({
+    name: 'smartlink-count',
+    text: `SELECT count(*)::int AS n FROM (SELECT 1 FROM rm_offerings WHERE supplier = $1 AND visible
+           ORDER BY sku LIMIT ${SMARTLINK_CAP}) capped`,
+    values: [supplier],
+  });
+  return { rows: [], reachable: count.rows[0]!.n };
 }

@@ -26,6 +26,7 @@ export interface RunnerOptions {
 }
 
 const lockKey = (name: string) => `projection:${name}`;
+const ANALYZE_AFTER = 5000;
 
 /**
  * Runs projections. Each runs in at most one process at a time (a session advisory lock
@@ -74,20 +75,44 @@ export class ProjectionRunner {
     this.running = false;
     await Promise.all(this.loops);
     this.loops = [];
+    const held = this.lockClient;
+    this.lockClient = undefined;
+    // destroyed, not pooled: a pooled session would keep any lock it still holds
+    if (held) (await held.catch(() => undefined))?.release(true);
+  }
+
+  /**
+   * One connection holds the advisory locks of every projection this process runs, so
+   * running projections costs one connection, not one each. If it breaks, its locks are
+   * gone with it: every projection stops and competes for its lock again.
+   */
+  private lockClient: Promise<pg.PoolClient> | undefined;
+
+  private locks(): Promise<pg.PoolClient> {
+    if (!this.lockClient) {
+      const pending = this.pool.connect().then((client) => {
+        client.on('error', () => this.dropLocks(pending));
+        return client;
+      });
+      pending.catch(() => this.dropLocks(pending));
+      this.lockClient = pending;
+    }
+    return this.lockClient;
+  }
+
+  private dropLocks(which: Promise<pg.PoolClient>): void {
+    if (this.lockClient !== which) return;
+    this.lockClient = undefined;
+    this.owned.clear();
+    which.then((c) => c.release(true)).catch(() => {});
   }
 
   private async supervise(p: Projection): Promise<void> {
     while (this.running) {
-      const client = await this.pool.connect().catch((err) => {
-        this.log.error({ err, projection: p.name }, 'projection: cannot connect');
-        return undefined;
-      });
-      if (!client) {
-        await delay(1000);
-        continue;
-      }
       try {
-        const r = await client.query<{ ok: boolean }>(
+        const held = this.locks();
+        const locks = await held;
+        const r = await locks.query<{ ok: boolean }>(
           'SELECT pg_try_advisory_lock(hashtext($1)) AS ok',
           [lockKey(p.name)],
         );
@@ -97,21 +122,45 @@ export class ProjectionRunner {
         }
         this.owned.add(p.name);
         try {
-          while (this.running) {
-            const n = await this.step(p, client);
-            if (n < this.batchSize) await this.waitForEvents();
+          while (this.running && this.owned.has(p.name)) {
+            const client = await this.pool.connect();
+            let n: number;
+            try {
+              n = await this.step(p, client);
+            } finally {
+              client.release();
+            }
+            this.sinceAnalyze.set(p.name, (this.sinceAnalyze.get(p.name) ?? 0) + n);
+            if (n < this.batchSize) {
+              await this.analyzeAfterBulk(p);
+              await this.waitForEvents();
+            }
           }
         } finally {
-          this.owned.delete(p.name);
-          await client.query('SELECT pg_advisory_unlock(hashtext($1))', [lockKey(p.name)]);
+          if (this.owned.delete(p.name) && this.lockClient === held) {
+            await locks
+              .query('SELECT pg_advisory_unlock(hashtext($1))', [lockKey(p.name)])
+              .catch(() => {});
+          }
         }
       } catch (err) {
         this.log.error({ err, projection: p.name }, 'projection failed; retrying');
         await delay(1000);
-      } finally {
-        client.release();
       }
     }
+  }
+
+  private readonly sinceAnalyze = new Map<string, number>();
+
+  /**
+   * After a bulk catch-up the planner's statistics lag far behind the tables (autovacuum
+   * analyzes within a minute or so); until then it can pick a sort over every row instead
+   * of an index. So a projection that caught up after many events analyzes its tables.
+   */
+  private async analyzeAfterBulk(p: Projection): Promise<void> {
+    if ((this.sinceAnalyze.get(p.name) ?? 0) < ANALYZE_AFTER) return;
+    this.sinceAnalyze.set(p.name, 0);
+    for (const table of p.tables) await this.pool.query(`ANALYZE ${table}`);
   }
 
   private waitForEvents(): Promise<void> {

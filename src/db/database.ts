@@ -12,7 +12,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export async function connectPostgres(url: string, max = 10): Promise<Database> {
+export async function connectPostgres(url: string, max = 20): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max });
   pool.on('error', () => {}); // idle client errors surface on the next query
   await pool.query('SELECT 1');

@@ -19,6 +19,13 @@ const endsTx = (sql: string) => /^\s*(COMMIT|ROLLBACK|END)\b/i.test(sql);
 const textOf = (q: unknown) => (typeof q === 'string' ? q : ((q as { text?: string })?.text ?? ''));
 
 /**
+ * Named (prepared) statements live in the backend, which every connection shares here:
+ * a second connection preparing the same name would collide, so names are dropped.
+ */
+const unnamed = (q: unknown) =>
+  typeof q === 'object' && q !== null && 'name' in q ? { ...q, name: undefined } : q;
+
+/**
  * PGlite behind its socket server is one backend shared by every connection: a second
  * connection's extended-protocol messages can land between another's Parse and Bind
  * ("unnamed prepared statement does not exist"), and its statements would run inside
@@ -42,7 +49,7 @@ export function serializedPool(pool: pg.Pool): pg.Pool {
     const query = async (q: unknown, values?: unknown) => {
       const sql = textOf(q);
       // biome-ignore lint/suspicious/noExplicitAny: forwards pg's overloaded query as it was called
-      const run = () => (client.query as any)(q, values);
+      const run = () => (client.query as any)(unnamed(q), values);
       if (releaseTx) {
         try {
           return await run();
@@ -84,7 +91,8 @@ export function serializedPool(pool: pg.Pool): pg.Pool {
     get(target, prop, receiver) {
       if (prop === 'query') {
         // biome-ignore lint/suspicious/noExplicitAny: forwards pg's overloaded query as it was called
-        return (q: unknown, values?: unknown) => once(() => (target.query as any)(q, values));
+        return (q: unknown, values?: unknown) =>
+          once(() => (target.query as any)(unnamed(q), values));
       }
       if (prop === 'connect') return async () => wrapClient(await target.connect());
       return Reflect.get(target, prop, receiver);

@@ -218,10 +218,11 @@ export class PostgresEventStore implements EventStore {
   }
 
   async readStream(streamId: string): Promise<RecordedEvent[]> {
-    const r = await this.pool.query<EventRow>(
-      `${SELECT_EVENT} WHERE stream_id = $1 ORDER BY revision`,
-      [streamId],
-    );
+    const r = await this.pool.query<EventRow>({
+      name: 'es-read-stream',
+      text: `${SELECT_EVENT} WHERE stream_id = $1 ORDER BY revision`,
+      values: [streamId],
+    });
     return r.rows.map(toRecorded);
   }
 

@@ -1,0 +1,132 @@
+// npm run bench:api
+// Requests/s and p50/p99 latency of the offering endpoints over loopback, at 50
+// connections, on a catalogue of 100k configurations for one supplier, each next to a
+// plain fastify route answering a constant body, measured in the same run.
+// Starts its own PostgreSQL cluster, Temporal dev server and service process.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import autocannon from 'autocannon';
+import { demoConfiguration, http, seedCatalog } from '../scripts/lib/demo-catalog.ts';
+import { freePort } from '../src/db/database.ts';
+import { startLocalTemporal } from '../src/temporal/dev-server.ts';
+import { startPostgresCluster } from '../test/helpers/postgres-cluster.ts';
+
+const CONFIGS = Number(process.env.BENCH_CONFIGS ?? 100_000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = 50;
+
+async function waitFor(url: string, proc: ChildProcess) {
+  for (let i = 0; i < 240; i++) {
+    if (proc.exitCode !== null) throw new Error(`${url}: process exited`);
+    if (
+      await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${url} not up`);
+}
+
+function run(url: string, headers: Record<string, string> = {}) {
+  return new Promise<autocannon.Result>((resolve, reject) => {
+    autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers }, (err, result) =>
+      err ? reject(err) : resolve(result),
+    );
+  });
+}
+
+async function main() {
+  const procs: ChildProcess[] = [];
+  const cluster = await startPostgresCluster();
+  const temporal = await startLocalTemporal({ cliPath: process.env.TEMPORAL_CLI_PATH });
+  try {
+    const port = await freePort();
+    const basePort = await freePort();
+    const operatorKey = randomBytes(32).toString('base64url');
+    const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        DATABASE_URL: cluster.url,
+        TEMPORAL_ADDRESS: temporal.address,
+        OPERATOR_API_KEY: operatorKey,
+        EDITOR_TOKEN_SECRET: randomBytes(32).toString('base64url'),
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    procs.push(server);
+    const baseline = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'bench/baseline-server.ts', String(basePort)],
+      { stdio: 'inherit' },
+    );
+    procs.push(baseline);
+    const base = `http://127.0.0.1:${port}`;
+    await waitFor(`${base}/readyz`, server);
+    await waitFor(`http://127.0.0.1:${basePort}/baseline`, baseline);
+
+    const call = http(base);
+    const label = await call('POST', '/operator/labels', operatorKey, { name: 'Bench' });
+    const shop = await call('POST', '/api/shop-integration', label.adminApiKey, {
+      name: 'Bench',
+      shopSystem: 'bench',
+      shopUrl: 'https://bench.example',
+    });
+    await call('PUT', `/operator/shop-integration/${shop.id}/permissions`, operatorKey, {
+      permissions: ['offering'],
+    });
+    const began = Date.now();
+    await seedCatalog(call, operatorKey, 'supplier-a', 'B', CONFIGS, (l) =>
+      process.stderr.write(`\r${l}   `),
+    );
+    process.stderr.write(`\nseeded in ${((Date.now() - began) / 1000).toFixed(0)} s\n`);
+    const known = demoConfiguration('B', 12_345).sku; // B-PEN-012345-RED style
+    const headers = { 'x-api-key': shop.apiKey };
+    const cases: [string, string][] = [
+      ['smartlink offset 0', '/api/offering/smartlink?supplier=supplier-a&limit=20&offset=0'],
+      ['smartlink offset 980', '/api/offering/smartlink?supplier=supplier-a&limit=20&offset=980'],
+      ['sku/data', `/api/offering/sku/data?supplier=supplier-a&sku=${known}`],
+      ['sku prefix', '/api/offering/sku?supplier=supplier-a&sku=B-MUG-0123'],
+      ['sku substring', '/api/offering/sku?supplier=supplier-a&sku=012345'],
+    ];
+    for (const [, path] of cases) {
+      const r = await fetch(`${base}${path}`, { headers });
+      if (r.status !== 200) throw new Error(`${path}: ${r.status}`);
+    }
+    const baseResult = await run(`http://127.0.0.1:${basePort}/baseline`);
+    const rows = [
+      `| baseline: plain fastify route, constant body | ${baseResult.requests.average.toFixed(0)} | ${baseResult.latency.p50} | ${baseResult.latency.p99} | 1.00 |`,
+    ];
+    for (const [name, path] of cases) {
+      const r = await run(`${base}${path}`, headers);
+      if (r.non2xx > 0 || r.errors > 0)
+        throw new Error(`${name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+      rows.push(
+        `| ${name} | ${r.requests.average.toFixed(0)} | ${r.latency.p50} | ${r.latency.p99} | ${(r.requests.average / baseResult.requests.average).toFixed(2)} |`,
+      );
+    }
+    console.log(
+      `\n${CONFIGS} configurations for supplier-a, ${CONNECTIONS} connections, ${SECONDS} s per case, loopback\n`,
+    );
+    console.log('| case | requests/s | p50 ms | p99 ms | ratio to baseline |');
+    console.log('|---|---:|---:|---:|---:|');
+    for (const row of rows) console.log(row);
+  } finally {
+    for (const p of procs) p.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 1000));
+    await temporal.stop();
+    cluster.stop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,76 @@
+// npm run seed:demo   (the service must be running: npm start)
+// Creates a demo label with its keys, a shop integration with the offering permission,
+// a printshop key, a catalogue across the four default suppliers, printshop SKU groups
+// and some prices, then prints the keys.
+// Settings: BASE_URL (http://127.0.0.1:3000), OPERATOR_API_KEY (else DATA_DIR/operator-api-key),
+// SEED_PER_SUPPLIER (1500).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { demoConfiguration, http, seedCatalog } from './lib/demo-catalog.ts';
+
+const baseUrl = process.env.BASE_URL ?? 'http://127.0.0.1:3000';
+const perSupplier = Number(process.env.SEED_PER_SUPPLIER ?? 1500);
+const operatorKey =
+  process.env.OPERATOR_API_KEY ??
+  readFileSync(path.join(process.env.DATA_DIR ?? './data', 'operator-api-key'), 'utf8').trim();
+const call = http(baseUrl);
+
+async function main() {
+  const suppliers: string[] = await call('GET', '/operator/suppliers', operatorKey);
+  const label = await call('POST', '/operator/labels', operatorKey, { name: 'Demo Print Shop' });
+  const shop = await call('POST', '/api/shop-integration', label.adminApiKey, {
+    name: 'Demo web shop',
+    shopSystem: 'shopware',
+    shopUrl: 'https://shop.demo.example',
+  });
+  await call('PUT', `/operator/shop-integration/${shop.id}/permissions`, operatorKey, {
+    permissions: ['offering'],
+  });
+  const printshop = await call('POST', '/operator/printshop-keys', operatorKey, {
+    name: 'Demo print partner',
+  });
+
+  const catalogSuppliers = suppliers.slice(0, 4);
+  for (const [i, supplier] of catalogSuppliers.entries()) {
+    await seedCatalog(call, operatorKey, supplier, `S${i + 1}`, perSupplier, console.log);
+  }
+  const groups = ['Mug classic', 'Tote bag organic', 'Cap snapback'].map((groupName, g) => ({
+    groupName,
+    skus: ['WHT', 'BLK', 'NVY'].map((c) => `PS-${g + 1}-${c}`),
+  }));
+  const imp = await call('POST', '/v1/api/printshop/sku', printshop.apiKey, groups);
+  console.log(`printshop SKU groups: import ${imp.importId}`);
+  const priced = Array.from({ length: 20 }, (_, n) => demoConfiguration('S1', n).sku);
+  await call('POST', '/api/price/import', label.adminApiKey, {
+    currency: 'EUR',
+    prices: priced.flatMap((sku) => [
+      {
+        sku,
+        supplier: catalogSuppliers[0],
+        minQuantity: 1,
+        unitPrice: '4.90',
+        setupPrice: '29.00',
+      },
+      { sku, supplier: catalogSuppliers[0], minQuantity: 100, unitPrice: '2.45' },
+    ]),
+  });
+
+  const sample = priced[0];
+  console.log(`
+Demo label "Demo Print Shop" (partner id ${label.partnerId})
+  label id           ${label.labelId}
+  admin key          ${label.adminApiKey}
+  fulfillment key    ${label.fulfillmentApiKey}
+  integration key    ${shop.apiKey}   (offering permission granted)
+  printshop key      ${printshop.apiKey}
+
+Try:
+  curl -s '${baseUrl}/api/offering/sku/data?supplier=${catalogSuppliers[0]}&sku=${sample}' -H 'x-api-key: ${shop.apiKey}'
+  curl -si '${baseUrl}/api/offering/smartlink?supplier=${catalogSuppliers[1]}&limit=5' -H 'x-api-key: ${shop.apiKey}'
+`);
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

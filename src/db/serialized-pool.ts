@@ -90,8 +90,8 @@ export function serializedPool(pool: pg.Pool): pg.Pool {
   return new Proxy(pool, {
     get(target, prop, receiver) {
       if (prop === 'query') {
-        // biome-ignore lint/suspicious/noExplicitAny: forwards pg's overloaded query as it was called
         return (q: unknown, values?: unknown) =>
+          // biome-ignore lint/suspicious/noExplicitAny: forwards pg's overloaded query as it was called
           once(() => (target.query as any)(unnamed(q), values));
       }
       if (prop === 'connect') return async () => wrapClient(await target.connect());

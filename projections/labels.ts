@@ -11,9 +11,12 @@ export const labelsProjection: Projection = {
       partner_id integer NOT NULL UNIQUE,
       created_at timestamptz NOT NULL
     );`,
-  handles: new Set(labelEvents.types),
+  handles: new Set(['LabelCreated']),
   async apply(tx, stored) {
-    const labels = stored.map((e) => labelEvents.deserialize(e).data);
+    const labels = stored.flatMap((s) => {
+      const e = labelEvents.deserialize(s);
+      return e.type === 'LabelCreated' ? [e.data] : [];
+    });
     await tx.query(
       `INSERT INTO rm_labels (label_id, name, partner_id, created_at)
        SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::timestamptz[])

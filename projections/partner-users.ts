@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { decrypt, userKey } from '../src/app/pii.ts';
+import { decrypt, ownerKey } from '../src/app/encryption-keys.ts';
 import type { Profile } from '../src/domain/partner-user/events.ts';
 import { partnerUserEvents } from '../src/domain/partner-user/events.ts';
 import type { Encrypted } from '../src/domain/shared/encrypted.ts';
@@ -12,7 +12,7 @@ async function profileOf(
   e: Encrypted | null,
 ): Promise<Profile> {
   if (!e) return {};
-  const key = await userKey(tx, userRef);
+  const key = await ownerKey(tx, userRef);
   if (!key) return {};
   try {
     return decrypt(key, e) as Profile;

@@ -4,16 +4,21 @@
 // and some prices, then prints the keys.
 // Settings: BASE_URL (http://127.0.0.1:3000), OPERATOR_API_KEY (else DATA_DIR/operator-api-key),
 // SEED_PER_SUPPLIER (1500).
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { demoConfiguration, http, seedCatalog } from './lib/demo-catalog.ts';
 
 const baseUrl = process.env.BASE_URL ?? 'http://127.0.0.1:3000';
 const perSupplier = Number(process.env.SEED_PER_SUPPLIER ?? 1500);
+const dataDir = process.env.DATA_DIR ?? './data';
 const operatorKey =
   process.env.OPERATOR_API_KEY ??
-  readFileSync(path.join(process.env.DATA_DIR ?? './data', 'operator-api-key'), 'utf8').trim();
+  readFileSync(path.join(dataDir, 'operator-api-key'), 'utf8').trim();
 const call = http(baseUrl);
+const simKeyFile = path.join(dataDir, 'partner-sim-api-key');
+// the embedded default starts the partner simulator on the port after the service's
+const simUrl =
+  process.env.PARTNER_SIM_URL ?? `http://127.0.0.1:${Number(new URL(baseUrl).port || 80) + 1}`;
 
 async function main() {
   const suppliers: string[] = await call('GET', '/operator/suppliers', operatorKey);
@@ -29,6 +34,15 @@ async function main() {
   const printshop = await call('POST', '/operator/printshop-keys', operatorKey, {
     name: 'Demo print partner',
   });
+  if (existsSync(simKeyFile)) {
+    const apiKey = readFileSync(simKeyFile, 'utf8').trim();
+    await call('POST', `/operator/labels/${label.labelId}/callbacks`, operatorKey, {
+      staging: { url: simUrl, apiKey },
+      production: { url: simUrl, apiKey },
+      environment: 'production',
+    });
+    console.log(`login callbacks: the partner simulator at ${simUrl}`);
+  }
 
   const catalogSuppliers = suppliers.slice(0, 4);
   for (const [i, supplier] of catalogSuppliers.entries()) {
@@ -63,6 +77,10 @@ Demo label "Demo Print Shop" (partner id ${label.partnerId})
   fulfillment key    ${label.fulfillmentApiKey}
   integration key    ${shop.apiKey}   (offering permission granted)
   printshop key      ${printshop.apiKey}
+
+Log in as the simulator's demo user (when the partner simulator runs):
+  curl -s -XPOST '${baseUrl}/editor/${label.labelId}/login' -H 'content-type: application/json' \\
+    -d '{"userName":"demo@example.com","password":"demo-password","language":"en"}'
 
 Try:
   curl -s '${baseUrl}/api/offering/sku/data?supplier=${catalogSuppliers[0]}&sku=${sample}' -H 'x-api-key: ${shop.apiKey}'

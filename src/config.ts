@@ -50,6 +50,11 @@ const envSchema = z.object({
     z.string().min(32, 'must be at least 32 characters').optional(),
   ),
   PUBLIC_BASE_URL: optionalUrl,
+  PARTNER_TIMEOUT_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(100).max(60_000).default(5000),
+  ),
+  PARTNER_SIMULATOR: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).optional()),
   LOG_LEVEL: z.preprocess(
     emptyAsUndefined,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -76,6 +81,9 @@ export interface Config {
   editorTokenSecret: string;
   publicBaseUrl: string;
   logLevel: string;
+  partnerTimeoutMs: number;
+  /** a partner simulator started beside the service (embedded default: on) */
+  partnerSimulator: boolean;
 }
 
 export class ConfigError extends Error {
@@ -83,7 +91,10 @@ export class ConfigError extends Error {
 }
 
 /** Reads a secret kept under DATA_DIR, creating it at first start (embedded default only). */
-function persistedSecret(dataDir: string, file: string): { value: string; created: boolean } {
+export function persistedSecret(
+  dataDir: string,
+  file: string,
+): { value: string; created: boolean } {
   const p = path.join(dataDir, file);
   if (existsSync(p)) return { value: readFileSync(p, 'utf8').trim(), created: false };
   mkdirSync(dataDir, { recursive: true });
@@ -157,6 +168,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       editorTokenSecret,
       publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://${e.HOST}:${e.PORT}`,
       logLevel: e.LOG_LEVEL,
+      partnerTimeoutMs: e.PARTNER_TIMEOUT_MS,
+      partnerSimulator: (e.PARTNER_SIMULATOR ?? (embedded ? 'on' : 'off')) === 'on',
     },
     generatedOperatorKey,
   };

@@ -5,13 +5,14 @@ import type { Logger } from 'pino';
 import { allProjections } from '../../projections/index.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import { createActivities } from '../activities/index.ts';
-import type { Config, Role } from '../config.ts';
+import { type Config, persistedSecret, type Role } from '../config.ts';
 import { connectPostgres, type Database, openPglite } from '../db/database.ts';
 import { EsdbEventStore } from '../eventstore/esdb.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import { PostgresEventStore } from '../eventstore/postgres.ts';
 import type { ReadinessCheck } from '../http/deps.ts';
 import { buildHttpServer } from '../http/server.ts';
+import { startPartnerSimulator } from '../partner/simulator.ts';
 import { type LocalTemporal, startLocalTemporal } from '../temporal/dev-server.ts';
 import {
   connectClient,
@@ -19,7 +20,8 @@ import {
   installTemporalRuntime,
   type TemporalTarget,
 } from '../temporal/worker.ts';
-import { PII_SCHEMA } from './pii.ts';
+import { ENCRYPTION_KEYS_SCHEMA } from './encryption-keys.ts';
+import { LoginGuard } from './login-guard.ts';
 
 export interface App {
   db: Database;
@@ -29,6 +31,7 @@ export interface App {
   temporal: { client: Client; target: TemporalTarget } | undefined;
   /** the bound address of the HTTP server, when the role serves HTTP */
   url: string | undefined;
+  partnerSimulator: { url: string } | undefined;
   stop(): Promise<void>;
 }
 
@@ -59,7 +62,7 @@ export async function startApp(config: Config, role: Role, log: Logger): Promise
     }
     stops.push(() => store.close());
 
-    await db.pool.query(PII_SCHEMA);
+    await db.pool.query(ENCRYPTION_KEYS_SCHEMA);
     const runner = new ProjectionRunner(
       db.pool,
       store,
@@ -113,6 +116,23 @@ export async function startApp(config: Config, role: Role, log: Logger): Promise
       }
     }
 
+    let partnerSimulator: App['partnerSimulator'];
+    if (has(role, 'api') && config.partnerSimulator) {
+      // the embedded default's stand-in for a partner's login system (seed-demo wires the demo label to it)
+      const apiKey = persistedSecret(config.dataDir, 'partner-sim-api-key').value;
+      const sim = await startPartnerSimulator({
+        apiKey,
+        port: config.port === 0 ? 0 : config.port + 1,
+        host: config.host,
+      });
+      stops.push(() => sim.stop());
+      partnerSimulator = { url: sim.url };
+      log.info(
+        { url: sim.url },
+        'partner simulator started (PARTNER_SIMULATOR=off to leave it out)',
+      );
+    }
+
     let http: FastifyInstance | undefined;
     let url: string | undefined;
     if (has(role, 'api')) {
@@ -123,6 +143,7 @@ export async function startApp(config: Config, role: Role, log: Logger): Promise
           pool: db.pool,
           runner,
           readiness,
+          loginGuard: new LoginGuard(),
           temporal: temporal && { client: temporal.client, taskQueue: temporal.target.taskQueue },
         },
         log,
@@ -130,7 +151,7 @@ export async function startApp(config: Config, role: Role, log: Logger): Promise
       url = await http.listen({ port: config.port, host: config.host });
       stops.push(() => http!.close());
     }
-    return { db, store, runner, http, temporal, url, stop };
+    return { db, store, runner, http, temporal, url, partnerSimulator, stop };
   } catch (err) {
     await stop();
     throw err;

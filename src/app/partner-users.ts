@@ -11,7 +11,7 @@ import {
 import { DomainError } from '../domain/shared/decider.ts';
 import type { EventMetadata, EventStore, Position } from '../eventstore/port.ts';
 import { handleCommand, loadState } from './command-handler.ts';
-import { destroyUserKey, encrypt, ensureUserKey } from './pii.ts';
+import { destroyOwnerKey, encrypt, ensureOwnerKey } from './encryption-keys.ts';
 
 const notFound = () => new DomainError('not_found', 'user not found', 'user_not_found');
 
@@ -69,7 +69,7 @@ export async function registerPartnerUser(
   const meta = { ...metadata, labelId };
   if (existing) {
     if (!profile) return { userRef: existing, position: undefined };
-    const key = await ensureUserKey(pool, existing);
+    const key = await ensureOwnerKey(pool, existing);
     const r = await handleCommand(
       store,
       partnerUserEvents,
@@ -85,7 +85,7 @@ export async function registerPartnerUser(
     return { userRef: existing, position: r.appended?.position };
   }
   const userRef = randomUUID();
-  const key = await ensureUserKey(pool, userRef);
+  const key = await ensureOwnerKey(pool, userRef);
   await handleCommand(
     store,
     userIdClaimEvents,
@@ -185,7 +185,7 @@ export async function deletePartnerUser(
   const userRef = await resolveUser(store, labelId, userId);
   if (!userRef) throw notFound();
   const meta = { ...metadata, labelId };
-  await destroyUserKey(pool, userRef);
+  await destroyOwnerKey(pool, userRef);
   const r = await handleCommand(
     store,
     partnerUserEvents,

@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type pg from 'pg';
 import type { ProjectionRunner } from '../../projections/runner.ts';
+import type { LoginGuard } from '../app/login-guard.ts';
 import type { Config } from '../config.ts';
 import type { EventStore, Position } from '../eventstore/port.ts';
 import { HttpProblem } from './problem.ts';
@@ -17,6 +18,7 @@ export interface HttpDeps {
   pool: pg.Pool;
   runner: ProjectionRunner;
   readiness: ReadinessCheck[];
+  loginGuard: LoginGuard;
   /** absent in roles without a Temporal client */
   temporal: { client: Client; taskQueue: string } | undefined;
 }

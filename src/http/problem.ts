@@ -39,6 +39,8 @@ export class HttpProblem extends Error {
     readonly code: string,
     readonly detail: string,
     readonly errors?: { path: string; message: string }[],
+    /** the problem type when it differs from the code (a partner's own code, say) */
+    readonly typeCode?: string,
   ) {
     super(detail);
   }
@@ -49,9 +51,10 @@ export function toProblem(
   code: string,
   detail: string,
   errors?: Problem['errors'],
+  typeCode = code,
 ): Problem {
   return {
-    type: `/problems/${code}`,
+    type: `/problems/${typeCode}`,
     title: TITLES[status] ?? 'Error',
     status,
     detail,

@@ -16,6 +16,7 @@ import type { HttpDeps } from './deps.ts';
 import { ONE_MIB } from './limits.ts';
 import { errorHandler, sendProblem, toProblem } from './problem.ts';
 import { adminApi } from './routes/admin/index.ts';
+import { editorAuthRoutes } from './routes/editor/auth.ts';
 import { editorProjectRoutes } from './routes/editor/projects.ts';
 import { fulfillmentApi } from './routes/fulfillment/index.ts';
 import { integratorApi } from './routes/integrator/index.ts';
@@ -90,5 +91,6 @@ export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<F
   await app.register(integratorApi, { deps });
   await app.register(fulfillmentApi, { deps, prefix: '/v1' });
   await app.register(editorProjectRoutes, { deps, prefix: '/editor' });
+  await app.register(editorAuthRoutes, { deps, prefix: '/editor' });
   return app;
 }

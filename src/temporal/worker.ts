@@ -37,6 +37,8 @@ export function installTemporalRuntime(log: Logger): void {
   runtimeInstalled = true;
   try {
     Runtime.install({
+      // the app stops the worker itself, in order, on SIGINT/SIGTERM
+      shutdownSignals: [],
       logger: new DefaultLogger('WARN', (entry) => {
         const level = entry.level === 'ERROR' ? 'error' : 'warn';
         log[level]({ temporal: entry.meta }, entry.message);

@@ -94,7 +94,7 @@ export async function importCatalog(call: Call, t: TestApp, supplier: string, co
 export async function snapshot(t: TestApp): Promise<string> {
   const pool = t.app.db.pool;
   const tables = await pool.query<{ name: string }>(
-    "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND (tablename LIKE 'rm\\_%' OR tablename IN ('es_events', 'pii_keys')) ORDER BY 1",
+    "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND (tablename LIKE 'rm\\_%' OR tablename IN ('es_events', 'encryption_keys')) ORDER BY 1",
   );
   const parts: string[] = [];
   for (const { name } of tables.rows) {

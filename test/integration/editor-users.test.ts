@@ -364,7 +364,7 @@ describe('editor projects and cart, partner users (admin)', () => {
       }
       expect(
         (
-          await pool.query('SELECT count(*)::int AS n FROM pii_keys WHERE user_ref = $1', [
+          await pool.query('SELECT count(*)::int AS n FROM encryption_keys WHERE owner_id = $1', [
             u.userRef,
           ])
         ).rows[0].n,

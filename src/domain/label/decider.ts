@@ -1,17 +1,28 @@
 import type { Decider } from '../shared/decider.ts';
 import { DomainError } from '../shared/decider.ts';
+import type { Encrypted } from '../shared/encrypted.ts';
 import type { StoredKey } from '../shared/keys.ts';
-import type { LabelEvent, PartnerIdEvent } from './events.ts';
+import type { Environment, LabelEvent, PartnerIdEvent } from './events.ts';
 
-export type LabelCommand = {
-  type: 'CreateLabel';
-  labelId: string;
-  name: string;
-  partnerId: number;
-  adminKey: StoredKey;
-  fulfillmentKey: StoredKey;
-  at: Date;
-};
+type CallbackTarget = { url: string; apiKey: Encrypted };
+
+export type LabelCommand =
+  | {
+      type: 'CreateLabel';
+      labelId: string;
+      name: string;
+      partnerId: number;
+      adminKey: StoredKey;
+      fulfillmentKey: StoredKey;
+      at: Date;
+    }
+  | {
+      type: 'ConfigureCallbacks';
+      staging: CallbackTarget | undefined;
+      production: CallbackTarget;
+      environment: Environment;
+      at: Date;
+    };
 
 export type LabelState =
   | { exists: false }
@@ -22,6 +33,13 @@ export type LabelState =
       partnerId: number;
       adminKey: StoredKey;
       fulfillmentKey: StoredKey;
+      callbacks:
+        | {
+            staging: CallbackTarget | undefined;
+            production: CallbackTarget;
+            environment: Environment;
+          }
+        | undefined;
     };
 
 export const labelDecider: Decider<LabelCommand, LabelEvent, LabelState> = {
@@ -45,13 +63,49 @@ export const labelDecider: Decider<LabelCommand, LabelEvent, LabelState> = {
           },
         ];
       }
+      case 'ConfigureCallbacks': {
+        if (!state.exists) throw new DomainError('not_found', 'label not found', 'label_not_found');
+        if (command.environment === 'staging' && !command.staging) {
+          throw new DomainError(
+            'invalid',
+            'the staging environment needs a staging callback',
+            'staging_missing',
+          );
+        }
+        const { staging, production, environment, at } = command;
+        return [
+          {
+            type: 'LabelCallbacksConfigured',
+            data: {
+              labelId: state.labelId,
+              ...(staging ? { staging } : {}),
+              production,
+              environment,
+              configuredAt: at.toISOString(),
+            },
+          },
+        ];
+      }
     }
   },
-  evolve(_state, event) {
+  evolve(state, event) {
     switch (event.type) {
       case 'LabelCreated': {
         const { labelId, name, partnerId, adminKey, fulfillmentKey } = event.data;
-        return { exists: true, labelId, name, partnerId, adminKey, fulfillmentKey };
+        return {
+          exists: true,
+          labelId,
+          name,
+          partnerId,
+          adminKey,
+          fulfillmentKey,
+          callbacks: undefined,
+        };
+      }
+      case 'LabelCallbacksConfigured': {
+        if (!state.exists) return state;
+        const { staging, production, environment } = event.data;
+        return { ...state, callbacks: { staging, production, environment } };
       }
     }
   },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { encryptedSchema } from '../shared/encrypted.ts';
 import { defineEvent, type EventOf, EventRegistry } from '../shared/events.ts';
 import { storedKeySchema } from '../shared/keys.ts';
 
@@ -22,8 +23,26 @@ export const PartnerIdReserved = defineEvent(
   z.object({ partnerId: z.number().int().positive(), labelId: z.uuid() }),
 );
 
-export type LabelEvent = EventOf<typeof LabelCreated>;
-export const labelEvents = new EventRegistry<LabelEvent>([LabelCreated]);
+export const ENVIRONMENTS = ['staging', 'production'] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+/** A partner-hosted callback address; its key only ever encrypted (app/encryption-keys.ts). */
+const callbackTarget = z.object({ url: z.string(), apiKey: encryptedSchema });
+
+export const LabelCallbacksConfigured = defineEvent(
+  'LabelCallbacksConfigured',
+  1,
+  z.object({
+    labelId: z.uuid(),
+    staging: callbackTarget.optional(),
+    production: callbackTarget,
+    environment: z.enum(ENVIRONMENTS),
+    configuredAt: z.iso.datetime(),
+  }),
+);
+
+export type LabelEvent = EventOf<typeof LabelCreated> | EventOf<typeof LabelCallbacksConfigured>;
+export const labelEvents = new EventRegistry<LabelEvent>([LabelCreated, LabelCallbacksConfigured]);
 export type PartnerIdEvent = EventOf<typeof PartnerIdReserved>;
 export const partnerIdEvents = new EventRegistry<PartnerIdEvent>([PartnerIdReserved]);
 

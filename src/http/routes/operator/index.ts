@@ -1,16 +1,18 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findImport } from '../../../../projections/imports.ts';
+import { configureCallbacks } from '../../../app/callbacks.ts';
 import { importWorkflowId, requestImport } from '../../../app/imports.ts';
 import { createLabel } from '../../../app/labels.ts';
 import { issuePrintshopKey } from '../../../app/printshop.ts';
 import { changeShopIntegrationPermissions } from '../../../app/shop-integrations.ts';
+import { ENVIRONMENTS } from '../../../domain/label/events.ts';
 import { configurationSchema, skuSchema } from '../../../domain/product/configuration.ts';
 import { permissionSchema } from '../../../domain/shop-integration/events.ts';
 import { type HttpDeps, readYourWrite, startWorkflow } from '../../deps.ts';
 import { BULK_BODY_LIMIT } from '../../limits.ts';
 import { HttpProblem } from '../../problem.ts';
-import { apiKeySecurity, idParams, problems } from '../../schemas/common.ts';
+import { apiKeySecurity, httpUrl, idParams, problems } from '../../schemas/common.ts';
 import { importViewSchema } from '../../schemas/import.ts';
 
 const tags = ['Operator API'];
@@ -52,6 +54,60 @@ export const operatorApi: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
       });
       await readYourWrite(deps, 'labels', position);
       return reply.status(201).send(created);
+    },
+  );
+
+  const callbackTarget = z.object({ url: httpUrl, apiKey: z.string().min(1).max(500) }).strict();
+  app.post(
+    '/labels/:labelId/callbacks',
+    {
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary:
+          "Set the label's partner-hosted callbacks (signup, login, forgot password) and the active environment",
+        params: z.object({ labelId: z.uuid({ message: 'must be a UUID' }) }).strict(),
+        body: z
+          .object({
+            staging: callbackTarget.optional(),
+            production: callbackTarget,
+            environment: z.enum(ENVIRONMENTS),
+          })
+          .strict()
+          .meta({
+            example: {
+              staging: {
+                url: 'https://staging.partner.example/editor-auth',
+                apiKey: 'staging-key',
+              },
+              production: { url: 'https://partner.example/editor-auth', apiKey: 'production-key' },
+              environment: 'production',
+            },
+          }),
+        response: {
+          200: z.object({
+            labelId: z.uuid(),
+            environment: z.enum(ENVIRONMENTS),
+            staging: z.object({ url: z.string() }).optional(),
+            production: z.object({ url: z.string() }),
+          }),
+          ...problems(400, 401, 403, 404, 413, 415),
+        },
+      },
+    },
+    async (request) => {
+      const { labelId } = request.params;
+      const { staging, production, environment } = request.body;
+      await configureCallbacks(deps.store, deps.pool, labelId, request.body, {
+        ...operator,
+        correlationId: request.id,
+      });
+      return {
+        labelId,
+        environment,
+        ...(staging ? { staging: { url: staging.url } } : {}),
+        production: { url: production.url },
+      };
     },
   );
 

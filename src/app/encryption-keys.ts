@@ -3,16 +3,17 @@ import type pg from 'pg';
 import { type Encrypted, encryptedSchema } from '../domain/shared/encrypted.ts';
 
 /**
- * Personal data (names, user name, e-mail) never enters an event in the clear: it is
- * encrypted with a key per user, kept outside the event store. Deleting the user
- * destroys the key, and every copy of their personal data in the history becomes
+ * Secrets and personal data never enter an event in the clear: they are encrypted with
+ * a key per owner (a user for their names and user name, a label for its partner
+ * callback keys), kept in the database, outside the event store. Deleting a user
+ * destroys their key, and every copy of their personal data in the history becomes
  * unreadable (crypto-shredding) while the history itself stays intact.
  */
 export { type Encrypted, encryptedSchema };
 
-export const PII_SCHEMA = `
-CREATE TABLE IF NOT EXISTS pii_keys (
-  user_ref   uuid PRIMARY KEY,
+export const ENCRYPTION_KEYS_SCHEMA = `
+CREATE TABLE IF NOT EXISTS encryption_keys (
+  owner_id   uuid PRIMARY KEY,
   key        bytea NOT NULL,
   created_at timestamptz NOT NULL DEFAULT now()
 );`;
@@ -41,22 +42,22 @@ export function decrypt(key: Buffer, e: Encrypted): unknown {
 
 type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
 
-export async function userKey(db: Queryable, userRef: string): Promise<Buffer | undefined> {
-  const r = await db.query<{ key: Buffer }>('SELECT key FROM pii_keys WHERE user_ref = $1', [
-    userRef,
+export async function ownerKey(db: Queryable, ownerId: string): Promise<Buffer | undefined> {
+  const r = await db.query<{ key: Buffer }>('SELECT key FROM encryption_keys WHERE owner_id = $1', [
+    ownerId,
   ]);
   return r.rows[0]?.key;
 }
 
-/** The user's key, made on first use. */
-export async function ensureUserKey(db: Queryable, userRef: string): Promise<Buffer> {
+/** The owner's key, made on first use. */
+export async function ensureOwnerKey(db: Queryable, ownerId: string): Promise<Buffer> {
   await db.query(
-    'INSERT INTO pii_keys (user_ref, key) VALUES ($1, $2) ON CONFLICT (user_ref) DO NOTHING',
-    [userRef, randomBytes(32)],
+    'INSERT INTO encryption_keys (owner_id, key) VALUES ($1, $2) ON CONFLICT (owner_id) DO NOTHING',
+    [ownerId, randomBytes(32)],
   );
-  return (await userKey(db, userRef))!;
+  return (await ownerKey(db, ownerId))!;
 }
 
-export async function destroyUserKey(db: Queryable, userRef: string): Promise<void> {
-  await db.query('DELETE FROM pii_keys WHERE user_ref = $1', [userRef]);
+export async function destroyOwnerKey(db: Queryable, ownerId: string): Promise<void> {
+  await db.query('DELETE FROM encryption_keys WHERE owner_id = $1', [ownerId]);
 }

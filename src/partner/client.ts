@@ -1,0 +1,116 @@
+import type { z } from 'zod';
+import type { CallbackTarget } from '../app/callbacks.ts';
+import { forgotPasswordResultSchema, partnerErrorSchema, partnerUserSchema } from './responses.ts';
+
+export type CallbackKind = 'signup' | 'login' | 'forgot-password';
+
+const SCHEMAS = {
+  signup: partnerUserSchema,
+  login: partnerUserSchema,
+  'forgot-password': forgotPasswordResultSchema,
+} as const;
+
+export type PartnerOutcome<K extends CallbackKind> =
+  | { ok: true; value: z.infer<(typeof SCHEMAS)[K]> }
+  | { ok: false; failure: 'rejected'; status: number; message?: string; code?: string }
+  | { ok: false; failure: 'unavailable'; status?: number; message?: string; code?: string }
+  | { ok: false; failure: 'timeout' | 'invalid_response' };
+
+const MAX_BODY = 64 * 1024;
+
+/** What the client logs through: method, URL, status, time; never the key or the body. */
+interface Log {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+async function readBody(res: Response): Promise<string | undefined> {
+  const reader = res.body?.getReader();
+  if (!reader) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > MAX_BODY) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Calls one of a label's partner-hosted callbacks: POST `{url}/{kind}` with the label's
+ * callback key, redirects not followed, a time limit. Success is 201 with a body of the
+ * right shape and nothing else; a 4xx is the partner saying no, carrying its 2.3 message.
+ * Only forgot-password is retried, once, and only when the connection itself failed:
+ * a repeated signup could create two accounts.
+ */
+export async function callPartner<K extends CallbackKind>(
+  target: CallbackTarget,
+  kind: K,
+  body: Record<string, unknown>,
+  options: { timeoutMs: number; log: Log },
+): Promise<PartnerOutcome<K>> {
+  const url = `${target.url.replace(/\/+$/, '')}/${kind}`;
+  const attempts = kind === 'forgot-password' ? 2 : 1;
+  for (let attempt = 1; ; attempt++) {
+    const began = Date.now();
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'x-api-key': target.apiKey,
+          'content-type': 'application/json',
+          accept: 'application/json',
+        },
+        body: JSON.stringify(body),
+        redirect: 'manual',
+        signal: AbortSignal.timeout(options.timeoutMs),
+      });
+    } catch (err) {
+      const timedOut =
+        (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError';
+      options.log.warn(
+        { partner: { kind, url, attempt, ms: Date.now() - began, error: (err as Error).name } },
+        'partner call failed',
+      );
+      if (timedOut) return { ok: false, failure: 'timeout' };
+      if (attempt < attempts) continue;
+      return { ok: false, failure: 'unavailable' };
+    }
+    const text = await readBody(res).catch(() => undefined);
+    options.log.info(
+      { partner: { kind, url, attempt, status: res.status, ms: Date.now() - began } },
+      'partner answered',
+    );
+    const json = parseJson(text);
+    if (res.status === 201) {
+      const parsed = SCHEMAS[kind].safeParse(json);
+      return parsed.success
+        ? { ok: true, value: parsed.data as z.infer<(typeof SCHEMAS)[K]> }
+        : { ok: false, failure: 'invalid_response' };
+    }
+    const error = partnerErrorSchema.safeParse(json);
+    const details = error.success ? { message: error.data.message, code: error.data.code } : {};
+    if (res.status >= 400 && res.status < 500)
+      return { ok: false, failure: 'rejected', status: res.status, ...details };
+    if (res.status >= 500)
+      return { ok: false, failure: 'unavailable', status: res.status, ...details };
+    // 2xx other than 201, 3xx (redirects are not followed): not an answer we can use
+    return { ok: false, failure: 'invalid_response' };
+  }
+}

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+
+/** 2.1: the partner's user record; only `id` is required, and it must be there. */
+export const partnerUserSchema = z.object({
+  id: z.union([z.string().min(1).max(200), z.number().int().transform(String)]),
+  firstName: z.string().max(200).optional().nullable(),
+  lastName: z.string().max(200).optional().nullable(),
+  userName: z.string().max(320).optional().nullable(),
+});
+export type PartnerUser = z.infer<typeof partnerUserSchema>;
+
+/** 2.2: the texts of the modal dialog after a forgot-password request. */
+export const forgotPasswordResultSchema = z.object({
+  header: z.string().max(1000),
+  body: z.string().max(10_000),
+});
+
+/** 2.3: what a partner may send with a failure. */
+export const partnerErrorSchema = z.object({
+  message: z.string().max(2000).optional(),
+  code: z.string().max(200).optional(),
+});

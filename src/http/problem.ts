@@ -106,7 +106,7 @@ function validationErrors(error: FastifyError): Problem['errors'] {
 export function errorToProblem(error: unknown): { problem: Problem; internal: boolean } {
   if (error instanceof HttpProblem) {
     return {
-      problem: toProblem(error.status, error.code, error.detail, error.errors),
+      problem: toProblem(error.status, error.code, error.detail, error.errors, error.typeCode),
       internal: false,
     };
   }

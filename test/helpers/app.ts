@@ -15,8 +15,15 @@ export interface TestApp {
   editorTokenSecret: string;
   /** every log line the app wrote */
   logs: string[];
+  /** secrets a test used (passwords, callback keys): checked for leaks at stop */
+  secrets: Set<string>;
+  /** fails when a secret or an API key appears in a log line or a stored event */
+  assertNoLeaks(): Promise<void>;
+  /** checks for leaks, then stops the app */
   stop(): Promise<void>;
 }
+
+const API_KEY = /ep_(adm|int|ful|psk)_[0-9a-f]{32}_[A-Za-z0-9_-]{43}/;
 
 /**
  * The whole service in this process against the real servers of the run: a fresh
@@ -40,7 +47,38 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   const logs: string[] = [];
   const logger = createLogger(config.logLevel, { write: (line: string) => void logs.push(line) });
   const app = await startApp(config, 'all', logger);
-  return { app, url: app.url!, operatorKey, editorTokenSecret, logs, stop: () => app.stop() };
+  const secrets = new Set<string>([operatorKey, editorTokenSecret]);
+  const assertNoLeaks = async () => {
+    const events = await app.db.pool.query<{ text: string }>(
+      'SELECT stream_id || type || data::text || metadata::text AS text FROM es_events',
+    );
+    const places = [
+      ...logs.map((line, i) => ({ where: `log line ${i}`, text: line })),
+      ...events.rows.map((e, i) => ({ where: `event ${i}`, text: e.text })),
+    ];
+    for (const { where, text } of places) {
+      if (API_KEY.test(text)) throw new Error(`an API key in the clear in ${where}`);
+      for (const secret of secrets) {
+        if (text.includes(secret)) throw new Error(`a secret in the clear in ${where}`);
+      }
+    }
+  };
+  return {
+    app,
+    url: app.url!,
+    operatorKey,
+    editorTokenSecret,
+    logs,
+    secrets,
+    assertNoLeaks,
+    async stop() {
+      try {
+        await assertNoLeaks();
+      } finally {
+        await app.stop();
+      }
+    },
+  };
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: test answers are inspected field by field

@@ -37,9 +37,17 @@ export async function newIntegration(
   return { id: r.body.id, apiKey: r.body.apiKey };
 }
 
-/** Waits until every projection has seen every event appended so far. */
+/**
+ * Waits until every projection has seen every event committed so far. The head is read
+ * without the store's xmin horizon (headPosition honours it, and a transaction in
+ * another test's database can hold it back for a moment).
+ */
 export async function settled(t: TestApp): Promise<void> {
-  const head = await t.app.store.headPosition();
+  const r = await t.app.db.pool.query<{ tx: string; seq: string }>(
+    'SELECT tx_id::text AS tx, seq FROM es_events ORDER BY tx_id DESC, seq DESC LIMIT 1',
+  );
+  const row = r.rows[0];
+  const head = row ? { commit: BigInt(row.tx), prepare: BigInt(row.seq) } : await t.app.store.headPosition();
   for (const name of t.app.runner.names) {
     expect(await t.app.runner.waitFor(name, head, 20_000)).toBe(true);
   }

@@ -47,7 +47,9 @@ export async function settled(t: TestApp): Promise<void> {
     'SELECT tx_id::text AS tx, seq FROM es_events ORDER BY tx_id DESC, seq DESC LIMIT 1',
   );
   const row = r.rows[0];
-  const head = row ? { commit: BigInt(row.tx), prepare: BigInt(row.seq) } : await t.app.store.headPosition();
+  const head = row
+    ? { commit: BigInt(row.tx), prepare: BigInt(row.seq) }
+    : await t.app.store.headPosition();
   for (const name of t.app.runner.names) {
     expect(await t.app.runner.waitFor(name, head, 20_000)).toBe(true);
   }

@@ -1,6 +1,7 @@
 import { importsProjection } from './imports.ts';
 import { labelsProjection } from './labels.ts';
 import { offeringsProjection } from './offerings.ts';
+import { ordersProjection } from './orders.ts';
 import { partnerUsersProjection } from './partner-users.ts';
 import { pricesProjection } from './prices.ts';
 import type { Projection } from './projection.ts';
@@ -15,4 +16,5 @@ export const allProjections: Projection[] = [
   pricesProjection,
   partnerUsersProjection,
   projectsProjection,
+  ordersProjection,
 ];

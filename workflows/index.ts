@@ -1,3 +1,6 @@
 // Every workflow the worker bundles. Workflow code only: deterministic, no I/O.
+export { barcodeRegenerationWorkflow } from './barcode-regeneration.ts';
 export { importWorkflow } from './import.ts';
 export { pingWorkflow } from './ping.ts';
+export { replayWorkflow } from './replay.ts';
+export { saleNotificationWorkflow } from './sale-notification.ts';

@@ -1,14 +1,18 @@
 import type { EventStore } from '../eventstore/port.ts';
+import type { FileStorage } from '../storage/port.ts';
 import { importActivities } from './imports.ts';
+import { orderActivities } from './orders.ts';
 
 export interface ActivityDeps {
   store: EventStore;
+  storage: FileStorage;
 }
 
 /** Activities as plain async functions over injected dependencies. */
 export function createActivities(deps: ActivityDeps) {
   return {
     ...importActivities(deps.store),
+    ...orderActivities(deps),
     async describeEventStore(): Promise<string> {
       const head = await deps.store.headPosition();
       return `${deps.store.kind} at ${head.commit}/${head.prepare}`;

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { allProjections } from '../../projections/index.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
-import { createActivities } from '../activities/index.ts';
+import { type Activities, createActivities } from '../activities/index.ts';
 import { type Config, persistedSecret, type Role } from '../config.ts';
 import { connectPostgres, type Database, openPglite } from '../db/database.ts';
 import { EsdbEventStore } from '../eventstore/esdb.ts';
@@ -13,6 +13,8 @@ import { PostgresEventStore } from '../eventstore/postgres.ts';
 import type { ReadinessCheck } from '../http/deps.ts';
 import { buildHttpServer } from '../http/server.ts';
 import { startPartnerSimulator } from '../partner/simulator.ts';
+import { FilesystemStorage } from '../storage/filesystem.ts';
+import type { FileStorage } from '../storage/port.ts';
 import { type LocalTemporal, startLocalTemporal } from '../temporal/dev-server.ts';
 import {
   connectClient,
@@ -26,6 +28,7 @@ import { LoginGuard } from './login-guard.ts';
 export interface App {
   db: Database;
   store: EventStore;
+  storage: FileStorage;
   runner: ProjectionRunner;
   http: FastifyInstance | undefined;
   temporal: { client: Client; target: TemporalTarget } | undefined;
@@ -41,7 +44,17 @@ const has = (role: Role, part: Exclude<Role, 'all'>) => role === 'all' || role =
  * The composition root: builds the adapters the configuration asks for, wires them and
  * starts the parts of the role. Every part it started is stopped by `stop`, in reverse.
  */
-export async function startApp(config: Config, role: Role, log: Logger): Promise<App> {
+export interface StartOptions {
+  /** wraps the worker's activities (fault injection in tests) */
+  wrapActivities?: (activities: Activities) => Activities;
+}
+
+export async function startApp(
+  config: Config,
+  role: Role,
+  log: Logger,
+  options: StartOptions = {},
+): Promise<App> {
   const stops: (() => Promise<unknown>)[] = [];
   const stop = async () => {
     for (const s of stops.reverse()) await s().catch((err) => log.error({ err }, 'stop failed'));
@@ -63,6 +76,7 @@ export async function startApp(config: Config, role: Role, log: Logger): Promise
     stops.push(() => store.close());
 
     await db.pool.query(ENCRYPTION_KEYS_SCHEMA);
+    const storage = await FilesystemStorage.open(path.join(config.dataDir, 'print-files'));
     const runner = new ProjectionRunner(
       db.pool,
       store,
@@ -106,7 +120,8 @@ export async function startApp(config: Config, role: Role, log: Logger): Promise
         check: async () => void (await client.connection.workflowService.getSystemInfo({})),
       });
       if (has(role, 'worker')) {
-        const w = await createWorker(target, createActivities({ store }));
+        const activities = createActivities({ store, storage });
+        const w = await createWorker(target, options.wrapActivities?.(activities) ?? activities);
         const running = w.run();
         stops.push(async () => {
           w.worker.shutdown();
@@ -144,6 +159,7 @@ export async function startApp(config: Config, role: Role, log: Logger): Promise
           runner,
           readiness,
           loginGuard: new LoginGuard(),
+          storage,
           temporal: temporal && { client: temporal.client, taskQueue: temporal.target.taskQueue },
         },
         log,
@@ -151,7 +167,7 @@ export async function startApp(config: Config, role: Role, log: Logger): Promise
       url = await http.listen({ port: config.port, host: config.host });
       stops.push(() => http!.close());
     }
-    return { db, store, runner, http, temporal, url, partnerSimulator, stop };
+    return { db, store, storage, runner, http, temporal, url, partnerSimulator, stop };
   } catch (err) {
     await stop();
     throw err;

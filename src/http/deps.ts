@@ -4,6 +4,7 @@ import type { ProjectionRunner } from '../../projections/runner.ts';
 import type { LoginGuard } from '../app/login-guard.ts';
 import type { Config } from '../config.ts';
 import type { EventStore, Position } from '../eventstore/port.ts';
+import type { FileStorage } from '../storage/port.ts';
 import { HttpProblem } from './problem.ts';
 
 export interface ReadinessCheck {
@@ -19,6 +20,7 @@ export interface HttpDeps {
   runner: ProjectionRunner;
   readiness: ReadinessCheck[];
   loginGuard: LoginGuard;
+  storage: FileStorage;
   /** absent in roles without a Temporal client */
   temporal: { client: Client; taskQueue: string } | undefined;
 }
@@ -50,6 +52,8 @@ export async function startWorkflow(
       taskQueue: deps.temporal.taskQueue,
       workflowId,
       args,
+      // a business id runs once, even after its workflow finished
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
     });
   } catch (err) {
     if ((err as Error).name === 'WorkflowExecutionAlreadyStartedError') return;

@@ -10,7 +10,10 @@ const BCID: Record<BarcodeFormat, string> = {
 };
 
 /** The barcode as a PNG at 600 dpi (bwip-js, scale 8 on its 72 dpi grid ~ 576 dpi). */
-export async function renderBarcode(format: BarcodeFormat, value: string): Promise<{ png: Buffer; dpi: number }> {
+export async function renderBarcode(
+  format: BarcodeFormat,
+  value: string,
+): Promise<{ png: Buffer; dpi: number }> {
   try {
     const png = await bwipjs.toBuffer({
       bcid: BCID[format],

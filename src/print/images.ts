@@ -18,7 +18,12 @@ const LIMIT_PIXELS = 100_000_000;
  * sRGB, resized to its placed size at up to 300 dpi (never enlarged), PNG where there is
  * transparency, JPEG otherwise. SVG is rasterised at the target resolution.
  */
-export async function prepareImage(src: string, widthMm: number, heightMm: number, path: string): Promise<PreparedImage> {
+export async function prepareImage(
+  src: string,
+  widthMm: number,
+  heightMm: number,
+  path: string,
+): Promise<PreparedImage> {
   const parsed = parseDataUrl(src);
   if (!parsed) throw new RenderError(`${path}: not a data URL of a supported image`);
   const widthIn = widthMm / 25.4;
@@ -27,12 +32,21 @@ export async function prepareImage(src: string, widthMm: number, heightMm: numbe
   const targetH = Math.max(1, Math.round(heightIn * TARGET_DPI));
   const isSvg = parsed.type === 'image/svg+xml';
   try {
-    let input = sharp(parsed.bytes, { failOn: 'error', limitInputPixels: LIMIT_PIXELS }).timeout({ seconds: 30 });
+    let input = sharp(parsed.bytes, { failOn: 'error', limitInputPixels: LIMIT_PIXELS }).timeout({
+      seconds: 30,
+    });
     const meta = await input.metadata();
     if (isSvg) {
       // vector: rasterise at the density that gives the target size
-      const density = Math.min(2400, Math.max(1, (72 * targetW) / Math.max(1, meta.width ?? targetW)));
-      input = sharp(parsed.bytes, { density, failOn: 'error', limitInputPixels: LIMIT_PIXELS }).timeout({ seconds: 30 });
+      const density = Math.min(
+        2400,
+        Math.max(1, (72 * targetW) / Math.max(1, meta.width ?? targetW)),
+      );
+      input = sharp(parsed.bytes, {
+        density,
+        failOn: 'error',
+        limitInputPixels: LIMIT_PIXELS,
+      }).timeout({ seconds: 30 });
     }
     const upright = input.rotate(); // EXIF orientation
     const turned = (meta.orientation ?? 1) >= 5;
@@ -40,7 +54,9 @@ export async function prepareImage(src: string, widthMm: number, heightMm: numbe
     const srcH = (turned ? meta.width : meta.height) ?? targetH;
     const outW = isSvg ? targetW : Math.min(srcW, targetW);
     const outH = isSvg ? targetH : Math.min(srcH, targetH);
-    const effectiveDpi = isSvg ? TARGET_DPI : Math.round(Math.min(srcW / widthIn, srcH / heightIn, TARGET_DPI));
+    const effectiveDpi = isSvg
+      ? TARGET_DPI
+      : Math.round(Math.min(srcW / widthIn, srcH / heightIn, TARGET_DPI));
     const pipeline = upright.resize(outW, outH, { fit: 'fill' }).toColorspace('srgb');
     const hasAlpha = meta.hasAlpha === true;
     const bytes = hasAlpha
@@ -49,6 +65,8 @@ export async function prepareImage(src: string, widthMm: number, heightMm: numbe
     return { format: hasAlpha ? 'png' : 'jpg', bytes, effectiveDpi };
   } catch (err) {
     if (err instanceof RenderError) throw err;
-    throw new RenderError(`${path}: the image cannot be decoded (${(err as Error).message.split('\n')[0]})`);
+    throw new RenderError(
+      `${path}: the image cannot be decoded (${(err as Error).message.split('\n')[0]})`,
+    );
   }
 }

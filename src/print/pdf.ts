@@ -5,9 +5,9 @@ import {
   clip,
   degrees,
   endPath,
+  PDFDocument,
   type PDFFont,
   type PDFImage,
-  PDFDocument,
   type PDFPage,
   popGraphicsState,
   pushGraphicsState,
@@ -53,7 +53,15 @@ function hex(color: string) {
 }
 
 /** Draws an image in its box, turned clockwise by `rotation` degrees about the box's centre. */
-function drawRotated(page: PDFPage, image: PDFImage, x: number, y: number, w: number, h: number, rotation: number) {
+function drawRotated(
+  page: PDFPage,
+  image: PDFImage,
+  x: number,
+  y: number,
+  w: number,
+  h: number,
+  rotation: number,
+) {
   const phi = (-rotation * Math.PI) / 180;
   const cx = x + w / 2;
   const cy = y + h / 2;
@@ -67,7 +75,13 @@ function drawRotated(page: PDFPage, image: PDFImage, x: number, y: number, w: nu
 }
 
 /** The slug: the barcode and one human-readable line, all below the BleedBox. */
-function drawSlug(page: PDFPage, item: PrintItem, font: PDFFont, barcode: PDFImage, pageWidth: number) {
+function drawSlug(
+  page: PDFPage,
+  item: PrintItem,
+  font: PDFFont,
+  barcode: PDFImage,
+  pageWidth: number,
+) {
   const margin = mm(2);
   const room = pageWidth - 2 * margin;
   const linear = item.barcode.format === 'code128' || item.barcode.format === 'ean13';
@@ -108,7 +122,10 @@ export async function renderPrintFile(item: PrintItem): Promise<PrintFile> {
 
   for (const [ai, area] of item.design.areas.entries()) {
     const spec = areas.get(area.printArea);
-    if (!spec) throw new RenderError(`design.areas.${ai}: print area ${area.printArea} is not on ${item.sku}`);
+    if (!spec)
+      throw new RenderError(
+        `design.areas.${ai}: print area ${area.printArea} is not on ${item.sku}`,
+      );
     const W = spec.widthMm;
     const H = spec.heightMm;
     const pageW = mm(W + 2 * BLEED_MM);
@@ -119,7 +136,12 @@ export async function renderPrintFile(item: PrintItem): Promise<PrintFile> {
     const left = mm(BLEED_MM);
     const top = mm(SLUG_MM + BLEED_MM + H);
 
-    page.pushOperators(pushGraphicsState(), rectangle(0, mm(SLUG_MM), pageW, mm(H + 2 * BLEED_MM)), clip(), endPath());
+    page.pushOperators(
+      pushGraphicsState(),
+      rectangle(0, mm(SLUG_MM), pageW, mm(H + 2 * BLEED_MM)),
+      clip(),
+      endPath(),
+    );
     for (const [li, layer] of area.layers.entries()) {
       const path = `design.areas.${ai}.layers.${li}`;
       const box = layerBox(layer);
@@ -128,11 +150,24 @@ export async function renderPrintFile(item: PrintItem): Promise<PrintFile> {
       }
       if (layer.type === 'image') {
         const prepared = await prepareImage(layer.src, layer.width, layer.height, path);
-        const embedded = prepared.format === 'png' ? await doc.embedPng(prepared.bytes) : await doc.embedJpg(prepared.bytes);
-        drawRotated(page, embedded, left + mm(layer.x), top - mm(layer.y + layer.height), mm(layer.width), mm(layer.height), layer.rotation);
+        const embedded =
+          prepared.format === 'png'
+            ? await doc.embedPng(prepared.bytes)
+            : await doc.embedJpg(prepared.bytes);
+        drawRotated(
+          page,
+          embedded,
+          left + mm(layer.x),
+          top - mm(layer.y + layer.height),
+          mm(layer.width),
+          mm(layer.height),
+          layer.rotation,
+        );
         images.push({ area: spec.code, layer: li, effectiveDpi: prepared.effectiveDpi });
         if (prepared.effectiveDpi < MIN_DPI) {
-          warnings.push(`${path}: ${prepared.effectiveDpi} dpi at its placed size (under ${MIN_DPI})`);
+          warnings.push(
+            `${path}: ${prepared.effectiveDpi} dpi at its placed size (under ${MIN_DPI})`,
+          );
         }
       } else {
         const ascent = font.heightAtSize(layer.fontSize, { descender: false });

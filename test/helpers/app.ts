@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
-import { type App, startApp } from '../../src/app/container.ts';
+import { type App, type StartOptions, startApp } from '../../src/app/container.ts';
 import { createLogger } from '../../src/app/logger.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createDatabase } from './postgres-cluster.ts';
@@ -30,7 +30,10 @@ const API_KEY = /ep_(adm|int|ful|psk)_[0-9a-f]{32}_[A-Za-z0-9_-]{43}/;
  * PostgreSQL database (events and read models), the Temporal dev server with a task
  * queue of its own, HTTP on a free loopback port.
  */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: StartOptions = {},
+): Promise<TestApp> {
   const operatorKey = randomBytes(32).toString('base64url');
   const editorTokenSecret = randomBytes(32).toString('base64url');
   const { config } = loadConfig({
@@ -46,7 +49,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   });
   const logs: string[] = [];
   const logger = createLogger(config.logLevel, { write: (line: string) => void logs.push(line) });
-  const app = await startApp(config, 'all', logger);
+  const app = await startApp(config, 'all', logger, options);
   const secrets = new Set<string>([operatorKey, editorTokenSecret]);
   const assertNoLeaks = async () => {
     const events = await app.db.pool.query<{ text: string }>(

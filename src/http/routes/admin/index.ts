@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { HttpDeps } from '../../deps.ts';
+import { orderAdminRoutes } from '../orders/admin.ts';
 import { priceRoutes } from './prices.ts';
 import { shopIntegrationRoutes } from './shop-integrations.ts';
 import { userProjectRoutes } from './users-projects.ts';
@@ -10,4 +11,5 @@ export const adminApi: FastifyPluginAsync<{ deps: HttpDeps }> = async (app, { de
   await app.register(shopIntegrationRoutes, { deps });
   await app.register(priceRoutes, { deps });
   await app.register(userProjectRoutes, { deps });
+  await app.register(orderAdminRoutes, { deps });
 };

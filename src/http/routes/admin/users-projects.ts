@@ -4,7 +4,6 @@ import { findUserRef } from '../../../../projections/partner-users.ts';
 import { countUserProjects, listUserProjects } from '../../../../projections/projects.ts';
 import { deletePartnerUser, rekeyPartnerUser } from '../../../app/partner-users.ts';
 import { deleteProject, removeCartItem } from '../../../app/projects.ts';
-import { BARCODE_FORMATS, barcodeProblem } from '../../../domain/order/barcode.ts';
 import { partnerUserIdSchema } from '../../../domain/partner-user/events.ts';
 import { principalOf } from '../../auth.ts';
 import { type HttpDeps, readYourWrite } from '../../deps.ts';
@@ -162,34 +161,6 @@ export const userProjectRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = asyn
       );
       await readYourWrite(deps, 'projects', appended.position);
       return { id: request.params.id, deleted: true as const };
-    },
-  );
-
-  app.put(
-    '/orderitem/:id/barcode',
-    {
-      schema: {
-        tags,
-        security: apiKeySecurity,
-        summary: "Set an order item's barcode; its print file is generated again",
-        params: idParams,
-        body: z
-          .object({ format: z.enum(BARCODE_FORMATS), value: z.string().max(4000) })
-          .strict()
-          .superRefine((b, ctx) => {
-            const problem = barcodeProblem(b.format, b.value);
-            if (problem) ctx.addIssue({ code: 'custom', path: ['value'], message: problem });
-          })
-          .meta({ example: { format: 'ean13', value: '4006381333931' } }),
-        response: {
-          200: z.object({ orderItemId: z.uuid(), workflowId: z.string() }),
-          ...problems(400, 401, 403, 404),
-        },
-      },
-    },
-    async () => {
-      // Order items come from sale notifications (issue 5); until then none exists.
-      throw new HttpProblem(404, 'order_item_not_found', 'order item not found');
     },
   );
 };

@@ -1,0 +1,219 @@
+import { createHash } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/common';
+import { handleCommand, loadState } from '../app/command-handler.ts';
+import { type ItemState, type OrderCommand, orderDecider } from '../domain/order/decider.ts';
+import { orderEvents } from '../domain/order/events.ts';
+import { deterministicId } from '../domain/shared/ids.ts';
+import type { EventStore } from '../eventstore/port.ts';
+import { renderBarcode } from '../print/barcode.ts';
+import { RenderError } from '../print/errors.ts';
+import { type PrintFile, renderPrintFile } from '../print/pdf.ts';
+import type { FileStorage } from '../storage/port.ts';
+
+const RENDER_LIMIT_MS = 60_000;
+const meta = { actor: 'workflow:print' };
+const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+function withTimeLimit<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new RenderError(`rendering took longer than ${ms / 1000} s`)),
+      ms,
+    );
+  });
+  return Promise.race([p, limit]).finally(() => clearTimeout(timer));
+}
+
+function render(
+  orderId: string,
+  receivedAt: string,
+  item: ItemState,
+  barcode = item.barcode,
+): Promise<PrintFile> {
+  const i = item.item;
+  return withTimeLimit(
+    renderPrintFile({
+      orderId,
+      orderItemId: i.orderItemId,
+      sku: i.sku,
+      printMethod: i.printMethod,
+      printColors: i.printColors,
+      printAreas: i.printAreas,
+      design: i.design,
+      barcode,
+      createdAt: new Date(receivedAt),
+    }),
+    RENDER_LIMIT_MS,
+  );
+}
+
+/**
+ * The print pipeline's activities: each reads the order's stream and appends with ids
+ * derived from what it records, so a retried activity appends nothing twice and writes
+ * the same content-addressed file again at most.
+ */
+export function orderActivities(deps: { store: EventStore; storage: FileStorage }) {
+  const { store, storage } = deps;
+  const load = async (stream: string) => {
+    const s = await loadState(store, orderEvents, orderDecider, stream);
+    if (!s.exists) throw ApplicationFailure.nonRetryable(`no order in ${stream}`, 'OrderNotFound');
+    return s;
+  };
+  const run = (stream: string, command: OrderCommand, ...idParts: string[]) =>
+    handleCommand(store, orderEvents, orderDecider, stream, command, meta, (i) =>
+      deterministicId(stream, ...idParts, String(i)),
+    );
+
+  return {
+    async startRendering(stream: string): Promise<string[]> {
+      await run(stream, { type: 'StartRendering', at: new Date() }, 'rendering');
+      const s = await load(stream);
+      return [...s.items.values()]
+        .filter((i) => i.status === 'pending')
+        .map((i) => i.item.orderItemId);
+    },
+
+    /**
+     * Renders an order item's print file for a barcode version (default: the current),
+     * stores it and records it. A design that cannot be printed fails the item (not
+     * retried); a newer barcode update makes this rendering moot.
+     */
+    async renderOrderItem(stream: string, orderItemId: string, version?: number) {
+      const s = await load(stream);
+      const item = s.items.get(orderItemId);
+      if (!item)
+        throw ApplicationFailure.nonRetryable(`no item ${orderItemId}`, 'OrderItemNotFound');
+      const target = version ?? item.barcodeVersion;
+      if (item.barcodeVersion !== target) return { outcome: 'superseded' as const };
+      const done = item.files.at(-1);
+      if (
+        item.status === 'failed' ||
+        (done &&
+          done.barcode.value === item.barcode.value &&
+          done.barcode.format === item.barcode.format)
+      ) {
+        return {
+          outcome: item.status === 'failed' ? ('failed' as const) : ('ready' as const),
+          sha256: done?.sha256,
+        };
+      }
+      let file: PrintFile;
+      try {
+        file = await render(s.orderId, s.receivedAt, item);
+      } catch (err) {
+        if (!(err instanceof RenderError)) throw err;
+        await run(
+          stream,
+          { type: 'FailItem', orderItemId, reason: err.message, at: new Date() },
+          'failed',
+          orderItemId,
+        );
+        return { outcome: 'failed' as const, reason: err.message };
+      }
+      const hash = sha256(file.bytes);
+      const storageKey = `${s.labelId}/${orderItemId}/${hash}.pdf`;
+      await storage.put(storageKey, file.bytes);
+      const r = await run(
+        stream,
+        {
+          type: 'RecordPrintFile',
+          orderItemId,
+          forVersion: target,
+          file: {
+            storageKey,
+            sha256: hash,
+            pages: file.pages,
+            bytes: file.bytes.length,
+            barcode: item.barcode,
+            images: file.images,
+            warnings: file.warnings,
+          },
+          at: new Date(),
+        },
+        'print',
+        orderItemId,
+        String(target),
+      );
+      return r.events.length === 0 && r.appended === undefined
+        ? { outcome: 'superseded' as const }
+        : { outcome: 'ready' as const, sha256: hash };
+    },
+
+    /** Renders the item's current barcode (validating it) and records that it was regenerated. */
+    async regenerateBarcode(stream: string, orderItemId: string, version: number) {
+      const s = await load(stream);
+      const item = s.items.get(orderItemId);
+      if (!item)
+        throw ApplicationFailure.nonRetryable(`no item ${orderItemId}`, 'OrderItemNotFound');
+      if (item.barcodeVersion !== version) return { outcome: 'superseded' as const };
+      try {
+        await renderBarcode(item.barcode.format, item.barcode.value);
+      } catch (err) {
+        throw ApplicationFailure.nonRetryable((err as Error).message, 'RenderError');
+      }
+      await run(
+        stream,
+        { type: 'RecordBarcodeRegenerated', orderItemId, barcode: item.barcode, at: new Date() },
+        'barcode',
+        orderItemId,
+        String(version),
+      );
+      return { outcome: 'regenerated' as const };
+    },
+
+    async completeOrder(stream: string) {
+      await run(stream, { type: 'CompleteOrder', at: new Date() }, 'complete');
+      const s = await load(stream);
+      return { status: s.status, ...(s.reason ? { reason: s.reason } : {}) };
+    },
+
+    /**
+     * Renders every recorded print file again from the order's events and compares the
+     * bytes; a difference is recorded as PrintFileMismatchDetected, never accepted.
+     */
+    async replayOrder(stream: string, replayId: string) {
+      const s = await load(stream);
+      const results: { orderItemId: string; expected: string; actual: string; matches: boolean }[] =
+        [];
+      for (const item of s.items.values()) {
+        const recorded = item.files.at(-1);
+        if (!recorded) continue;
+        const file = await render(s.orderId, s.receivedAt, item, recorded.barcode);
+        const actual = sha256(file.bytes);
+        results.push({
+          orderItemId: item.item.orderItemId,
+          expected: recorded.sha256,
+          actual,
+          matches: actual === recorded.sha256,
+        });
+      }
+      const at = new Date().toISOString();
+      const events = [
+        { type: 'OrderReplayed' as const, data: { replayId, results, replayedAt: at } },
+        ...results
+          .filter((r) => !r.matches)
+          .map((r) => ({
+            type: 'PrintFileMismatchDetected' as const,
+            data: {
+              replayId,
+              orderItemId: r.orderItemId,
+              expected: r.expected,
+              actual: r.actual,
+              detectedAt: at,
+            },
+          })),
+      ];
+      await store.append(
+        stream,
+        events.map((e, i) => ({
+          id: deterministicId(stream, 'replay', replayId, String(i)),
+          ...orderEvents.serialize(e),
+          metadata: meta,
+        })),
+        'any',
+      );
+      return results;
+    },
+  };
+}

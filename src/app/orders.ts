@@ -1,0 +1,209 @@
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+import { findOffering } from '../../projections/offerings.ts';
+import { cartItemDecider } from '../domain/cart/decider.ts';
+import { cartItemEvents, cartItemStream } from '../domain/cart/events.ts';
+import type { BarcodeFormat } from '../domain/order/barcode.ts';
+import { type OrderState, orderDecider } from '../domain/order/decider.ts';
+import { type OrderItem, orderEvents, orderStream } from '../domain/order/events.ts';
+import { projectDecider } from '../domain/project/decider.ts';
+import { projectEvents, projectStream } from '../domain/project/events.ts';
+import { DomainError } from '../domain/shared/decider.ts';
+import type { EventMetadata, EventStore, Position } from '../eventstore/port.ts';
+import { WrongExpectedRevisionError } from '../eventstore/port.ts';
+import { handleCommand, loadState } from './command-handler.ts';
+import { encrypt, ensureOwnerKey } from './encryption-keys.ts';
+
+export interface Notification {
+  orderId: string;
+  items: {
+    itemId: string;
+    projectId?: string | undefined;
+    cartItemId?: string | undefined;
+    quantity: number;
+  }[];
+  customer?: { name?: string | undefined; email?: string | undefined } | undefined;
+}
+
+export interface NotificationAnswer {
+  orderId: string;
+  status: 'accepted';
+  items: { itemId: string; orderItemId: string }[];
+}
+
+/** JSON with sorted keys: the same notification always hashes the same. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v)
+      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+const answerOf = (state: Extract<OrderState, { exists: true }>): NotificationAnswer => ({
+  orderId: state.orderId,
+  status: 'accepted',
+  items: [...state.items.values()].map((i) => ({
+    itemId: i.item.itemId,
+    orderItemId: i.item.orderItemId,
+  })),
+});
+
+/** What each notified item is: its project's design and product, copied into the order. */
+async function resolveItems(
+  store: EventStore,
+  pool: pg.Pool,
+  labelId: string,
+  n: Notification,
+): Promise<OrderItem[]> {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  const items: OrderItem[] = [];
+  for (const line of n.items) {
+    if (seen.has(line.itemId)) problems.push(`item ${line.itemId} appears twice`);
+    seen.add(line.itemId);
+    let projectId = line.projectId;
+    let cartItemId: string | undefined;
+    if (line.cartItemId) {
+      const cart = await loadState(
+        store,
+        cartItemEvents,
+        cartItemDecider,
+        cartItemStream(line.cartItemId),
+      );
+      if (cart.status !== 'active' || cart.labelId !== labelId) {
+        problems.push(`unknown cart item ${line.cartItemId}`);
+        continue;
+      }
+      projectId = cart.projectId;
+      cartItemId = line.cartItemId;
+    }
+    const project = await loadState(
+      store,
+      projectEvents,
+      projectDecider,
+      projectStream(projectId!),
+    );
+    if (project.status !== 'active' || project.labelId !== labelId) {
+      problems.push(`unknown project ${projectId}`);
+      continue;
+    }
+    const { sku, supplier, design } = project.content;
+    const offering = await findOffering(pool, supplier, sku);
+    if (!offering || offering.renamed_to !== null || !offering.config.published) {
+      problems.push(`project ${projectId}: ${supplier} ${sku} is not offered any more`);
+      continue;
+    }
+    items.push({
+      orderItemId: crypto.randomUUID(),
+      itemId: line.itemId,
+      projectId: projectId!,
+      ...(cartItemId ? { cartItemId } : {}),
+      quantity: line.quantity,
+      sku: offering.sku,
+      supplier,
+      printMethod: offering.config.printMethod,
+      printColors: offering.config.printColors,
+      printAreas: offering.config.printAreas,
+      design,
+    });
+  }
+  if (problems.length > 0) throw new DomainError('invalid', problems.join('; '), 'unknown_item');
+  return items;
+}
+
+/**
+ * Records a sale notification. The order's stream is created with no_stream; the same
+ * order id with the same body answers what was recorded, with another body 409; unknown
+ * projects or cart items are 400 and record nothing. Customer data is stored encrypted.
+ */
+export async function receiveOrder(
+  store: EventStore,
+  pool: pg.Pool,
+  labelId: string,
+  source: { channel: 'shop' | 'fulfillment'; integrationId?: string },
+  n: Notification,
+  metadata: EventMetadata,
+): Promise<{ answer: NotificationAnswer; position: Position | undefined }> {
+  const bodyHash = createHash('sha256').update(canonical(n)).digest('hex');
+  const stream = orderStream(labelId, n.orderId);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const existing = await loadState(store, orderEvents, orderDecider, stream);
+    if (existing.exists) {
+      if (existing.bodyHash !== bodyHash) {
+        throw new DomainError(
+          'conflict',
+          `order ${n.orderId} was notified with another body`,
+          'order_conflict',
+        );
+      }
+      return { answer: answerOf(existing), position: undefined };
+    }
+    const items = await resolveItems(store, pool, labelId, n);
+    const customer =
+      n.customer && (n.customer.name || n.customer.email)
+        ? encrypt(await ensureOwnerKey(pool, labelId), n.customer)
+        : null;
+    try {
+      const r = await handleCommand(
+        store,
+        orderEvents,
+        orderDecider,
+        stream,
+        {
+          type: 'ReceiveOrder',
+          orderId: n.orderId,
+          labelId,
+          bodyHash,
+          source,
+          customer,
+          items,
+          at: new Date(),
+        },
+        { ...metadata, labelId },
+      );
+      if (!r.state.exists) throw new Error('order not recorded');
+      return { answer: answerOf(r.state), position: r.appended?.position };
+    } catch (err) {
+      const raced =
+        err instanceof WrongExpectedRevisionError ||
+        (err instanceof DomainError && err.code === 'order_exists');
+      if (!raced) throw err;
+    }
+  }
+  throw new Error('order notification kept racing');
+}
+
+/** The order's state, for a label; another label's order is not found. */
+export async function loadOrder(store: EventStore, labelId: string, orderId: string) {
+  const state = await loadState(store, orderEvents, orderDecider, orderStream(labelId, orderId));
+  return state.exists && state.labelId === labelId ? state : undefined;
+}
+
+export async function updateBarcode(
+  store: EventStore,
+  stream: string,
+  orderItemId: string,
+  barcode: { format: BarcodeFormat; value: string },
+  metadata: EventMetadata,
+): Promise<{ version: number }> {
+  const r = await handleCommand(
+    store,
+    orderEvents,
+    orderDecider,
+    stream,
+    {
+      type: 'UpdateBarcode',
+      orderItemId,
+      barcode,
+      at: new Date(),
+    },
+    metadata,
+  );
+  if (!r.state.exists) throw new Error('order vanished');
+  return { version: r.state.items.get(orderItemId)!.barcodeVersion };
+}

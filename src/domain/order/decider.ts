@@ -1,0 +1,220 @@
+import type { Decider } from '../shared/decider.ts';
+import { DomainError } from '../shared/decider.ts';
+import type { Encrypted } from '../shared/encrypted.ts';
+import type { BarcodeFormat } from './barcode.ts';
+import type { OrderEvent, OrderItem } from './events.ts';
+
+type Barcode = { format: BarcodeFormat; value: string };
+type PrintFileFacts = {
+  storageKey: string;
+  sha256: string;
+  pages: number;
+  bytes: number;
+  barcode: Barcode;
+  warnings: string[];
+};
+
+export type OrderCommand =
+  | {
+      type: 'ReceiveOrder';
+      orderId: string;
+      labelId: string;
+      bodyHash: string;
+      source: { channel: 'shop' | 'fulfillment'; integrationId?: string };
+      customer: Encrypted | null;
+      items: OrderItem[];
+      at: Date;
+    }
+  | { type: 'StartRendering'; at: Date }
+  | {
+      type: 'RecordPrintFile';
+      orderItemId: string;
+      /** the barcode version the file was rendered for: a newer update supersedes it */
+      forVersion: number;
+      file: PrintFileFacts & { images: { area: string; layer: number; effectiveDpi: number }[] };
+      at: Date;
+    }
+  | { type: 'FailItem'; orderItemId: string; reason: string; at: Date }
+  | { type: 'CompleteOrder'; at: Date }
+  | { type: 'UpdateBarcode'; orderItemId: string; barcode: Barcode; at: Date }
+  | { type: 'RecordBarcodeRegenerated'; orderItemId: string; barcode: Barcode; at: Date };
+
+export interface ItemState {
+  item: OrderItem;
+  status: 'pending' | 'ready' | 'failed';
+  reason?: string;
+  /** the barcode the next print file carries */
+  barcode: Barcode;
+  /** how many barcode updates there were: the version a regeneration renders */
+  barcodeVersion: number;
+  files: PrintFileFacts[];
+}
+
+export type OrderState =
+  | { exists: false }
+  | {
+      exists: true;
+      orderId: string;
+      labelId: string;
+      bodyHash: string;
+      status: 'received' | 'rendering' | 'ready' | 'failed';
+      reason?: string;
+      receivedAt: string;
+      items: Map<string, ItemState>;
+    };
+
+export const defaultBarcode = (orderItemId: string): Barcode => ({
+  format: 'code128',
+  value: orderItemId,
+});
+
+function itemOf(state: OrderState, orderItemId: string) {
+  const item = state.exists ? state.items.get(orderItemId) : undefined;
+  if (!state.exists || !item)
+    throw new DomainError('not_found', 'order item not found', 'order_item_not_found');
+  return item;
+}
+
+export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
+  initialState: { exists: false },
+  decide(command, state) {
+    const at = command.at.toISOString();
+    switch (command.type) {
+      case 'ReceiveOrder': {
+        if (state.exists)
+          throw new DomainError('conflict', `order ${command.orderId} exists`, 'order_exists');
+        const { orderId, labelId, bodyHash, source, customer, items } = command;
+        return [
+          {
+            type: 'OrderReceived',
+            data: { orderId, labelId, bodyHash, source, customer, items, receivedAt: at },
+          },
+        ];
+      }
+      case 'StartRendering':
+        if (!state.exists || state.status !== 'received') return [];
+        return [{ type: 'OrderRenderingStarted', data: { startedAt: at } }];
+      case 'RecordPrintFile': {
+        if (itemOf(state, command.orderItemId).barcodeVersion !== command.forVersion) return [];
+        return [
+          {
+            type: 'PrintFileGenerated',
+            data: { orderItemId: command.orderItemId, ...command.file, generatedAt: at },
+          },
+        ];
+      }
+      case 'FailItem': {
+        const item = itemOf(state, command.orderItemId);
+        if (item.status === 'failed') return [];
+        return [
+          {
+            type: 'OrderItemFailed',
+            data: { orderItemId: command.orderItemId, reason: command.reason, failedAt: at },
+          },
+        ];
+      }
+      case 'CompleteOrder': {
+        if (!state.exists || state.status === 'ready' || state.status === 'failed') return [];
+        const items = [...state.items.values()];
+        if (items.some((i) => i.status === 'pending')) {
+          throw new DomainError(
+            'conflict',
+            'order items are still being rendered',
+            'order_incomplete',
+          );
+        }
+        const failed = items.filter((i) => i.status === 'failed');
+        return failed.length === 0
+          ? [{ type: 'OrderReady', data: { readyAt: at } }]
+          : [
+              {
+                type: 'OrderFailed',
+                data: {
+                  reason: failed.map((i) => `${i.item.itemId}: ${i.reason}`).join('; '),
+                  failedAt: at,
+                },
+              },
+            ];
+      }
+      case 'UpdateBarcode':
+        itemOf(state, command.orderItemId);
+        return [
+          {
+            type: 'OrderItemBarcodeUpdated',
+            data: { orderItemId: command.orderItemId, barcode: command.barcode, updatedAt: at },
+          },
+        ];
+      case 'RecordBarcodeRegenerated':
+        itemOf(state, command.orderItemId);
+        return [
+          {
+            type: 'BarcodeRegenerated',
+            data: { orderItemId: command.orderItemId, barcode: command.barcode, regeneratedAt: at },
+          },
+        ];
+    }
+  },
+  evolve(state, event) {
+    if (event.type === 'OrderReceived') {
+      const d = event.data;
+      return {
+        exists: true,
+        orderId: d.orderId,
+        labelId: d.labelId,
+        bodyHash: d.bodyHash,
+        status: 'received',
+        receivedAt: d.receivedAt,
+        items: new Map(
+          d.items.map((item) => [
+            item.orderItemId,
+            {
+              item,
+              status: 'pending' as const,
+              barcode: defaultBarcode(item.orderItemId),
+              barcodeVersion: 0,
+              files: [],
+            },
+          ]),
+        ),
+      };
+    }
+    if (!state.exists) return state;
+    const withItem = (id: string, change: (i: ItemState) => ItemState) => {
+      const current = state.items.get(id);
+      if (!current) return state;
+      const items = new Map(state.items);
+      items.set(id, change(current));
+      return { ...state, items };
+    };
+    switch (event.type) {
+      case 'OrderRenderingStarted':
+        return { ...state, status: 'rendering' };
+      case 'PrintFileGenerated': {
+        const { orderItemId, storageKey, sha256, pages, bytes, barcode, warnings } = event.data;
+        return withItem(orderItemId, (i) => ({
+          ...i,
+          status: 'ready',
+          files: [...i.files, { storageKey, sha256, pages, bytes, barcode, warnings }],
+        }));
+      }
+      case 'OrderItemFailed':
+        return withItem(event.data.orderItemId, (i) => ({
+          ...i,
+          status: 'failed',
+          reason: event.data.reason,
+        }));
+      case 'OrderReady':
+        return { ...state, status: 'ready' };
+      case 'OrderFailed':
+        return { ...state, status: 'failed', reason: event.data.reason };
+      case 'OrderItemBarcodeUpdated':
+        return withItem(event.data.orderItemId, (i) => ({
+          ...i,
+          barcode: event.data.barcode,
+          barcodeVersion: i.barcodeVersion + 1,
+        }));
+      default:
+        return state;
+    }
+  },
+};

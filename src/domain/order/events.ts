@@ -1,0 +1,147 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { printAreaSchema } from '../product/configuration.ts';
+import { designSchema } from '../project/design.ts';
+import { encryptedSchema } from '../shared/encrypted.ts';
+import { defineEvent, type EventOf, EventRegistry } from '../shared/events.ts';
+import { BARCODE_FORMATS } from './barcode.ts';
+
+export const barcodeSchema = z.object({ format: z.enum(BARCODE_FORMATS), value: z.string() });
+
+/** An order item as sold: the design and product facts copied at notification time, so
+ * that its print file can be rendered again from the order's own events, bit for bit. */
+export const orderItemSchema = z.object({
+  orderItemId: z.uuid(),
+  itemId: z.string(),
+  projectId: z.uuid(),
+  cartItemId: z.uuid().optional(),
+  quantity: z.number().int(),
+  sku: z.string(),
+  supplier: z.string(),
+  printMethod: z.string(),
+  printColors: z.number().int(),
+  printAreas: z.array(printAreaSchema),
+  design: designSchema,
+});
+export type OrderItem = z.infer<typeof orderItemSchema>;
+
+export const OrderReceived = defineEvent(
+  'OrderReceived',
+  1,
+  z.object({
+    orderId: z.string(),
+    labelId: z.uuid(),
+    /** sha256 of the notification body: the same order id with another body is a conflict */
+    bodyHash: z.string(),
+    source: z.object({
+      channel: z.enum(['shop', 'fulfillment']),
+      integrationId: z.uuid().optional(),
+    }),
+    customer: encryptedSchema.nullable(),
+    items: z.array(orderItemSchema),
+    receivedAt: z.iso.datetime(),
+  }),
+);
+export const OrderRenderingStarted = defineEvent(
+  'OrderRenderingStarted',
+  1,
+  z.object({ startedAt: z.iso.datetime() }),
+);
+export const PrintFileGenerated = defineEvent(
+  'PrintFileGenerated',
+  1,
+  z.object({
+    orderItemId: z.uuid(),
+    storageKey: z.string(),
+    sha256: z.string(),
+    pages: z.number().int(),
+    bytes: z.number().int(),
+    barcode: barcodeSchema,
+    images: z.array(
+      z.object({ area: z.string(), layer: z.number().int(), effectiveDpi: z.number() }),
+    ),
+    warnings: z.array(z.string()),
+    generatedAt: z.iso.datetime(),
+  }),
+);
+export const OrderItemFailed = defineEvent(
+  'OrderItemFailed',
+  1,
+  z.object({ orderItemId: z.uuid(), reason: z.string(), failedAt: z.iso.datetime() }),
+);
+export const OrderReady = defineEvent('OrderReady', 1, z.object({ readyAt: z.iso.datetime() }));
+export const OrderFailed = defineEvent(
+  'OrderFailed',
+  1,
+  z.object({ reason: z.string(), failedAt: z.iso.datetime() }),
+);
+export const OrderItemBarcodeUpdated = defineEvent(
+  'OrderItemBarcodeUpdated',
+  1,
+  z.object({ orderItemId: z.uuid(), barcode: barcodeSchema, updatedAt: z.iso.datetime() }),
+);
+export const BarcodeRegenerated = defineEvent(
+  'BarcodeRegenerated',
+  1,
+  z.object({ orderItemId: z.uuid(), barcode: barcodeSchema, regeneratedAt: z.iso.datetime() }),
+);
+export const OrderReplayed = defineEvent(
+  'OrderReplayed',
+  1,
+  z.object({
+    replayId: z.string(),
+    results: z.array(
+      z.object({
+        orderItemId: z.uuid(),
+        expected: z.string(),
+        actual: z.string(),
+        matches: z.boolean(),
+      }),
+    ),
+    replayedAt: z.iso.datetime(),
+  }),
+);
+/** A replay gave other bytes than were recorded: never accepted silently. */
+export const PrintFileMismatchDetected = defineEvent(
+  'PrintFileMismatchDetected',
+  1,
+  z.object({
+    replayId: z.string(),
+    orderItemId: z.uuid(),
+    expected: z.string(),
+    actual: z.string(),
+    detectedAt: z.iso.datetime(),
+  }),
+);
+
+export type OrderEvent =
+  | EventOf<typeof OrderReceived>
+  | EventOf<typeof OrderRenderingStarted>
+  | EventOf<typeof PrintFileGenerated>
+  | EventOf<typeof OrderItemFailed>
+  | EventOf<typeof OrderReady>
+  | EventOf<typeof OrderFailed>
+  | EventOf<typeof OrderItemBarcodeUpdated>
+  | EventOf<typeof BarcodeRegenerated>
+  | EventOf<typeof OrderReplayed>
+  | EventOf<typeof PrintFileMismatchDetected>;
+
+export const orderEvents = new EventRegistry<OrderEvent>([
+  OrderReceived,
+  OrderRenderingStarted,
+  PrintFileGenerated,
+  OrderItemFailed,
+  OrderReady,
+  OrderFailed,
+  OrderItemBarcodeUpdated,
+  BarcodeRegenerated,
+  OrderReplayed,
+  PrintFileMismatchDetected,
+]);
+
+const digest = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 40);
+/** The shop's order reference is hashed into the stream name (any characters allowed). */
+export const orderStream = (labelId: string, orderId: string) =>
+  `Order-${labelId}-${digest(orderId)}`;
+export const orderWorkflowId = (labelId: string, orderId: string) =>
+  `order-${labelId}-${digest(orderId)}`;

@@ -1,0 +1,87 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { type Notification, receiveOrder } from '../../../app/orders.ts';
+import { orderStream, orderWorkflowId } from '../../../domain/order/events.ts';
+import { principalOf } from '../../auth.ts';
+import { type HttpDeps, readYourWrite, startWorkflow } from '../../deps.ts';
+import { HttpProblem } from '../../problem.ts';
+import { apiKeySecurity, problems } from '../../schemas/common.ts';
+import { notificationAnswer, notificationBody } from '../../schemas/order.ts';
+
+/** Records the order and starts (or finds) its print workflow: the same order id, one workflow. */
+async function notify(
+  deps: HttpDeps,
+  labelId: string,
+  source: { channel: 'shop' | 'fulfillment'; integrationId?: string },
+  body: Notification,
+  requestId: string,
+) {
+  const actor = source.integrationId
+    ? `integration:${source.integrationId}`
+    : `fulfillment:${labelId}`;
+  const { answer, position } = await receiveOrder(deps.store, deps.pool, labelId, source, body, {
+    actor,
+    correlationId: requestId,
+  });
+  await startWorkflow(deps, 'saleNotificationWorkflow', orderWorkflowId(labelId, body.orderId), [
+    orderStream(labelId, body.orderId),
+  ]);
+  await readYourWrite(deps, 'orders', position);
+  return answer;
+}
+
+const summary = 'Sale notification: record the order and generate its print files';
+
+/** POST /webhook/notifyorder and /api/notifyorder: a shop integration's key. */
+export const shopNotifyRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (
+  app,
+  { deps },
+) => {
+  app.addHook('onRequest', app.requireKey('integration'));
+  app.post(
+    '/notifyorder',
+    {
+      schema: {
+        tags: ['Shop integrator API'],
+        security: apiKeySecurity,
+        summary,
+        body: notificationBody,
+        response: { 200: notificationAnswer, ...problems(400, 401, 403, 409, 413, 415) },
+      },
+    },
+    async (request) => {
+      const { labelId, integrationId } = principalOf(request, 'integration');
+      return notify(deps, labelId, { channel: 'shop', integrationId }, request.body, request.id);
+    },
+  );
+};
+
+/** POST /v1/webhook/partner/{partnerid}/notifyorder: the label's fulfillment key. */
+export const fulfillmentNotifyRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (
+  app,
+  { deps },
+) => {
+  app.addHook('onRequest', app.requireKey('fulfillment'));
+  app.post(
+    '/webhook/partner/:partnerid/notifyorder',
+    {
+      schema: {
+        tags: ['Order fulfillment API'],
+        security: apiKeySecurity,
+        summary,
+        params: z.object({ partnerid: z.coerce.number().int().min(1).max(2_147_483_647) }).strict(),
+        body: notificationBody,
+        response: { 201: notificationAnswer, ...problems(400, 401, 403, 409, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      const { labelId, partnerId } = principalOf(request, 'fulfillment');
+      if (request.params.partnerid !== partnerId) {
+        throw new HttpProblem(403, 'wrong_partner', 'this key belongs to another partner id');
+      }
+      return reply
+        .status(201)
+        .send(await notify(deps, labelId, { channel: 'fulfillment' }, request.body, request.id));
+    },
+  );
+};

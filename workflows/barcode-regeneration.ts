@@ -14,6 +14,7 @@ const { regenerateBarcode } = proxyActivities<Activities>({
 });
 const { renderOrderItem } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '20 seconds',
   retry: {
     initialInterval: '1 second',
     backoffCoefficient: 2,

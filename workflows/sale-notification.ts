@@ -3,6 +3,8 @@ import type { Activities } from '../src/activities/index.ts';
 
 const { startRendering, renderOrderItem, completeOrder } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
+  // a render heartbeats per layer: a worker that died is noticed in 20 s, not 2 minutes
+  heartbeatTimeout: '20 seconds',
   retry: {
     initialInterval: '1 second',
     backoffCoefficient: 2,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { handleCommand, loadState } from '../app/command-handler.ts';
 import { type ItemState, type OrderCommand, orderDecider } from '../domain/order/decider.ts';
@@ -13,6 +14,15 @@ import type { FileStorage } from '../storage/port.ts';
 const RENDER_LIMIT_MS = 60_000;
 const meta = { actor: 'workflow:print' };
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+/** Tells Temporal the activity is alive, so a worker that died is noticed within the heartbeat timeout. */
+function beat(): void {
+  try {
+    Context.current().heartbeat();
+  } catch {
+    // called outside an activity (directly, in tests): nobody to tell
+  }
+}
 
 function withTimeLimit<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout;
@@ -33,17 +43,20 @@ function render(
 ): Promise<PrintFile> {
   const i = item.item;
   return withTimeLimit(
-    renderPrintFile({
-      orderId,
-      orderItemId: i.orderItemId,
-      sku: i.sku,
-      printMethod: i.printMethod,
-      printColors: i.printColors,
-      printAreas: i.printAreas,
-      design: i.design,
-      barcode,
-      createdAt: new Date(receivedAt),
-    }),
+    renderPrintFile(
+      {
+        orderId,
+        orderItemId: i.orderItemId,
+        sku: i.sku,
+        printMethod: i.printMethod,
+        printColors: i.printColors,
+        printAreas: i.printAreas,
+        design: i.design,
+        barcode,
+        createdAt: new Date(receivedAt),
+      },
+      beat,
+    ),
     RENDER_LIMIT_MS,
   );
 }
@@ -111,9 +124,11 @@ export function orderActivities(deps: { store: EventStore; storage: FileStorage 
         );
         return { outcome: 'failed' as const, reason: err.message };
       }
+      beat();
       const hash = sha256(file.bytes);
       const storageKey = `${s.labelId}/${orderItemId}/${hash}.pdf`;
       await storage.put(storageKey, file.bytes);
+      beat();
       const r = await run(
         stream,
         {

@@ -38,7 +38,10 @@ export interface App {
   stop(): Promise<void>;
 }
 
-const has = (role: Role, part: Exclude<Role, 'all'>) => role === 'all' || role === part;
+const has = (role: Role | Role[], part: Exclude<Role, 'all'>) => {
+  const roles = Array.isArray(role) ? role : [role];
+  return roles.includes('all') || roles.includes(part);
+};
 
 /**
  * The composition root: builds the adapters the configuration asks for, wires them and
@@ -51,7 +54,7 @@ export interface StartOptions {
 
 export async function startApp(
   config: Config,
-  role: Role,
+  role: Role | Role[],
   log: Logger,
   options: StartOptions = {},
 ): Promise<App> {

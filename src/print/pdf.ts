@@ -104,7 +104,10 @@ function drawSlug(
  * clipped to the BleedBox. Dates and ids come from the input only, so the same input
  * gives the same bytes.
  */
-export async function renderPrintFile(item: PrintItem): Promise<PrintFile> {
+export async function renderPrintFile(
+  item: PrintItem,
+  onProgress: () => void = () => {},
+): Promise<PrintFile> {
   const doc = await PDFDocument.create({ updateMetadata: false });
   doc.registerFontkit(fontkit);
   doc.setTitle(`Print file ${item.orderItemId}`);
@@ -143,6 +146,7 @@ export async function renderPrintFile(item: PrintItem): Promise<PrintFile> {
       endPath(),
     );
     for (const [li, layer] of area.layers.entries()) {
+      onProgress();
       const path = `design.areas.${ai}.layers.${li}`;
       const box = layerBox(layer);
       if (box.x >= W || box.y >= H || box.x + box.width <= 0 || box.y + box.height <= 0) {

@@ -2,7 +2,16 @@ import { createHash, randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
-import { config, editorUser, importCatalog, type Label, newIntegration, newLabel, refused, settled } from '../helpers/fixtures.ts';
+import {
+  config,
+  editorUser,
+  importCatalog,
+  type Label,
+  newIntegration,
+  newLabel,
+  refused,
+  settled,
+} from '../helpers/fixtures.ts';
 import { decodeBarcodes, pageBoxes } from '../helpers/pdf.ts';
 
 const PT = 72 / 25.4;
@@ -25,7 +34,10 @@ describe('sale notifications to print files', () => {
 
   const design = (layers: unknown[], area = 'FRONT') => ({ areas: [{ printArea: area, layers }] });
   async function project(body: Record<string, unknown>) {
-    const r = await call('POST', '/editor/projects', { headers: { authorization: `Bearer ${token}` }, body: { name: 'P', sku: 'MUG-A6', supplier: 'supplier-a', ...body } });
+    const r = await call('POST', '/editor/projects', {
+      headers: { authorization: `Bearer ${token}` },
+      body: { name: 'P', sku: 'MUG-A6', supplier: 'supplier-a', ...body },
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     return r.body.id as string;
   }
@@ -33,13 +45,16 @@ describe('sale notifications to print files', () => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const r = await call('GET', `/api/orders/${encodeURIComponent(orderId)}`, { key });
-      if (r.status === 200 && (r.body.status === 'ready' || r.body.status === 'failed')) return r.body;
+      if (r.status === 200 && (r.body.status === 'ready' || r.body.status === 'failed'))
+        return r.body;
       if (Date.now() > deadline) throw new Error(`order not done: ${JSON.stringify(r.body)}`);
       await new Promise((res) => setTimeout(res, 100));
     }
   }
   const pdf = async (url: string) => {
-    const res = await fetch(url.replace(/^http:\/\/[^/]+/, t.url), { headers: { 'x-api-key': a.adminApiKey } });
+    const res = await fetch(url.replace(/^http:\/\/[^/]+/, t.url), {
+      headers: { 'x-api-key': a.adminApiKey },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/pdf');
     return new Uint8Array(await res.arrayBuffer());
@@ -61,24 +76,60 @@ describe('sale notifications to print files', () => {
       }),
     ]);
     token = (await editorUser(t, a.labelId, 'buyer')).token;
-    const jpeg = await sharp({ create: { width: 2400, height: 1600, channels: 3, background: '#3366aa' } }).jpeg().toBuffer();
+    const jpeg = await sharp({
+      create: { width: 2400, height: 1600, channels: 3, background: '#3366aa' },
+    })
+      .jpeg()
+      .toBuffer();
     photo = `data:image/jpeg;base64,${jpeg.toString('base64')}`;
-    const small = await sharp({ create: { width: 60, height: 40, channels: 4, background: { r: 200, g: 40, b: 40, alpha: 0.5 } } }).png().toBuffer();
+    const small = await sharp({
+      create: {
+        width: 60,
+        height: 40,
+        channels: 4,
+        background: { r: 200, g: 40, b: 40, alpha: 0.5 },
+      },
+    })
+      .png()
+      .toBuffer();
     tiny = `data:image/png;base64,${small.toString('base64')}`;
   }, 120_000);
   afterAll(async () => t?.stop());
 
   it('turns a 3-item order into three print files with the right boxes, pages and barcode', async () => {
-    const p1 = await project({ design: design([
-      { type: 'image', src: photo, x: 5, y: 5, width: 95, height: 63, rotation: 0 },
-      { type: 'text', text: 'Hello', x: 5, y: 80, fontSize: 14, color: '#1a2b3c' },
-    ]) });
-    const p2 = await project({ design: { areas: [
-      { printArea: 'FRONT', layers: [{ type: 'image', src: tiny, x: 10, y: 10, width: 60, height: 40, rotation: 15 }] },
-      { printArea: 'BACK', layers: [{ type: 'text', text: 'Back side', x: 2, y: 2, fontSize: 10, color: '#000000' }] },
-    ] } });
-    const p3 = await project({ design: design([{ type: 'text', text: 'Cart item', x: 1, y: 1, fontSize: 20, color: '#aa0000' }]) });
-    const cart = await call('POST', '/editor/cart', { headers: { authorization: `Bearer ${token}` }, body: { projectId: p3, quantity: 5 } });
+    const p1 = await project({
+      design: design([
+        { type: 'image', src: photo, x: 5, y: 5, width: 95, height: 63, rotation: 0 },
+        { type: 'text', text: 'Hello', x: 5, y: 80, fontSize: 14, color: '#1a2b3c' },
+      ]),
+    });
+    const p2 = await project({
+      design: {
+        areas: [
+          {
+            printArea: 'FRONT',
+            layers: [
+              { type: 'image', src: tiny, x: 10, y: 10, width: 60, height: 40, rotation: 15 },
+            ],
+          },
+          {
+            printArea: 'BACK',
+            layers: [
+              { type: 'text', text: 'Back side', x: 2, y: 2, fontSize: 10, color: '#000000' },
+            ],
+          },
+        ],
+      },
+    });
+    const p3 = await project({
+      design: design([
+        { type: 'text', text: 'Cart item', x: 1, y: 1, fontSize: 20, color: '#aa0000' },
+      ]),
+    });
+    const cart = await call('POST', '/editor/cart', {
+      headers: { authorization: `Bearer ${token}` },
+      body: { projectId: p3, quantity: 5 },
+    });
     const orderId = `SHOP-${randomUUID().slice(0, 8)}`;
     const body = {
       orderId,
@@ -92,7 +143,11 @@ describe('sale notifications to print files', () => {
     const r = await call('POST', '/webhook/notifyorder', { key: shop.apiKey, body });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ orderId, status: 'accepted' });
-    expect(r.body.items.map((i: { itemId: string }) => i.itemId)).toEqual(['line-1', 'line-2', 'line-3']);
+    expect(r.body.items.map((i: { itemId: string }) => i.itemId)).toEqual([
+      'line-1',
+      'line-2',
+      'line-3',
+    ]);
 
     const order = await orderDone(orderId);
     expect(order.status).toBe('ready');
@@ -128,7 +183,12 @@ describe('sale notifications to print files', () => {
     // the audit trail: every step an event, personal data not in the clear
     const h = await call('GET', `/api/orders/${orderId}/history`, { key: a.adminApiKey });
     expect(h.body.map((e: { type: string }) => e.type)).toEqual([
-      'OrderReceived', 'OrderRenderingStarted', 'PrintFileGenerated', 'PrintFileGenerated', 'PrintFileGenerated', 'OrderReady',
+      'OrderReceived',
+      'OrderRenderingStarted',
+      'PrintFileGenerated',
+      'PrintFileGenerated',
+      'PrintFileGenerated',
+      'OrderReady',
     ]);
     expect(h.body.map((e: { revision: number }) => e.revision)).toEqual([0, 1, 2, 3, 4, 5]);
     expect(JSON.stringify(h.body)).not.toMatch(/Grace|grace@example/);
@@ -138,79 +198,168 @@ describe('sale notifications to print files', () => {
     // replay renders byte-identical files
     const replay = await call('POST', `/api/orders/${orderId}/replay`, { key: a.adminApiKey });
     expect(replay.status).toBe(202);
-    const results = await t.app.temporal!.client.workflow.getHandle(replay.body.workflowId).result();
+    const results = await t.app
+      .temporal!.client.workflow.getHandle(replay.body.workflowId)
+      .result();
     expect(results).toHaveLength(3);
     for (const res of results) expect(res).toMatchObject({ matches: true });
-    expect(results.map((x: { actual: string }) => x.actual).sort()).toEqual(order.items.map((i: { printFiles: { sha256: string }[] }) => i.printFiles[0]!.sha256).sort());
+    expect(results.map((x: { actual: string }) => x.actual).sort()).toEqual(
+      order.items.map((i: { printFiles: { sha256: string }[] }) => i.printFiles[0]!.sha256).sort(),
+    );
     const after = await call('GET', `/api/orders/${orderId}/history`, { key: a.adminApiKey });
     expect(after.body.at(-1).type).toBe('OrderReplayed');
-    expect(after.body.some((e: { type: string }) => e.type === 'PrintFileMismatchDetected')).toBe(false);
+    expect(after.body.some((e: { type: string }) => e.type === 'PrintFileMismatchDetected')).toBe(
+      false,
+    );
 
     // the same notification again: the same answer, nothing new; another body: 409
     const again = await call('POST', '/api/notifyorder', { key: shop.apiKey, body });
     expect(again.status).toBe(200);
     expect(again.body).toEqual(r.body);
     await settled(t);
-    expect((await call('GET', `/api/orders/${orderId}/history`, { key: a.adminApiKey })).body).toHaveLength(after.body.length);
-    await refused(t, call, 409, 'POST', '/webhook/notifyorder', { key: shop.apiKey, body: { ...body, items: body.items.slice(0, 2) } });
+    expect(
+      (await call('GET', `/api/orders/${orderId}/history`, { key: a.adminApiKey })).body,
+    ).toHaveLength(after.body.length);
+    await refused(t, call, 409, 'POST', '/webhook/notifyorder', {
+      key: shop.apiKey,
+      body: { ...body, items: body.items.slice(0, 2) },
+    });
 
     // other labels see nothing
     await refused(t, call, 404, 'GET', `/api/orders/${orderId}`, { key: b.adminApiKey });
     await refused(t, call, 404, 'GET', `/api/orders/${orderId}/history`, { key: b.adminApiKey });
-    await refused(t, call, 404, 'GET', `/api/orderitem/${order.items[0].orderItemId}/printfile`, { key: b.adminApiKey });
-    await refused(t, call, 404, 'PUT', `/api/orderitem/${order.items[0].orderItemId}/barcode`, { key: b.adminApiKey, body: { format: 'code128', value: 'X' } });
+    await refused(t, call, 404, 'GET', `/api/orderitem/${order.items[0].orderItemId}/printfile`, {
+      key: b.adminApiKey,
+    });
+    await refused(t, call, 404, 'PUT', `/api/orderitem/${order.items[0].orderItemId}/barcode`, {
+      key: b.adminApiKey,
+      body: { format: 'code128', value: 'X' },
+    });
     await refused(t, call, 404, 'POST', `/api/orders/${orderId}/replay`, { key: b.adminApiKey });
   }, 120_000);
 
   it('collapses 20 concurrent identical notifications onto one order and one workflow', async () => {
-    const p = await project({ design: design([{ type: 'text', text: 'Twenty', x: 1, y: 1, fontSize: 12, color: '#000000' }]) });
+    const p = await project({
+      design: design([
+        { type: 'text', text: 'Twenty', x: 1, y: 1, fontSize: 12, color: '#000000' },
+      ]),
+    });
     const orderId = `RACE-${randomUUID().slice(0, 8)}`;
     const body = { orderId, items: [{ itemId: 'l1', projectId: p, quantity: 1 }] };
-    const answers = await Promise.all(Array.from({ length: 20 }, () => call('POST', '/webhook/notifyorder', { key: shop.apiKey, body })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        call('POST', '/webhook/notifyorder', { key: shop.apiKey, body }),
+      ),
+    );
     expect(answers.map((x) => x.status)).toEqual(Array(20).fill(200));
     for (const x of answers) expect(x.body).toEqual(answers[0]!.body);
     await orderDone(orderId);
-    const received = await t.app.db.pool.query("SELECT count(*)::int AS n FROM es_events WHERE type = 'OrderReceived' AND data->>'orderId' = $1", [orderId]);
+    const received = await t.app.db.pool.query(
+      "SELECT count(*)::int AS n FROM es_events WHERE type = 'OrderReceived' AND data->>'orderId' = $1",
+      [orderId],
+    );
     expect(received.rows[0].n).toBe(1);
     const workflowId = `order-${a.labelId}-${createHash('sha256').update(orderId).digest('hex').slice(0, 40)}`;
     const runs: string[] = [];
-    for await (const w of t.app.temporal!.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(w.runId);
+    for await (const w of t.app.temporal!.client.workflow.list({
+      query: `WorkflowId = '${workflowId}'`,
+    }))
+      runs.push(w.runId);
     expect(runs).toHaveLength(1);
   }, 60_000);
 
   it('refuses unknown projects and cart items, recording nothing', async () => {
     const ghost = randomUUID();
-    const body = await refused(t, call, 400, 'POST', '/webhook/notifyorder', { key: shop.apiKey, body: { orderId: 'BAD-1', items: [{ itemId: 'x', projectId: ghost, quantity: 1 }] } });
+    const body = await refused(t, call, 400, 'POST', '/webhook/notifyorder', {
+      key: shop.apiKey,
+      body: { orderId: 'BAD-1', items: [{ itemId: 'x', projectId: ghost, quantity: 1 }] },
+    });
     expect(body.detail).toContain(ghost);
-    await refused(t, call, 400, 'POST', '/webhook/notifyorder', { key: shop.apiKey, body: { orderId: 'BAD-2', items: [{ itemId: 'x', cartItemId: ghost, quantity: 1 }] } });
-    await refused(t, call, 400, 'POST', '/webhook/notifyorder', { key: shop.apiKey, body: { orderId: 'BAD-3', items: [{ itemId: 'x', quantity: 1 }] } });
-    await refused(t, call, 400, 'POST', '/webhook/notifyorder', { key: shop.apiKey, body: { orderId: '', items: [] } });
-    await refused(t, call, 400, 'POST', '/webhook/notifyorder', { key: shop.apiKey, body: { orderId: 'x'.repeat(129), items: [{ itemId: 'x', projectId: ghost, quantity: 1 }] } });
-    await refused(t, call, 400, 'POST', '/webhook/notifyorder', { key: shop.apiKey, body: { orderId: 'BAD-4', items: [{ itemId: 'x', projectId: ghost, quantity: 0 }] } });
-    await refused(t, call, 400, 'POST', '/webhook/notifyorder', { key: shop.apiKey, body: { orderId: 'BAD-5', items: [{ itemId: 'x', projectId: ghost, quantity: 1 }], customer: { email: 'nope' } } });
-    await refused(t, call, 403, 'POST', '/webhook/notifyorder', { key: a.adminApiKey, body: { orderId: 'BAD-6', items: [{ itemId: 'x', projectId: ghost, quantity: 1 }] } });
-    await refused(t, call, 401, 'POST', '/api/notifyorder', { body: { orderId: 'BAD-7', items: [{ itemId: 'x', projectId: ghost, quantity: 1 }] } });
+    await refused(t, call, 400, 'POST', '/webhook/notifyorder', {
+      key: shop.apiKey,
+      body: { orderId: 'BAD-2', items: [{ itemId: 'x', cartItemId: ghost, quantity: 1 }] },
+    });
+    await refused(t, call, 400, 'POST', '/webhook/notifyorder', {
+      key: shop.apiKey,
+      body: { orderId: 'BAD-3', items: [{ itemId: 'x', quantity: 1 }] },
+    });
+    await refused(t, call, 400, 'POST', '/webhook/notifyorder', {
+      key: shop.apiKey,
+      body: { orderId: '', items: [] },
+    });
+    await refused(t, call, 400, 'POST', '/webhook/notifyorder', {
+      key: shop.apiKey,
+      body: { orderId: 'x'.repeat(129), items: [{ itemId: 'x', projectId: ghost, quantity: 1 }] },
+    });
+    await refused(t, call, 400, 'POST', '/webhook/notifyorder', {
+      key: shop.apiKey,
+      body: { orderId: 'BAD-4', items: [{ itemId: 'x', projectId: ghost, quantity: 0 }] },
+    });
+    await refused(t, call, 400, 'POST', '/webhook/notifyorder', {
+      key: shop.apiKey,
+      body: {
+        orderId: 'BAD-5',
+        items: [{ itemId: 'x', projectId: ghost, quantity: 1 }],
+        customer: { email: 'nope' },
+      },
+    });
+    await refused(t, call, 403, 'POST', '/webhook/notifyorder', {
+      key: a.adminApiKey,
+      body: { orderId: 'BAD-6', items: [{ itemId: 'x', projectId: ghost, quantity: 1 }] },
+    });
+    await refused(t, call, 401, 'POST', '/api/notifyorder', {
+      body: { orderId: 'BAD-7', items: [{ itemId: 'x', projectId: ghost, quantity: 1 }] },
+    });
   });
 
-  it('takes the notification on the fulfillment API with the label\'s partner id', async () => {
-    const p = await project({ design: design([{ type: 'text', text: 'Partner', x: 1, y: 1, fontSize: 12, color: '#000000' }]) });
-    const body = { orderId: `FUL-${randomUUID().slice(0, 8)}`, items: [{ itemId: 'l1', projectId: p, quantity: 3 }] };
-    await refused(t, call, 403, 'POST', `/v1/webhook/partner/${b.partnerId}/notifyorder`, { key: a.fulfillmentApiKey, body });
-    await refused(t, call, 403, 'POST', `/v1/webhook/partner/${a.partnerId}/notifyorder`, { key: shop.apiKey, body });
-    await refused(t, call, 400, 'POST', '/v1/webhook/partner/abc/notifyorder', { key: a.fulfillmentApiKey, body });
-    const r = await call('POST', `/v1/webhook/partner/${a.partnerId}/notifyorder`, { key: a.fulfillmentApiKey, body });
+  it("takes the notification on the fulfillment API with the label's partner id", async () => {
+    const p = await project({
+      design: design([
+        { type: 'text', text: 'Partner', x: 1, y: 1, fontSize: 12, color: '#000000' },
+      ]),
+    });
+    const body = {
+      orderId: `FUL-${randomUUID().slice(0, 8)}`,
+      items: [{ itemId: 'l1', projectId: p, quantity: 3 }],
+    };
+    await refused(t, call, 403, 'POST', `/v1/webhook/partner/${b.partnerId}/notifyorder`, {
+      key: a.fulfillmentApiKey,
+      body,
+    });
+    await refused(t, call, 403, 'POST', `/v1/webhook/partner/${a.partnerId}/notifyorder`, {
+      key: shop.apiKey,
+      body,
+    });
+    await refused(t, call, 400, 'POST', '/v1/webhook/partner/abc/notifyorder', {
+      key: a.fulfillmentApiKey,
+      body,
+    });
+    const r = await call('POST', `/v1/webhook/partner/${a.partnerId}/notifyorder`, {
+      key: a.fulfillmentApiKey,
+      body,
+    });
     expect(r.status).toBe(201);
     expect(r.body.items).toHaveLength(1);
     expect((await orderDone(body.orderId)).status).toBe('ready');
   }, 60_000);
 
   it('regenerates barcode and print file on a barcode update; the last of two quick updates wins', async () => {
-    const p = await project({ design: design([{ type: 'text', text: 'Barcode', x: 1, y: 1, fontSize: 12, color: '#000000' }]) });
+    const p = await project({
+      design: design([
+        { type: 'text', text: 'Barcode', x: 1, y: 1, fontSize: 12, color: '#000000' },
+      ]),
+    });
     const orderId = `BC-${randomUUID().slice(0, 8)}`;
-    const r = await call('POST', '/webhook/notifyorder', { key: shop.apiKey, body: { orderId, items: [{ itemId: 'l1', projectId: p, quantity: 1 }] } });
+    const r = await call('POST', '/webhook/notifyorder', {
+      key: shop.apiKey,
+      body: { orderId, items: [{ itemId: 'l1', projectId: p, quantity: 1 }] },
+    });
     const itemId = r.body.items[0].orderItemId;
     await orderDone(orderId);
-    const u = await call('PUT', `/api/orderitem/${itemId}/barcode`, { key: a.adminApiKey, body: { format: 'ean13', value: '4006381333931' } });
+    const u = await call('PUT', `/api/orderitem/${itemId}/barcode`, {
+      key: a.adminApiKey,
+      body: { format: 'ean13', value: '4006381333931' },
+    });
     expect(u.status).toBe(200);
     expect(u.body).toEqual({ orderItemId: itemId, workflowId: expect.stringContaining(itemId) });
     await t.app.temporal!.client.workflow.getHandle(u.body.workflowId).result();
@@ -218,35 +367,75 @@ describe('sale notifications to print files', () => {
     let order = (await call('GET', `/api/orders/${orderId}`, { key: a.adminApiKey })).body;
     expect(order.items[0].barcode).toEqual({ format: 'ean13', value: '4006381333931' });
     expect(order.items[0].printFiles).toHaveLength(2);
-    expect(decodeBarcodes(await pdf(order.items[0].printFiles[1].url))).toEqual([['4006381333931']]);
+    expect(decodeBarcodes(await pdf(order.items[0].printFiles[1].url))).toEqual([
+      ['4006381333931'],
+    ]);
 
-    const first = await call('PUT', `/api/orderitem/${itemId}/barcode`, { key: a.adminApiKey, body: { format: 'code128', value: 'FIRST-1' } });
-    const second = await call('PUT', `/api/orderitem/${itemId}/barcode`, { key: a.adminApiKey, body: { format: 'code128', value: 'SECOND-2' } });
-    for (const w of [first.body.workflowId, second.body.workflowId]) await t.app.temporal!.client.workflow.getHandle(w).result();
+    const first = await call('PUT', `/api/orderitem/${itemId}/barcode`, {
+      key: a.adminApiKey,
+      body: { format: 'code128', value: 'FIRST-1' },
+    });
+    const second = await call('PUT', `/api/orderitem/${itemId}/barcode`, {
+      key: a.adminApiKey,
+      body: { format: 'code128', value: 'SECOND-2' },
+    });
+    for (const w of [first.body.workflowId, second.body.workflowId])
+      await t.app.temporal!.client.workflow.getHandle(w).result();
     await settled(t);
     order = (await call('GET', `/api/orders/${orderId}`, { key: a.adminApiKey })).body;
     expect(order.items[0].barcode.value).toBe('SECOND-2');
-    const latest = await pdf((await call('GET', `/api/orders/${orderId}`, { key: a.adminApiKey })).body.items[0].printFiles.at(-1).url);
+    const latest = await pdf(
+      (
+        await call('GET', `/api/orders/${orderId}`, { key: a.adminApiKey })
+      ).body.items[0].printFiles.at(-1).url,
+    );
     expect(decodeBarcodes(latest)).toEqual([['SECOND-2']]);
-    const plain = await fetch(`${t.url}/api/orderitem/${itemId}/printfile`, { headers: { 'x-api-key': a.adminApiKey } });
+    const plain = await fetch(`${t.url}/api/orderitem/${itemId}/printfile`, {
+      headers: { 'x-api-key': a.adminApiKey },
+    });
     expect(decodeBarcodes(new Uint8Array(await plain.arrayBuffer()))).toEqual([['SECOND-2']]);
   }, 120_000);
 
   it('fails an order whose item cannot be rendered, after the others are done', async () => {
-    const ok = await project({ design: design([{ type: 'text', text: 'Fine', x: 1, y: 1, fontSize: 12, color: '#000000' }]) });
-    const back = await project({ design: design([{ type: 'text', text: 'Back', x: 1, y: 1, fontSize: 12, color: '#000000' }], 'BACK') });
+    const ok = await project({
+      design: design([{ type: 'text', text: 'Fine', x: 1, y: 1, fontSize: 12, color: '#000000' }]),
+    });
+    const back = await project({
+      design: design(
+        [{ type: 'text', text: 'Back', x: 1, y: 1, fontSize: 12, color: '#000000' }],
+        'BACK',
+      ),
+    });
     // the product loses its BACK area before the sale: the order copies the product as sold
-    await importCatalog(call, t, 'supplier-a', [config('MUG-A6', { printAreas: [{ code: 'FRONT', name: 'Front', ...A6 }] })]);
+    await importCatalog(call, t, 'supplier-a', [
+      config('MUG-A6', { printAreas: [{ code: 'FRONT', name: 'Front', ...A6 }] }),
+    ]);
     const orderId = `FAIL-${randomUUID().slice(0, 8)}`;
     await call('POST', '/webhook/notifyorder', {
       key: shop.apiKey,
-      body: { orderId, items: [{ itemId: 'good', projectId: ok, quantity: 1 }, { itemId: 'bad', projectId: back, quantity: 1 }] },
+      body: {
+        orderId,
+        items: [
+          { itemId: 'good', projectId: ok, quantity: 1 },
+          { itemId: 'bad', projectId: back, quantity: 1 },
+        ],
+      },
     });
     const order = await orderDone(orderId);
     expect(order.status).toBe('failed');
     expect(order.reason).toContain('bad');
     expect(order.items[0].status).toBe('ready');
-    expect(order.items[1]).toMatchObject({ status: 'failed', reason: expect.stringContaining('BACK') });
-    await importCatalog(call, t, 'supplier-a', [config('MUG-A6', { printAreas: [{ code: 'FRONT', name: 'Front', ...A6 }, { code: 'BACK', name: 'Back', widthMm: 80, heightMm: 50 }] })]);
+    expect(order.items[1]).toMatchObject({
+      status: 'failed',
+      reason: expect.stringContaining('BACK'),
+    });
+    await importCatalog(call, t, 'supplier-a', [
+      config('MUG-A6', {
+        printAreas: [
+          { code: 'FRONT', name: 'Front', ...A6 },
+          { code: 'BACK', name: 'Back', widthMm: 80, heightMm: 50 },
+        ],
+      }),
+    ]);
   }, 60_000);
 });

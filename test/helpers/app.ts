@@ -5,11 +5,12 @@ import path from 'node:path';
 import { inject } from 'vitest';
 import { type App, type StartOptions, startApp } from '../../src/app/container.ts';
 import { createLogger } from '../../src/app/logger.ts';
-import { loadConfig } from '../../src/config.ts';
+import { type Config, loadConfig, type Role } from '../../src/config.ts';
 import { createDatabase } from './postgres-cluster.ts';
 
 export interface TestApp {
   app: App;
+  config: Config;
   url: string;
   operatorKey: string;
   editorTokenSecret: string;
@@ -32,7 +33,7 @@ const API_KEY = /ep_(adm|int|ful|psk)_[0-9a-f]{32}_[A-Za-z0-9_-]{43}/;
  */
 export async function startTestApp(
   env: Record<string, string> = {},
-  options: StartOptions = {},
+  options: StartOptions & { roles?: Role[] } = {},
 ): Promise<TestApp> {
   const operatorKey = randomBytes(32).toString('base64url');
   const editorTokenSecret = randomBytes(32).toString('base64url');
@@ -49,7 +50,7 @@ export async function startTestApp(
   });
   const logs: string[] = [];
   const logger = createLogger(config.logLevel, { write: (line: string) => void logs.push(line) });
-  const app = await startApp(config, 'all', logger, options);
+  const app = await startApp(config, options.roles ?? 'all', logger, options);
   const secrets = new Set<string>([operatorKey, editorTokenSecret]);
   const assertNoLeaks = async () => {
     const events = await app.db.pool.query<{ text: string }>(
@@ -68,6 +69,7 @@ export async function startTestApp(
   };
   return {
     app,
+    config,
     url: app.url!,
     operatorKey,
     editorTokenSecret,

@@ -1,0 +1,187 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createActivities } from '../../src/activities/index.ts';
+import { createWorker } from '../../src/temporal/worker.ts';
+import { client, startTestApp, type TestApp } from '../helpers/app.ts';
+import {
+  config,
+  editorUser,
+  importCatalog,
+  newIntegration,
+  newLabel,
+  settled,
+} from '../helpers/fixtures.ts';
+
+async function orderReady(
+  call: ReturnType<typeof client>,
+  key: string,
+  orderId: string,
+  timeoutMs: number,
+) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await call('GET', `/api/orders/${orderId}`, { key });
+    if (r.body?.status === 'ready' || r.body?.status === 'failed') return r.body;
+    if (Date.now() > deadline) throw new Error(`order not done: ${JSON.stringify(r.body)}`);
+    await new Promise((res) => setTimeout(res, 200));
+  }
+}
+
+async function setup(t: TestApp) {
+  const call = client(t.url);
+  const label = await newLabel(call, t, 'Faults');
+  const shop = await newIntegration(call, t, label.adminApiKey, false);
+  await importCatalog(call, t, 'supplier-a', [config('TEE-1')]);
+  const { token } = await editorUser(t, label.labelId, `u-${randomUUID()}`);
+  const projects: string[] = [];
+  for (const text of ['one', 'two']) {
+    const p = await call('POST', '/editor/projects', {
+      headers: { authorization: `Bearer ${token}` },
+      body: {
+        name: text,
+        sku: 'TEE-1',
+        supplier: 'supplier-a',
+        design: {
+          areas: [
+            {
+              printArea: 'FRONT',
+              layers: [{ type: 'text', text, x: 1, y: 1, fontSize: 12, color: '#000000' }],
+            },
+          ],
+        },
+      },
+    });
+    projects.push(p.body.id);
+  }
+  return { call, label, shop, projects };
+}
+
+describe('a worker killed while rendering', () => {
+  let t: TestApp;
+  let stalling: ChildProcess | undefined;
+  beforeAll(async () => {
+    // API and projector here; the only worker at first is a separate process
+    t = await startTestApp({}, { roles: ['api', 'projector'] });
+  });
+  afterAll(async () => {
+    stalling?.kill('SIGKILL');
+    await t?.stop();
+  });
+
+  it('is replaced by another: the order ends ready, one PrintFileGenerated per item, no stray files', async () => {
+    let out = '';
+    stalling = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/stalling-worker.ts'], {
+      env: {
+        ...process.env,
+        DATABASE_URL: t.config.databaseUrl,
+        TEMPORAL_ADDRESS: t.config.temporal.address,
+        TEMPORAL_TASK_QUEUE: t.config.temporal.taskQueue,
+        DATA_DIR: t.config.dataDir,
+        OPERATOR_API_KEY: t.operatorKey,
+        EDITOR_TOKEN_SECRET: t.editorTokenSecret,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    stalling.stdout!.on('data', (d) => (out += d));
+    stalling.stderr!.on('data', (d) => (out += d));
+    for (let i = 0; !out.includes('worker running') && i < 600; i++)
+      await new Promise((res) => setTimeout(res, 100));
+    const { call, label, shop, projects } = await setup(t);
+    const orderId = `CRASH-${randomUUID().slice(0, 8)}`;
+    const r = await call('POST', '/webhook/notifyorder', {
+      key: shop.apiKey,
+      body: {
+        orderId,
+        items: projects.map((projectId, n) => ({ itemId: `l${n}`, projectId, quantity: 1 })),
+      },
+    });
+    expect(r.status).toBe(200);
+    // wait until the worker wrote a print file and stalled before recording it, then kill it
+    for (let i = 0; !out.includes('stalled') && i < 600; i++)
+      await new Promise((res) => setTimeout(res, 100));
+    expect(out).toContain('stalled');
+    stalling.kill('SIGKILL');
+    stalling = undefined;
+
+    const activities = createActivities({ store: t.app.store, storage: t.app.storage });
+    const replacement = await createWorker(t.app.temporal!.target, activities);
+    const running = replacement.run();
+    try {
+      const order = await orderReady(call, label.adminApiKey, orderId, 60_000);
+      expect(order.status).toBe('ready');
+      await settled(t);
+      const generated = await t.app.db.pool.query(
+        "SELECT data->>'orderItemId' AS id, count(*)::int AS n FROM es_events WHERE type = 'PrintFileGenerated' AND stream_id LIKE $1 GROUP BY 1",
+        [`Order-${label.labelId}-%`],
+      );
+      expect(generated.rows.map((x: { n: number }) => x.n)).toEqual([1, 1]);
+      const files = await t.app.storage.list(label.labelId);
+      expect(files).toHaveLength(2);
+      for (const item of order.items)
+        expect(files).toContain(
+          `${label.labelId}/${item.orderItemId}/${item.printFiles[0].sha256}.pdf`,
+        );
+      expect(readdirSync(path.join(t.config.dataDir, 'print-files', '.tmp'))).toEqual([]);
+    } finally {
+      replacement.worker.shutdown();
+      await running;
+      await replacement.close();
+    }
+  }, 120_000);
+});
+
+describe('a flaky barcode activity', () => {
+  let t: TestApp;
+  let calls = 0;
+  beforeAll(async () => {
+    t = await startTestApp(
+      {},
+      {
+        wrapActivities: (a) => ({
+          ...a,
+          async regenerateBarcode(...args: Parameters<typeof a.regenerateBarcode>) {
+            calls++;
+            if (calls <= 2) throw new Error(`barcode service unavailable (call ${calls})`);
+            return a.regenerateBarcode(...args);
+          },
+        }),
+      },
+    );
+  });
+  afterAll(async () => t?.stop());
+
+  it('is carried through by the retry policy, and the workflow history shows the attempts', async () => {
+    const { call, label, shop, projects } = await setup(t);
+    const orderId = `FLAKY-${randomUUID().slice(0, 8)}`;
+    const r = await call('POST', '/webhook/notifyorder', {
+      key: shop.apiKey,
+      body: { orderId, items: [{ itemId: 'l1', projectId: projects[0], quantity: 1 }] },
+    });
+    const itemId = r.body.items[0].orderItemId;
+    await orderReady(call, label.adminApiKey, orderId, 60_000);
+    const u = await call('PUT', `/api/orderitem/${itemId}/barcode`, {
+      key: label.adminApiKey,
+      body: { format: 'code128', value: 'RETRY-ME' },
+    });
+    expect(u.status).toBe(200);
+    const handle = t.app.temporal!.client.workflow.getHandle(u.body.workflowId);
+    expect(await handle.result()).toMatchObject({ outcome: 'ready' });
+    expect(calls).toBe(3);
+    const history = await handle.fetchHistory();
+    const started = (history.events ?? []).filter((e) => e.activityTaskStartedEventAttributes);
+    // the first activity (regenerateBarcode) started on its third attempt, after two failures
+    expect(started[0]!.activityTaskStartedEventAttributes!.attempt).toBe(3);
+    expect(started[0]!.activityTaskStartedEventAttributes!.lastFailure?.message).toContain(
+      'barcode service unavailable (call 2)',
+    );
+    await settled(t);
+    const events = (
+      await call('GET', `/api/orders/${orderId}/history`, { key: label.adminApiKey })
+    ).body.map((e: { type: string }) => e.type);
+    expect(events.filter((e: string) => e === 'BarcodeRegenerated')).toHaveLength(1);
+    expect(events.filter((e: string) => e === 'PrintFileGenerated')).toHaveLength(2);
+  }, 60_000);
+});

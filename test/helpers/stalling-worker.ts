@@ -1,0 +1,36 @@
+// A worker process for the crash test: a real worker whose file storage writes the
+// print file and then stalls before the activity can record it, so the test can kill
+// the process at that point. Run with DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE,
+// DATA_DIR; prints "stalled <key>" when it is there.
+import path from 'node:path';
+import { createActivities } from '../../src/activities/index.ts';
+import { loadConfig } from '../../src/config.ts';
+import { connectPostgres } from '../../src/db/database.ts';
+import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
+import { FilesystemStorage } from '../../src/storage/filesystem.ts';
+import type { FileStorage } from '../../src/storage/port.ts';
+import { createWorker } from '../../src/temporal/worker.ts';
+
+const { config } = loadConfig();
+const db = await connectPostgres(config.databaseUrl!);
+const store = new PostgresEventStore(db.pool);
+const real = await FilesystemStorage.open(path.join(config.dataDir, 'print-files'));
+const stalling: FileStorage = {
+  get: (key) => real.get(key),
+  list: (prefix) => real.list(prefix),
+  async put(key, bytes) {
+    await real.put(key, bytes);
+    console.log(`stalled ${key}`);
+    await new Promise(() => {}); // until the process is killed
+  },
+};
+const worker = await createWorker(
+  {
+    address: config.temporal.address!,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+  },
+  createActivities({ store, storage: stalling }),
+);
+console.log('worker running');
+await worker.run();

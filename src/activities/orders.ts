@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { handleCommand, loadState } from '../app/command-handler.ts';
+import { handleCommandOn, readState } from '../app/command-handler.ts';
 import { type ItemState, type OrderCommand, orderDecider } from '../domain/order/decider.ts';
 import { orderEvents } from '../domain/order/events.ts';
 import { deterministicId } from '../domain/shared/ids.ts';
@@ -68,21 +68,37 @@ function render(
  */
 export function orderActivities(deps: { store: EventStore; storage: FileStorage }) {
   const { store, storage } = deps;
+  /** reads the order once; `read` lets the command that follows skip a second read */
   const load = async (stream: string) => {
-    const s = await loadState(store, orderEvents, orderDecider, stream);
+    const read = await readState(store, orderEvents, orderDecider, stream);
+    const s = read.state;
     if (!s.exists) throw ApplicationFailure.nonRetryable(`no order in ${stream}`, 'OrderNotFound');
-    return s;
+    return { s, read };
   };
-  const run = (stream: string, command: OrderCommand, ...idParts: string[]) =>
-    handleCommand(store, orderEvents, orderDecider, stream, command, meta, (i) =>
-      deterministicId(stream, ...idParts, String(i)),
+  const run = (
+    stream: string,
+    read: Awaited<ReturnType<typeof load>>['read'] | undefined,
+    command: OrderCommand,
+    ...idParts: string[]
+  ) =>
+    handleCommandOn(
+      store,
+      orderEvents,
+      orderDecider,
+      stream,
+      command,
+      meta,
+      (i) => deterministicId(stream, ...idParts, String(i)),
+      read,
     );
 
   return {
     async startRendering(stream: string): Promise<string[]> {
-      await run(stream, { type: 'StartRendering', at: new Date() }, 'rendering');
-      const s = await load(stream);
-      return [...s.items.values()]
+      const { read } = await load(stream);
+      const r = await run(stream, read, { type: 'StartRendering', at: new Date() }, 'rendering');
+      if (!r.state.exists)
+        throw ApplicationFailure.nonRetryable(`no order in ${stream}`, 'OrderNotFound');
+      return [...r.state.items.values()]
         .filter((i) => i.status === 'pending')
         .map((i) => i.item.orderItemId);
     },
@@ -93,7 +109,7 @@ export function orderActivities(deps: { store: EventStore; storage: FileStorage 
      * retried); a newer barcode update makes this rendering moot.
      */
     async renderOrderItem(stream: string, orderItemId: string, version?: number) {
-      const s = await load(stream);
+      const { s, read } = await load(stream);
       const item = s.items.get(orderItemId);
       if (!item)
         throw ApplicationFailure.nonRetryable(`no item ${orderItemId}`, 'OrderItemNotFound');
@@ -118,6 +134,7 @@ export function orderActivities(deps: { store: EventStore; storage: FileStorage 
         if (!(err instanceof RenderError)) throw err;
         await run(
           stream,
+          read,
           { type: 'FailItem', orderItemId, reason: err.message, at: new Date() },
           'failed',
           orderItemId,
@@ -131,6 +148,7 @@ export function orderActivities(deps: { store: EventStore; storage: FileStorage 
       beat();
       const r = await run(
         stream,
+        read,
         {
           type: 'RecordPrintFile',
           orderItemId,
@@ -157,7 +175,7 @@ export function orderActivities(deps: { store: EventStore; storage: FileStorage 
 
     /** Renders the item's current barcode (validating it) and records that it was regenerated. */
     async regenerateBarcode(stream: string, orderItemId: string, version: number) {
-      const s = await load(stream);
+      const { s, read } = await load(stream);
       const item = s.items.get(orderItemId);
       if (!item)
         throw ApplicationFailure.nonRetryable(`no item ${orderItemId}`, 'OrderItemNotFound');
@@ -169,6 +187,7 @@ export function orderActivities(deps: { store: EventStore; storage: FileStorage 
       }
       await run(
         stream,
+        read,
         { type: 'RecordBarcodeRegenerated', orderItemId, barcode: item.barcode, at: new Date() },
         'barcode',
         orderItemId,
@@ -178,8 +197,10 @@ export function orderActivities(deps: { store: EventStore; storage: FileStorage 
     },
 
     async completeOrder(stream: string) {
-      await run(stream, { type: 'CompleteOrder', at: new Date() }, 'complete');
-      const s = await load(stream);
+      const r = await run(stream, undefined, { type: 'CompleteOrder', at: new Date() }, 'complete');
+      const s = r.state;
+      if (!s.exists)
+        throw ApplicationFailure.nonRetryable(`no order in ${stream}`, 'OrderNotFound');
       return { status: s.status, ...(s.reason ? { reason: s.reason } : {}) };
     },
 
@@ -188,7 +209,7 @@ export function orderActivities(deps: { store: EventStore; storage: FileStorage 
      * bytes; a difference is recorded as PrintFileMismatchDetected, never accepted.
      */
     async replayOrder(stream: string, replayId: string) {
-      const s = await load(stream);
+      const { s } = await load(stream);
       const results: { orderItemId: string; expected: string; actual: string; matches: boolean }[] =
         [];
       for (const item of s.items.values()) {

@@ -5,6 +5,7 @@ import {
   type AppendResult,
   type EventMetadata,
   type EventStore,
+  type RecordedEvent,
   WrongExpectedRevisionError,
 } from '../eventstore/port.ts';
 
@@ -31,12 +32,26 @@ export async function handleCommand<C, E extends { type: string; data: unknown }
   /** ids for the decided events; derived ids make a retried command append nothing twice */
   eventId: (index: number) => string = () => randomUUID(),
 ): Promise<Handled<E, S>> {
+  return handleCommandOn(store, registry, decider, streamId, command, metadata, eventId, undefined);
+}
+
+/**
+ * handleCommand on events the caller has just read and folded itself, which saves a
+ * read; a conflict still re-reads and decides once more.
+ */
+export async function handleCommandOn<C, E extends { type: string; data: unknown }, S>(
+  store: EventStore,
+  registry: EventRegistry<E>,
+  decider: Decider<C, E, S>,
+  streamId: string,
+  command: C,
+  metadata: EventMetadata,
+  eventId: (index: number) => string,
+  read: { stored: RecordedEvent[]; state: S } | undefined,
+): Promise<Handled<E, S>> {
   for (let attempt = 0; ; attempt++) {
-    const stored = await store.readStream(streamId);
-    const state = fold(
-      decider,
-      stored.map((e) => registry.deserialize(e)),
-    );
+    const { stored, state } =
+      read && attempt === 0 ? read : await readState(store, registry, decider, streamId);
     const events = decider.decide(command, state);
     if (events.length === 0) return { events, state, appended: undefined };
     const expected = stored.length === 0 ? 'no_stream' : stored[stored.length - 1]!.revision;
@@ -61,9 +76,22 @@ export async function loadState<C, E extends { type: string; data: unknown }, S>
   decider: Decider<C, E, S>,
   streamId: string,
 ): Promise<S> {
+  return (await readState(store, registry, decider, streamId)).state;
+}
+
+/** The stream's events and the state they fold to. */
+export async function readState<C, E extends { type: string; data: unknown }, S>(
+  store: EventStore,
+  registry: EventRegistry<E>,
+  decider: Decider<C, E, S>,
+  streamId: string,
+): Promise<{ stored: RecordedEvent[]; state: S }> {
   const stored = await store.readStream(streamId);
-  return fold(
-    decider,
-    stored.map((e) => registry.deserialize(e)),
-  );
+  return {
+    stored,
+    state: fold(
+      decider,
+      stored.map((e) => registry.deserialize(e)),
+    ),
+  };
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { printAreaSchema } from '../product/configuration.ts';
-import { designSchema } from '../project/design.ts';
+import { storedDesignSchema as designSchema } from '../project/design.ts';
 import { encryptedSchema } from '../shared/encrypted.ts';
 import { defineEvent, type EventOf, EventRegistry } from '../shared/events.ts';
 import { BARCODE_FORMATS } from './barcode.ts';

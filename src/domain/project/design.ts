@@ -59,6 +59,25 @@ export const designSchema = z
   .strict();
 
 export type Design = z.infer<typeof designSchema>;
+
+/**
+ * The design as events store it. It was checked with designSchema at the edge before
+ * any event was written; reading it back does not scan megabytes of image data again
+ * (a full check of a 3 MB data URL costs ~14 ms, and every fold would pay it).
+ */
+export const storedDesignSchema = z.object({
+  areas: z.array(
+    z.object({
+      printArea: z.string(),
+      layers: z.array(
+        z.discriminatedUnion('type', [
+          imageLayerSchema.extend({ src: z.string() }),
+          textLayerSchema,
+        ]),
+      ),
+    }),
+  ),
+});
 export type Layer = Design['areas'][number]['layers'][number];
 
 /**

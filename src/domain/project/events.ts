@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineEvent, type EventOf, EventRegistry } from '../shared/events.ts';
-import { designSchema } from './design.ts';
+import { storedDesignSchema as designSchema } from './design.ts';
 
 const content = { name: z.string(), sku: z.string(), supplier: z.string(), design: designSchema };
 

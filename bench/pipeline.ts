@@ -1,0 +1,236 @@
+// npm run bench:pipeline
+// The print pipeline end to end: N one-item orders (an A6 area with a 2400x1600 photo,
+// a text and the barcode), HTTP notification to `ready`, against rendering the same
+// item by calling the render function directly in this process (the raw baseline),
+// in the same run. Also the latency of a single one-item order against one raw render,
+// and the peak RSS of the service process (API, worker and projector in one).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { http } from '../scripts/lib/demo-catalog.ts';
+import { freePort } from '../src/db/database.ts';
+import { renderPrintFile } from '../src/print/pdf.ts';
+import { startLocalTemporal } from '../src/temporal/dev-server.ts';
+import { startPostgresCluster } from '../test/helpers/postgres-cluster.ts';
+
+const ORDERS = Number(process.env.BENCH_ORDERS ?? 40);
+const SINGLES = Number(process.env.BENCH_SINGLES ?? 15);
+const PARALLEL = 2; // the machine's cores: raw renders run two at a time, like the worker's items
+
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+
+async function main() {
+  const cluster = await startPostgresCluster();
+  const temporal = await startLocalTemporal({ cliPath: process.env.TEMPORAL_CLI_PATH });
+  let server: ChildProcess | undefined;
+  try {
+    const photo = await sharp({
+      create: {
+        width: 2400,
+        height: 1600,
+        channels: 3,
+        background: '#808080',
+        noise: { type: 'gaussian', mean: 128, sigma: 40 },
+      },
+    })
+      .jpeg({ quality: 85 })
+      .toBuffer();
+    const design = {
+      areas: [
+        {
+          printArea: 'FRONT',
+          layers: [
+            {
+              type: 'image' as const,
+              src: `data:image/jpeg;base64,${photo.toString('base64')}`,
+              x: 5,
+              y: 5,
+              width: 95,
+              height: 63,
+              rotation: 0,
+            },
+            {
+              type: 'text' as const,
+              text: 'Happy birthday, Ada!',
+              x: 5,
+              y: 80,
+              fontSize: 18,
+              color: '#1a2b3c',
+            },
+          ],
+        },
+      ],
+    };
+    const area = { code: 'FRONT', name: 'Front', widthMm: 105, heightMm: 148 };
+
+    // raw baseline: the render function in a loop, two at a time
+    const rawItem = (n: number) => ({
+      orderId: `RAW-${n}`,
+      orderItemId: randomUUID(),
+      sku: 'A6-CARD',
+      printMethod: 'digital',
+      printColors: 4,
+      printAreas: [area],
+      design,
+      barcode: { format: 'code128' as const, value: randomUUID() },
+      createdAt: new Date(),
+    });
+    await renderPrintFile(rawItem(0)); // warm up
+    const single: number[] = [];
+    for (let i = 0; i < SINGLES; i++) {
+      const t0 = performance.now();
+      await renderPrintFile(rawItem(i));
+      single.push(performance.now() - t0);
+    }
+    let next = 0;
+    const rawBegan = performance.now();
+    await Promise.all(
+      Array.from({ length: PARALLEL }, async () => {
+        while (next < ORDERS) await renderPrintFile(rawItem(next++));
+      }),
+    );
+    const rawRate = ORDERS / ((performance.now() - rawBegan) / 1000);
+
+    // the service
+    const port = await freePort();
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-pipeline-'));
+    const operatorKey = randomBytes(32).toString('base64url');
+    server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        DATABASE_URL: cluster.url,
+        TEMPORAL_ADDRESS: temporal.address,
+        OPERATOR_API_KEY: operatorKey,
+        EDITOR_TOKEN_SECRET: randomBytes(32).toString('base64url'),
+        LOG_LEVEL: 'warn',
+        PARTNER_SIMULATOR: 'on',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const base = `http://127.0.0.1:${port}`;
+    for (
+      let i = 0;
+      !(await fetch(`${base}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      ));
+      i++
+    ) {
+      if (i > 240) throw new Error('service not ready');
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const call = http(base);
+    const label = await call('POST', '/operator/labels', operatorKey, { name: 'Bench' });
+    const shop = await call('POST', '/api/shop-integration', label.adminApiKey, {
+      name: 'Bench',
+      shopSystem: 'bench',
+      shopUrl: 'https://bench.example',
+    });
+    await call('POST', '/operator/catalog/supplier-a', operatorKey, [
+      { sku: 'A6-CARD', printMethod: 'digital', printColors: 4, printAreas: [area] },
+    ]);
+    const simKey = readFileSync(path.join(dataDir, 'partner-sim-api-key'), 'utf8').trim();
+    const simUrl = `http://127.0.0.1:${port + 1}`;
+    await call('POST', `/operator/labels/${label.labelId}/callbacks`, operatorKey, {
+      production: { url: simUrl, apiKey: simKey },
+      environment: 'production',
+    });
+    const session = await fetch(`${base}/editor/${label.labelId}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        userName: 'demo@example.com',
+        password: 'demo-password',
+        language: 'en',
+      }),
+    }).then((r) => r.json() as Promise<{ token: string }>);
+    let projectId: string | undefined;
+    for (let i = 0; !projectId && i < 100; i++) {
+      const res = await fetch(`${base}/editor/projects`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${session.token}` },
+        body: JSON.stringify({ name: 'Card', sku: 'A6-CARD', supplier: 'supplier-a', design }),
+      });
+      if (res.status === 201) projectId = ((await res.json()) as { id: string }).id;
+      else await new Promise((r) => setTimeout(r, 200)); // the catalogue import is still running
+    }
+    const notify = (orderId: string) =>
+      call('POST', '/webhook/notifyorder', shop.apiKey, {
+        orderId,
+        items: [{ itemId: 'l1', projectId, quantity: 1 }],
+      });
+    const ready = async (orderId: string) => {
+      for (;;) {
+        const o = await call('GET', `/api/orders/${orderId}`, label.adminApiKey).catch(
+          () => undefined,
+        );
+        if (o?.status === 'ready') return;
+        if (o?.status === 'failed') throw new Error(`${orderId} failed: ${o.reason}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
+    await notify('WARM-UP');
+    await ready('WARM-UP');
+
+    const latency: number[] = [];
+    for (let i = 0; i < SINGLES; i++) {
+      const t0 = performance.now();
+      await notify(`ONE-${i}`);
+      await ready(`ONE-${i}`);
+      latency.push(performance.now() - t0);
+    }
+    if (process.env.BENCH_PHASES) {
+      const h = await call('GET', '/api/orders/ONE-3/history', label.adminApiKey);
+      const t0 = Date.parse(h[0].at);
+      console.log(
+        h
+          .map((e: { type: string; at: string }) => `${e.type} +${Date.parse(e.at) - t0} ms`)
+          .join('\n'),
+      );
+    }
+    const began = performance.now();
+    const ids = Array.from({ length: ORDERS }, (_, i) => `MANY-${i}`);
+    await Promise.all(ids.map(notify));
+    await Promise.all(ids.map(ready));
+    const pipelineRate = ORDERS / ((performance.now() - began) / 1000);
+    const status = readFileSync(`/proc/${server.pid}/status`, 'utf8');
+    const peakRss = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+
+    console.log(
+      `\n${ORDERS} one-item orders (A6, 2400x1600 photo, text, barcode); ${SINGLES} single orders for latency\n`,
+    );
+    console.log('| measure | pipeline (HTTP to ready) | raw render | ratio |');
+    console.log('|---|---:|---:|---:|');
+    console.log(
+      `| throughput, items/s | ${pipelineRate.toFixed(2)} | ${rawRate.toFixed(2)} (2 at a time) | ${(pipelineRate / rawRate).toFixed(2)} |`,
+    );
+    console.log(
+      `| one item, p50 ms | ${pct(latency, 50).toFixed(0)} | ${pct(single, 50).toFixed(0)} | +${(pct(latency, 50) - pct(single, 50)).toFixed(0)} ms |`,
+    );
+    console.log(
+      `| one item, p95 ms | ${pct(latency, 95).toFixed(0)} | ${pct(single, 95).toFixed(0)} | +${(pct(latency, 95) - pct(single, 95)).toFixed(0)} ms |`,
+    );
+    console.log(
+      `\npeak RSS of the service process (API + worker + projector): ${peakRss.toFixed(0)} MiB`,
+    );
+  } finally {
+    server?.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 1500));
+    await temporal.stop();
+    cluster.stop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -171,7 +171,11 @@ export class ProjectionRunner {
   /** Processes one page; returns the number of events read. */
   async step(p: Projection, client: pg.PoolClient): Promise<number> {
     const from = await this.checkpoint(p.name);
-    const page = await this.store.readAll({ after: from, limit: this.batchSize });
+    const page = await this.store.readAll({
+      after: from,
+      limit: this.batchSize,
+      dataOf: [...p.handles],
+    });
     if (page.length === 0) return 0;
     const last = page[page.length - 1]!.position;
     await client.query('BEGIN');

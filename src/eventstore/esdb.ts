@@ -125,7 +125,7 @@ export class EsdbEventStore implements EventStore {
     return out;
   }
 
-  async readAll({ after, limit }: ReadAllOptions): Promise<RecordedEvent[]> {
+  async readAll({ after, limit, dataOf }: ReadAllOptions): Promise<RecordedEvent[]> {
     const out: RecordedEvent[] = [];
     const fromPosition =
       after.commit < 0n ? ESDB_START : { commit: after.commit, prepare: after.prepare };
@@ -136,7 +136,9 @@ export class EsdbEventStore implements EventStore {
       maxCount: limit + 1,
     })) {
       const e = toRecorded(resolved);
-      if (e && comparePositions(e.position, after) > 0) out.push(e);
+      if (e && comparePositions(e.position, after) > 0) {
+        out.push(dataOf && !dataOf.includes(e.type) ? { ...e, data: {} } : e);
+      }
       if (out.length === limit) break;
     }
     return out;

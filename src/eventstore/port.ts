@@ -70,6 +70,12 @@ export interface ReadAllOptions {
   /** exclusive */
   after: Position;
   limit: number;
+  /**
+   * The types the reader will look into. Events of other types still come (positions
+   * and order are whole) but may come without their data, which spares moving large
+   * payloads to readers that skip them.
+   */
+  dataOf?: string[];
 }
 
 export interface Subscription {

@@ -226,13 +226,16 @@ export class PostgresEventStore implements EventStore {
     return r.rows.map(toRecorded);
   }
 
-  async readAll({ after, limit }: ReadAllOptions): Promise<RecordedEvent[]> {
+  async readAll({ after, limit, dataOf }: ReadAllOptions): Promise<RecordedEvent[]> {
     const r = await this.pool.query<EventRow>(
-      `${SELECT_EVENT}
+      `SELECT seq, tx_id::text AS tx_text, event_id, stream_id, revision, type, schema_version,
+         CASE WHEN $4::text[] IS NULL OR type = ANY($4::text[]) THEN data ELSE '{}'::jsonb END AS data,
+         metadata, recorded_at
+       FROM es_events
        WHERE (tx_id, seq) > ($1::xid8, $2::bigint)
          AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
        ORDER BY tx_id, seq LIMIT $3`,
-      [xid(after), after.prepare.toString(), limit],
+      [xid(after), after.prepare.toString(), limit, dataOf ?? null],
     );
     return r.rows.map(toRecorded);
   }

@@ -150,6 +150,22 @@ export function eventStoreContract(name: string, open: () => Promise<StoreUnderT
       expect(await store.countAfter(head, 1000)).toBe(after.length);
     });
 
+    it('may leave out the data of types a reader does not look into, never the events', async () => {
+      const s = stream('Sparse');
+      const head = await store.headPosition();
+      await store.append(
+        s,
+        [ev('Wanted', { n: 1 }), ev('Other', { big: 'x'.repeat(1000) })],
+        'no_stream',
+      );
+      const page = (await store.readAll({ after: head, limit: 100, dataOf: ['Wanted'] })).filter(
+        (e) => e.streamId === s,
+      );
+      expect(page.map((e) => e.type)).toEqual(['Wanted', 'Other']);
+      expect(page[0]!.data).toEqual({ n: 1 });
+      expect(page[1]!.data.big).toBeUndefined();
+    });
+
     it('subscribes to all events from a checkpoint and resumes after it', async () => {
       const s = stream('Sub');
       const head = await store.headPosition();

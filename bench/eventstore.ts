@@ -21,7 +21,7 @@ const PLAIN_TABLE = `
 CREATE TABLE plain_events (
   seq bigserial PRIMARY KEY, event_id uuid NOT NULL UNIQUE, stream_id text NOT NULL,
   revision bigint NOT NULL, type text NOT NULL, schema_version integer NOT NULL,
-  data jsonb NOT NULL, metadata jsonb NOT NULL, recorded_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  data json NOT NULL, metadata json NOT NULL, recorded_at timestamptz NOT NULL DEFAULT clock_timestamp(),
   UNIQUE (stream_id, revision))`;
 
 const payload = () => ({
@@ -101,7 +101,7 @@ async function main() {
                 JSON.stringify(e.metadata),
               );
               const b = k * 7;
-              return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}::jsonb, $${b + 7}::jsonb)`;
+              return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}::json, $${b + 7}::json)`;
             });
             await db.pool.query(
               `INSERT INTO plain_events (event_id, stream_id, revision, type, schema_version, data, metadata) VALUES ${tuples.join(', ')}`,

@@ -1,5 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../src/activities/index.ts';
+import { PERMANENT, RENDERING } from './policies.ts';
 
 const { regenerateBarcode } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -9,20 +10,10 @@ const { regenerateBarcode } = proxyActivities<Activities>({
     backoffCoefficient: 2,
     maximumInterval: '10 seconds',
     maximumAttempts: 6,
-    nonRetryableErrorTypes: ['RenderError', 'OrderNotFound', 'OrderItemNotFound'],
+    nonRetryableErrorTypes: PERMANENT,
   },
 });
-const { renderOrderItem } = proxyActivities<Activities>({
-  startToCloseTimeout: '2 minutes',
-  heartbeatTimeout: '20 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    maximumAttempts: 10,
-    nonRetryableErrorTypes: ['RenderError', 'OrderNotFound', 'OrderItemNotFound'],
-  },
-});
+const { renderOrderItem } = proxyActivities<Activities>(RENDERING);
 
 /**
  * A barcode update of an order item: the barcode is regenerated, then the item's print

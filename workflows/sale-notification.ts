@@ -1,18 +1,8 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../src/activities/index.ts';
+import { RENDERING } from './policies.ts';
 
-const { startRendering, renderOrderItem, completeOrder } = proxyActivities<Activities>({
-  startToCloseTimeout: '2 minutes',
-  // a render heartbeats per layer: a worker that died is noticed in 20 s, not 2 minutes
-  heartbeatTimeout: '20 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    maximumAttempts: 10,
-    nonRetryableErrorTypes: ['RenderError', 'OrderNotFound', 'OrderItemNotFound'],
-  },
-});
+const { startRendering, renderOrderItem, completeOrder } = proxyActivities<Activities>(RENDERING);
 
 const PARALLEL_ITEMS = 2;
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
+import { refused as refusedAndUnchanged } from '../helpers/fixtures.ts';
 
 /**
  * The foundation slice over real HTTP against real PostgreSQL and Temporal: operator
@@ -19,32 +20,13 @@ describe('HTTP slice: labels and shop integrations', () => {
 
   const eventCount = async () =>
     Number((await t.app.db.pool.query('SELECT count(*) AS n FROM es_events')).rows[0].n);
-  const integrationRows = async () =>
-    (await t.app.db.pool.query('SELECT * FROM rm_shop_integrations ORDER BY integration_id')).rows;
 
-  /** Runs a request that must be refused; checks the problem body and that nothing changed. */
-  async function refused(
+  const refused = (
     status: number,
     method: string,
     path: string,
     options: Parameters<typeof call>[2] = {},
-  ) {
-    const events = await eventCount();
-    const rows = await integrationRows();
-    const r = await call(method, path, options);
-    expect(r.status, `${method} ${path} -> ${JSON.stringify(r.body)}`).toBe(status);
-    expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(r.body).toMatchObject({
-      status,
-      type: expect.any(String),
-      title: expect.any(String),
-      detail: expect.any(String),
-    });
-    expect(JSON.stringify(r.body)).not.toMatch(/ep_(adm|int|ful)_[0-9a-f]{32}_/);
-    expect(await eventCount()).toBe(events);
-    expect(await integrationRows()).toEqual(rows);
-    return r.body;
-  }
+  ) => refusedAndUnchanged(t, call, status, method, path, options);
 
   beforeAll(async () => {
     t = await startTestApp();

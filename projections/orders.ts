@@ -41,6 +41,7 @@ export const ordersProjection: Projection = {
     'OrderReady',
     'OrderFailed',
     'OrderItemBarcodeUpdated',
+    'PrintFileMismatchDetected',
   ]),
   async apply(tx, stored) {
     for (const s of stored) {
@@ -111,6 +112,15 @@ export const ordersProjection: Projection = {
             JSON.stringify(e.data.barcode),
           ]);
           break;
+        case 'PrintFileMismatchDetected': {
+          const d = e.data;
+          const warning = `replay ${d.replayId}: the print file rendered again differs from the recorded one (recorded ${d.expected}, now ${d.actual})`;
+          await tx.query(
+            'UPDATE rm_order_items SET warnings = warnings || $2::jsonb WHERE order_item_id = $1',
+            [d.orderItemId, JSON.stringify([warning])],
+          );
+          break;
+        }
         case 'OrderReady':
           await setStatus('ready');
           break;

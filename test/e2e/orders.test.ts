@@ -238,6 +238,63 @@ describe('sale notifications to print files', () => {
     await refused(t, call, 404, 'POST', `/api/orders/${orderId}/replay`, { key: b.adminApiKey });
   }, 120_000);
 
+  it('records a replay whose bytes differ as a mismatch event and a visible warning', async () => {
+    const p = await project({
+      design: design([
+        { type: 'text', text: 'Tampered', x: 1, y: 1, fontSize: 12, color: '#000000' },
+      ]),
+    });
+    const orderId = `MISMATCH-${randomUUID().slice(0, 8)}`;
+    const r = await call('POST', '/webhook/notifyorder', {
+      key: shop.apiKey,
+      body: { orderId, items: [{ itemId: 'l1', projectId: p, quantity: 1 }] },
+    });
+    const order = await orderDone(orderId);
+    const item = order.items[0];
+    // the record claims other bytes than the events render to (as if a library changed)
+    const { orderStream } = await import('../../src/domain/order/events.ts');
+    const { orderEvents } = await import('../../src/domain/order/events.ts');
+    const forged = 'f'.repeat(64);
+    const stored = orderEvents.serialize({
+      type: 'PrintFileGenerated',
+      data: {
+        orderItemId: item.orderItemId,
+        storageKey: `x/${forged}.pdf`,
+        sha256: forged,
+        pages: 1,
+        bytes: 1,
+        barcode: { format: 'code128', value: r.body.items[0].orderItemId },
+        images: [],
+        warnings: [],
+        generatedAt: new Date().toISOString(),
+      },
+    });
+    await t.app.store.append(
+      orderStream(a.labelId, orderId),
+      [{ id: randomUUID(), ...stored, metadata: { actor: 'test' } }],
+      'any',
+    );
+    const replay = await call('POST', `/api/orders/${orderId}/replay`, { key: a.adminApiKey });
+    const results = await t.app
+      .temporal!.client.workflow.getHandle(replay.body.workflowId)
+      .result();
+    expect(results).toEqual([
+      {
+        orderItemId: item.orderItemId,
+        expected: forged,
+        actual: item.printFiles[0].sha256,
+        matches: false,
+      },
+    ]);
+    await settled(t);
+    const history = (
+      await call('GET', `/api/orders/${orderId}/history`, { key: a.adminApiKey })
+    ).body.map((e: { type: string }) => e.type);
+    expect(history.slice(-2)).toEqual(['OrderReplayed', 'PrintFileMismatchDetected']);
+    const after = (await call('GET', `/api/orders/${orderId}`, { key: a.adminApiKey })).body;
+    expect(after.items[0].warnings.join()).toContain('differs from the recorded one');
+  }, 60_000);
+
   it('collapses 20 concurrent identical notifications onto one order and one workflow', async () => {
     const p = await project({
       design: design([

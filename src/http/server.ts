@@ -14,6 +14,7 @@ import { resolveApiKey } from '../app/auth.ts';
 import { authPlugin } from './auth.ts';
 import type { HttpDeps } from './deps.ts';
 import { ONE_MIB } from './limits.ts';
+import { withExamples } from './openapi-examples.ts';
 import { errorHandler, sendProblem, toProblem } from './problem.ts';
 import { adminApi } from './routes/admin/index.ts';
 import { editorAuthRoutes } from './routes/editor/auth.ts';
@@ -76,7 +77,7 @@ export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<F
         },
       },
     },
-    transform: jsonSchemaTransform,
+    transform: withExamples(jsonSchemaTransform),
     transformObject: jsonSchemaTransformObject,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });

@@ -1,23 +1,46 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import type { FileStorage } from './port.ts';
 
 const TMP = '.tmp';
 
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
 /**
  * Print files in a folder. A file is written under a temporary name in the same folder
  * tree, flushed and renamed into place, so a crash never leaves a half file under a
- * final name; temporary files a crash left behind are removed at start.
+ * final name. Each process writes its temporary files in a folder of its own
+ * (`.tmp/<host>-<pid>`); at start, the folders of processes that are gone are removed
+ * (on this host at once, from other hosts sharing the folder after an hour).
  */
 export class FilesystemStorage implements FileStorage {
-  private constructor(private readonly root: string) {}
+  private constructor(
+    private readonly root: string,
+    private readonly tmp: string,
+  ) {}
 
   static async open(root: string): Promise<FilesystemStorage> {
-    await mkdir(path.join(root, TMP), { recursive: true });
-    await rm(path.join(root, TMP), { recursive: true, force: true });
-    await mkdir(path.join(root, TMP), { recursive: true });
-    return new FilesystemStorage(root);
+    const host = os.hostname();
+    const tmp = path.join(root, TMP, `${host}-${process.pid}`);
+    await mkdir(tmp, { recursive: true });
+    for (const entry of await readdir(path.join(root, TMP))) {
+      const m = /^(.*)-(\d+)$/.exec(entry);
+      const full = path.join(root, TMP, entry);
+      if (!m || full === tmp) continue;
+      const gone =
+        m[1] === host ? !alive(Number(m[2])) : Date.now() - (await stat(full)).mtimeMs > 3_600_000;
+      if (gone) await rm(full, { recursive: true, force: true });
+    }
+    return new FilesystemStorage(root, tmp);
   }
 
   private file(key: string): string {
@@ -32,7 +55,7 @@ export class FilesystemStorage implements FileStorage {
     const existing = await stat(target).catch(() => undefined);
     if (existing?.size === bytes.length) return; // content-addressed: already there
     await mkdir(path.dirname(target), { recursive: true });
-    const tmp = path.join(this.root, TMP, `${randomUUID()}.part`);
+    const tmp = path.join(this.tmp, `${randomUUID()}.part`);
     const handle = await open(tmp, 'w');
     try {
       await handle.writeFile(bytes);
@@ -57,6 +80,6 @@ export class FilesystemStorage implements FileStorage {
       }
     };
     await walk(path.join(this.root, prefix));
-    return out.sort();
+    return out.filter((f) => f.split(path.sep)[0] !== TMP).sort();
   }
 }

@@ -4,6 +4,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../../src/activities/index.ts';
+import { FilesystemStorage } from '../../src/storage/filesystem.ts';
 import { createWorker } from '../../src/temporal/worker.ts';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
 import {
@@ -106,7 +107,10 @@ describe('a worker killed while rendering', () => {
     stalling.kill('SIGKILL');
     stalling = undefined;
 
-    const activities = createActivities({ store: t.app.store, storage: t.app.storage });
+    // the replacement starts as a restarted worker would: opening the storage clears the
+    // temporary files of the killed process
+    const storage = await FilesystemStorage.open(path.join(t.config.dataDir, 'print-files'));
+    const activities = createActivities({ store: t.app.store, storage });
     const replacement = await createWorker(t.app.temporal!.target, activities);
     const running = replacement.run();
     try {
@@ -124,7 +128,13 @@ describe('a worker killed while rendering', () => {
         expect(files).toContain(
           `${label.labelId}/${item.orderItemId}/${item.printFiles[0].sha256}.pdf`,
         );
-      expect(readdirSync(path.join(t.config.dataDir, 'print-files', '.tmp'))).toEqual([]);
+      const leftovers = readdirSync(path.join(t.config.dataDir, 'print-files', '.tmp'), {
+        recursive: true,
+        withFileTypes: true,
+      })
+        .filter((e) => e.isFile())
+        .map((e) => e.name);
+      expect(leftovers).toEqual([]);
     } finally {
       replacement.worker.shutdown();
       await running;

@@ -276,6 +276,18 @@ describe('HTTP slice: labels and shop integrations', () => {
         ]),
       );
       expect(r.body.paths['/api/shop-integration'].post.requestBody).toBeDefined();
+      // every operation: a success response, and an example for it and for its body
+      for (const [path, ops] of Object.entries<
+        Record<string, { requestBody?: unknown; responses: Record<string, unknown> }>
+      >(r.body.paths)) {
+        for (const [method, op] of Object.entries(ops)) {
+          const success = Object.entries(op.responses).find(([code]) => code.startsWith('2'));
+          expect(success, `${method} ${path}`).toBeDefined();
+          expect(JSON.stringify(success![1]), `${method} ${path} response`).toContain('"example"');
+          if (op.requestBody)
+            expect(JSON.stringify(op.requestBody), `${method} ${path} body`).toContain('"example"');
+        }
+      }
       expect(r.body.paths['/api/shop-integration'].post.responses['201']).toBeDefined();
       const docs = await fetch(`${t.url}/docs/`);
       expect(docs.status).toBe(200);

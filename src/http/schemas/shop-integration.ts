@@ -24,17 +24,30 @@ export const updateShopIntegrationBody = z
   })
   .meta({ example: { name: 'Renamed shop' } });
 
-export const shopIntegrationSchema = z.object({
-  id: z.uuid(),
-  name: z.string(),
-  shopSystem: z.string(),
-  shopUrl: z.string(),
-  notificationUrl: z.string().optional(),
-  permissions: z.array(z.string()),
-  apiKeyPrefix: z.string(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-});
+const integrationExample = {
+  id: '0f8fad5b-d9cb-469f-a165-70867728950e',
+  name: 'Main shop',
+  shopSystem: 'shopware',
+  shopUrl: 'https://shop.example.com',
+  permissions: ['offering'],
+  apiKeyPrefix: 'ep_int_0f8fad5b',
+  createdAt: '2026-11-22T10:00:00.000Z',
+  updatedAt: '2026-11-22T10:00:00.000Z',
+};
+
+export const shopIntegrationSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    shopSystem: z.string(),
+    shopUrl: z.string(),
+    notificationUrl: z.string().optional(),
+    permissions: z.array(z.string()),
+    apiKeyPrefix: z.string(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ example: integrationExample });
 
 export const shopIntegrationWithKeySchema = shopIntegrationSchema.extend({
   apiKey: z.string().describe('shown only in this answer'),

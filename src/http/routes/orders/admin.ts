@@ -170,7 +170,15 @@ export const orderAdminRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
               .optional(),
           })
           .strict(),
-        response: { ...problems(400, 401, 403, 404) },
+        // a Buffer is sent as it is, never serialised
+        response: {
+          200: z.string().meta({
+            description: 'the PDF, Content-Type application/pdf',
+            format: 'binary',
+            example: '%PDF-1.7 ...',
+          }),
+          ...problems(400, 401, 403, 404),
+        },
       },
     },
     async (request, reply) => {
@@ -189,7 +197,7 @@ export const orderAdminRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
         .type('application/pdf')
         .header('content-disposition', `inline; filename="${request.params.id}.pdf"`)
         .header('etag', `"${file.sha256}"`)
-        .send(bytes as never); // a Buffer goes out as it is; the schema lists only the problems
+        .send(bytes as never); // a Buffer goes out as it is, never serialised
     },
   );
 

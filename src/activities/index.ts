@@ -5,7 +5,10 @@ import { orderActivities } from './orders.ts';
 
 export interface ActivityDeps {
   store: EventStore;
+  /** print files */
   storage: FileStorage;
+  /** design images, content-addressed */
+  images: FileStorage;
 }
 
 /** Activities as plain async functions over injected dependencies. */

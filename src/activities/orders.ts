@@ -2,13 +2,14 @@ import { createHash } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { handleCommandOn, readState } from '../app/command-handler.ts';
+import { loadImage } from '../app/images.ts';
 import { type ItemState, type OrderCommand, orderDecider } from '../domain/order/decider.ts';
 import { orderEvents } from '../domain/order/events.ts';
 import { deterministicId } from '../domain/shared/ids.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import { renderBarcode } from '../print/barcode.ts';
 import { RenderError } from '../print/errors.ts';
-import { type PrintFile, renderPrintFile } from '../print/pdf.ts';
+import { type ImageLoader, type PrintFile, renderPrintFile } from '../print/pdf.ts';
 import type { FileStorage } from '../storage/port.ts';
 
 const RENDER_LIMIT_MS = 60_000;
@@ -36,6 +37,7 @@ function withTimeLimit<T>(p: Promise<T>, ms: number): Promise<T> {
 }
 
 function render(
+  loader: ImageLoader,
   orderId: string,
   receivedAt: string,
   item: ItemState,
@@ -56,6 +58,7 @@ function render(
         createdAt: new Date(receivedAt),
       },
       beat,
+      loader,
     ),
     RENDER_LIMIT_MS,
   );
@@ -66,8 +69,13 @@ function render(
  * derived from what it records, so a retried activity appends nothing twice and writes
  * the same content-addressed file again at most.
  */
-export function orderActivities(deps: { store: EventStore; storage: FileStorage }) {
-  const { store, storage } = deps;
+export function orderActivities(deps: {
+  store: EventStore;
+  storage: FileStorage;
+  images: FileStorage;
+}) {
+  const { store, storage, images } = deps;
+  const loader = (src: string) => loadImage(images, src);
   /** reads the order once; `read` lets the command that follows skip a second read */
   const load = async (stream: string) => {
     const read = await readState(store, orderEvents, orderDecider, stream);
@@ -129,7 +137,7 @@ export function orderActivities(deps: { store: EventStore; storage: FileStorage 
       }
       let file: PrintFile;
       try {
-        file = await render(s.orderId, s.receivedAt, item);
+        file = await render(loader, s.orderId, s.receivedAt, item);
       } catch (err) {
         if (!(err instanceof RenderError)) throw err;
         await run(
@@ -215,7 +223,7 @@ export function orderActivities(deps: { store: EventStore; storage: FileStorage 
       for (const item of s.items.values()) {
         const recorded = item.files.at(-1);
         if (!recorded) continue;
-        const file = await render(s.orderId, s.receivedAt, item, recorded.barcode);
+        const file = await render(loader, s.orderId, s.receivedAt, item, recorded.barcode);
         const actual = sha256(file.bytes);
         results.push({
           orderItemId: item.item.orderItemId,

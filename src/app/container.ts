@@ -80,6 +80,7 @@ export async function startApp(
 
     await db.pool.query(ENCRYPTION_KEYS_SCHEMA);
     const storage = await FilesystemStorage.open(path.join(config.dataDir, 'print-files'));
+    const images = await FilesystemStorage.open(path.join(config.dataDir, 'images'));
     const runner = new ProjectionRunner(
       db.pool,
       store,
@@ -123,7 +124,7 @@ export async function startApp(
         check: async () => void (await client.connection.workflowService.getSystemInfo({})),
       });
       if (has(role, 'worker')) {
-        const activities = createActivities({ store, storage });
+        const activities = createActivities({ store, storage, images });
         const w = await createWorker(target, options.wrapActivities?.(activities) ?? activities);
         const running = w.run();
         stops.push(async () => {
@@ -163,6 +164,7 @@ export async function startApp(
           readiness,
           loginGuard: new LoginGuard(),
           storage,
+          images,
           temporal: temporal && { client: temporal.client, taskQueue: temporal.target.taskQueue },
         },
         log,

@@ -9,7 +9,9 @@ import { layerBox, MAX_IMAGE_BYTES, parseDataUrl } from '../domain/project/desig
 import { projectEvents, projectStream } from '../domain/project/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import type { AppendResult, EventMetadata, EventStore } from '../eventstore/port.ts';
+import type { FileStorage } from '../storage/port.ts';
 import { handleCommand, loadState } from './command-handler.ts';
+import { storeDesignImages } from './images.ts';
 
 const invalid = (path: string, message: string) =>
   new DomainError('invalid', `${path}: ${message}`, 'invalid_design');
@@ -82,11 +84,13 @@ async function validateImage(src: string, path: string): Promise<void> {
 export async function createProject(
   store: EventStore,
   pool: pg.Pool,
+  images: FileStorage,
   session: { labelId: string; userRef: string },
   content: ProjectContent,
   metadata: EventMetadata,
 ): Promise<{ projectId: string; appended: AppendResult }> {
   await validateDesign(pool, content);
+  const stored = { ...content, design: await storeDesignImages(images, content.design) };
   const projectId = randomUUID();
   const r = await handleCommand(
     store,
@@ -97,7 +101,7 @@ export async function createProject(
       type: 'CreateProject',
       projectId,
       ...session,
-      content,
+      content: stored,
       at: new Date(),
     },
     metadata,
@@ -108,6 +112,7 @@ export async function createProject(
 export async function updateProject(
   store: EventStore,
   pool: pg.Pool,
+  images: FileStorage,
   session: { labelId: string; userRef: string },
   projectId: string,
   content: ProjectContent,
@@ -122,6 +127,7 @@ export async function updateProject(
     throw new DomainError('not_found', 'project not found', 'project_not_found');
   }
   await validateDesign(pool, content);
+  const stored = { ...content, design: await storeDesignImages(images, content.design) };
   const r = await handleCommand(
     store,
     projectEvents,
@@ -130,7 +136,7 @@ export async function updateProject(
     {
       type: 'UpdateProject',
       ...session,
-      content,
+      content: stored,
       at: new Date(),
     },
     metadata,

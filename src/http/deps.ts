@@ -21,6 +21,7 @@ export interface HttpDeps {
   readiness: ReadinessCheck[];
   loginGuard: LoginGuard;
   storage: FileStorage;
+  images: FileStorage;
   /** absent in roles without a Temporal client */
   temporal: { client: Client; taskQueue: string } | undefined;
 }

@@ -1,5 +1,4 @@
 import sharp from 'sharp';
-import { parseDataUrl } from '../domain/project/design.ts';
 import { RenderError } from './errors.ts';
 import { TARGET_DPI } from './units.ts';
 
@@ -19,13 +18,12 @@ const LIMIT_PIXELS = 100_000_000;
  * transparency, JPEG otherwise. SVG is rasterised at the target resolution.
  */
 export async function prepareImage(
-  src: string,
+  parsed: { type: string; bytes: Buffer } | undefined,
   widthMm: number,
   heightMm: number,
   path: string,
 ): Promise<PreparedImage> {
-  const parsed = parseDataUrl(src);
-  if (!parsed) throw new RenderError(`${path}: not a data URL of a supported image`);
+  if (!parsed) throw new RenderError(`${path}: the image is missing or not a supported image`);
   const widthIn = widthMm / 25.4;
   const heightIn = heightMm / 25.4;
   const targetW = Math.max(1, Math.round(widthIn * TARGET_DPI));

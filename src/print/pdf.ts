@@ -15,7 +15,7 @@ import {
   rgb,
 } from 'pdf-lib';
 import type { BarcodeFormat } from '../domain/order/barcode.ts';
-import { type Design, layerBox } from '../domain/project/design.ts';
+import { type Design, layerBox, parseDataUrl } from '../domain/project/design.ts';
 import { renderBarcode } from './barcode.ts';
 import { RenderError } from './errors.ts';
 import { prepareImage } from './images.ts';
@@ -104,9 +104,15 @@ function drawSlug(
  * clipped to the BleedBox. Dates and ids come from the input only, so the same input
  * gives the same bytes.
  */
+export type ImageLoader = (src: string) => Promise<{ type: string; bytes: Buffer } | undefined>;
+
+const inlineOnly: ImageLoader = async (src) => parseDataUrl(src);
+
+/** `loadImage` resolves a layer's src: data URLs inline, references from the image store. */
 export async function renderPrintFile(
   item: PrintItem,
   onProgress: () => void = () => {},
+  loadImage: ImageLoader = inlineOnly,
 ): Promise<PrintFile> {
   const doc = await PDFDocument.create({ updateMetadata: false });
   doc.registerFontkit(fontkit);
@@ -153,7 +159,12 @@ export async function renderPrintFile(
         throw new RenderError(`${path}: the layer lies wholly outside print area ${spec.code}`);
       }
       if (layer.type === 'image') {
-        const prepared = await prepareImage(layer.src, layer.width, layer.height, path);
+        const prepared = await prepareImage(
+          await loadImage(layer.src),
+          layer.width,
+          layer.height,
+          path,
+        );
         const embedded =
           prepared.format === 'png'
             ? await doc.embedPng(prepared.bytes)

@@ -110,7 +110,8 @@ describe('a worker killed while rendering', () => {
     // the replacement starts as a restarted worker would: opening the storage clears the
     // temporary files of the killed process
     const storage = await FilesystemStorage.open(path.join(t.config.dataDir, 'print-files'));
-    const activities = createActivities({ store: t.app.store, storage });
+    const images = await FilesystemStorage.open(path.join(t.config.dataDir, 'images'));
+    const activities = createActivities({ store: t.app.store, storage, images });
     const replacement = await createWorker(t.app.temporal!.target, activities);
     const running = replacement.run();
     try {

@@ -192,6 +192,9 @@ describe('sale notifications to print files', () => {
     ]);
     expect(h.body.map((e: { revision: number }) => e.revision)).toEqual([0, 1, 2, 3, 4, 5]);
     expect(JSON.stringify(h.body)).not.toMatch(/Grace|grace@example/);
+    // images travel as references into the image store, not as megabytes in events
+    expect(JSON.stringify(h.body)).not.toContain('data:image');
+    expect(JSON.stringify(h.body)).toMatch(/image:image\/jpeg;sha256,[0-9a-f]{64}/);
     const generated = h.body.filter((e: { type: string }) => e.type === 'PrintFileGenerated');
     expect(generated[0].data.images[0].effectiveDpi).toBeGreaterThan(0);
 

@@ -30,7 +30,11 @@ const worker = await createWorker(
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
   },
-  createActivities({ store, storage: stalling }),
+  createActivities({
+    store,
+    storage: stalling,
+    images: await FilesystemStorage.open(path.join(config.dataDir, 'images')),
+  }),
 );
 console.log('worker running');
 await worker.run();

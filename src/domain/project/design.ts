@@ -5,6 +5,17 @@ export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/svg+
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 const DATA_URL = /^data:(image\/(?:png|jpeg|webp|svg\+xml));base64,([A-Za-z0-9+/]+={0,2})$/;
 
+/**
+ * Events keep an image as a reference into the image store, `image:<type>;sha256,<hex>`,
+ * not as its megabytes: the same bytes come back for every render and replay.
+ */
+const IMAGE_REF = /^image:(image\/(?:png|jpeg|webp|svg\+xml));sha256,([0-9a-f]{64})$/;
+export const imageRef = (type: string, sha256: string) => `image:${type};sha256,${sha256}`;
+export function parseImageRef(src: string): { type: string; sha256: string } | undefined {
+  const m = IMAGE_REF.exec(src);
+  return m ? { type: m[1]!, sha256: m[2]! } : undefined;
+}
+
 export function parseDataUrl(src: string): { type: string; bytes: Buffer } | undefined {
   const m = DATA_URL.exec(src);
   if (!m) return undefined;

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findProject } from '../../../../projections/projects.ts';
+import { inlineDesignImages } from '../../../app/images.ts';
 import { addCartItem, createProject, updateProject } from '../../../app/projects.ts';
 import { type HttpDeps, readYourWrite } from '../../deps.ts';
 import { requireEditorSession, sessionOf } from '../../editor-auth.ts';
@@ -27,7 +28,8 @@ export const editorProjectRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = as
   const read = async (s: { labelId: string; userRef: string }, id: string) => {
     const view = await findProject(deps.pool, s.labelId, s.userRef, id);
     if (!view) throw new HttpProblem(404, 'project_not_found', 'project not found');
-    return view;
+    // clients get the design as they sent it: images as data URLs
+    return { ...view, design: await inlineDesignImages(deps.images, view.design) };
   };
 
   app.post(
@@ -47,6 +49,7 @@ export const editorProjectRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = as
       const { projectId, appended } = await createProject(
         deps.store,
         deps.pool,
+        deps.images,
         s,
         request.body,
         meta(s, request.id),
@@ -74,6 +77,7 @@ export const editorProjectRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = as
       const appended = await updateProject(
         deps.store,
         deps.pool,
+        deps.images,
         s,
         request.params.id,
         request.body,

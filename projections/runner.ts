@@ -107,14 +107,23 @@ export class ProjectionRunner {
     which.then((c) => c.release(true)).catch(() => {});
   }
 
+  /** Every projection's loop shares the lock connection: one query on it at a time. */
+  private lockQueue: Promise<unknown> = Promise.resolve();
+  private onLockClient<T>(query: () => Promise<T>): Promise<T> {
+    const result = this.lockQueue.then(query, query);
+    this.lockQueue = result.catch(() => {});
+    return result;
+  }
+
   private async supervise(p: Projection): Promise<void> {
     while (this.running) {
       try {
         const held = this.locks();
         const locks = await held;
-        const r = await locks.query<{ ok: boolean }>(
-          'SELECT pg_try_advisory_lock(hashtext($1)) AS ok',
-          [lockKey(p.name)],
+        const r = await this.onLockClient(() =>
+          locks.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [
+            lockKey(p.name),
+          ]),
         );
         if (!r.rows[0]!.ok) {
           await delay(1000); // another instance runs it
@@ -138,9 +147,9 @@ export class ProjectionRunner {
           }
         } finally {
           if (this.owned.delete(p.name) && this.lockClient === held) {
-            await locks
-              .query('SELECT pg_advisory_unlock(hashtext($1))', [lockKey(p.name)])
-              .catch(() => {});
+            await this.onLockClient(() =>
+              locks.query('SELECT pg_advisory_unlock(hashtext($1))', [lockKey(p.name)]),
+            ).catch(() => {});
           }
         }
       } catch (err) {

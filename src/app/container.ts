@@ -139,17 +139,23 @@ export async function startApp(
     if (has(role, 'api') && config.partnerSimulator) {
       // the embedded default's stand-in for a partner's login system (seed-demo wires the demo label to it)
       const apiKey = persistedSecret(config.dataDir, 'partner-sim-api-key').value;
+      // a convenience, not a dependency: a busy port leaves it out instead of stopping the start
       const sim = await startPartnerSimulator({
         apiKey,
         port: config.port === 0 ? 0 : config.port + 1,
         host: config.host,
+      }).catch((err: Error) => {
+        log.warn({ error: err.message }, 'partner simulator not started');
+        return undefined;
       });
-      stops.push(() => sim.stop());
-      partnerSimulator = { url: sim.url };
-      log.info(
-        { url: sim.url },
-        'partner simulator started (PARTNER_SIMULATOR=off to leave it out)',
-      );
+      if (sim) {
+        stops.push(() => sim.stop());
+        partnerSimulator = { url: sim.url };
+        log.info(
+          { url: sim.url },
+          'partner simulator started (PARTNER_SIMULATOR=off to leave it out)',
+        );
+      }
     }
 
     let http: FastifyInstance | undefined;

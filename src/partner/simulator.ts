@@ -169,9 +169,10 @@ export async function startPartnerSimulator(options: {
       else go();
     });
   });
-  await new Promise<void>((resolve) =>
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve),
-  );
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject); // e.g. the port is taken
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve);
+  });
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,

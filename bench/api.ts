@@ -2,33 +2,16 @@
 // Requests/s and p50/p99 latency of the offering endpoints over loopback, at 50
 // connections, on a catalogue of 100k configurations for one supplier, each next to a
 // plain fastify route answering a constant body, measured in the same run.
-// Starts its own PostgreSQL cluster, Temporal dev server and service process.
+// Starts its own PostgreSQL cluster, Temporal dev server and service process (lib/stack.ts).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import { demoConfiguration, http, seedCatalog } from '../scripts/lib/demo-catalog.ts';
 import { freePort } from '../src/db/database.ts';
-import { startLocalTemporal } from '../src/temporal/dev-server.ts';
-import { startPostgresCluster } from '../test/helpers/postgres-cluster.ts';
+import { startServiceStack, waitFor } from './lib/stack.ts';
 
 const CONFIGS = Number(process.env.BENCH_CONFIGS ?? 100_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
-
-async function waitFor(url: string, proc: ChildProcess) {
-  for (let i = 0; i < 240; i++) {
-    if (proc.exitCode !== null) throw new Error(`${url}: process exited`);
-    if (
-      await fetch(url).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${url} not up`);
-}
 
 function run(url: string, headers: Record<string, string> = {}) {
   return new Promise<autocannon.Result>((resolve, reject) => {
@@ -39,34 +22,18 @@ function run(url: string, headers: Record<string, string> = {}) {
 }
 
 async function main() {
-  const procs: ChildProcess[] = [];
-  const cluster = await startPostgresCluster();
-  const temporal = await startLocalTemporal({ cliPath: process.env.TEMPORAL_CLI_PATH });
+  const stack = await startServiceStack();
+  const { base, operatorKey } = stack;
+  let baseline: ChildProcess | undefined;
   try {
-    const port = await freePort();
     const basePort = await freePort();
-    const operatorKey = randomBytes(32).toString('base64url');
-    const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      env: {
-        ...process.env,
-        PORT: String(port),
-        DATABASE_URL: cluster.url,
-        TEMPORAL_ADDRESS: temporal.address,
-        OPERATOR_API_KEY: operatorKey,
-        EDITOR_TOKEN_SECRET: randomBytes(32).toString('base64url'),
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    procs.push(server);
-    const baseline = spawn(
+    baseline = spawn(
       process.execPath,
       ['--import', 'tsx', 'bench/baseline-server.ts', String(basePort)],
-      { stdio: 'inherit' },
+      {
+        stdio: 'inherit',
+      },
     );
-    procs.push(baseline);
-    const base = `http://127.0.0.1:${port}`;
-    await waitFor(`${base}/readyz`, server);
     await waitFor(`http://127.0.0.1:${basePort}/baseline`, baseline);
 
     const call = http(base);
@@ -116,10 +83,8 @@ async function main() {
     console.log('|---|---:|---:|---:|---:|');
     for (const row of rows) console.log(row);
   } finally {
-    for (const p of procs) p.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 1000));
-    await temporal.stop();
-    cluster.stop();
+    baseline?.kill('SIGTERM');
+    await stack.stop();
   }
 }
 

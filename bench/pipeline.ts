@@ -4,17 +4,13 @@
 // item by calling the render function directly in this process (the raw baseline),
 // in the same run. Also the latency of a single one-item order against one raw render,
 // and the peak RSS of the service process (API, worker and projector in one).
-import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import os from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { http } from '../scripts/lib/demo-catalog.ts';
-import { freePort } from '../src/db/database.ts';
 import { renderPrintFile } from '../src/print/pdf.ts';
-import { startLocalTemporal } from '../src/temporal/dev-server.ts';
-import { startPostgresCluster } from '../test/helpers/postgres-cluster.ts';
+import { type ServiceStack, startServiceStack } from './lib/stack.ts';
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 40);
 const SINGLES = Number(process.env.BENCH_SINGLES ?? 15);
@@ -24,9 +20,7 @@ const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
 async function main() {
-  const cluster = await startPostgresCluster();
-  const temporal = await startLocalTemporal({ cliPath: process.env.TEMPORAL_CLI_PATH });
-  let server: ChildProcess | undefined;
+  let stack: ServiceStack | undefined;
   try {
     const photo = await sharp({
       create: {
@@ -96,35 +90,9 @@ async function main() {
     const rawRate = ORDERS / ((performance.now() - rawBegan) / 1000);
 
     // the service
-    const port = await freePort();
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-pipeline-'));
-    const operatorKey = randomBytes(32).toString('base64url');
-    server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      env: {
-        ...process.env,
-        PORT: String(port),
-        DATA_DIR: dataDir,
-        DATABASE_URL: cluster.url,
-        TEMPORAL_ADDRESS: temporal.address,
-        OPERATOR_API_KEY: operatorKey,
-        EDITOR_TOKEN_SECRET: randomBytes(32).toString('base64url'),
-        LOG_LEVEL: 'warn',
-        PARTNER_SIMULATOR: 'on',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    const base = `http://127.0.0.1:${port}`;
-    for (
-      let i = 0;
-      !(await fetch(`${base}/readyz`).then(
-        (r) => r.ok,
-        () => false,
-      ));
-      i++
-    ) {
-      if (i > 240) throw new Error('service not ready');
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    stack = await startServiceStack({ PARTNER_SIMULATOR: 'on' });
+    const { base, operatorKey, dataDir } = stack;
+    const port = Number(new URL(base).port);
     const call = http(base);
     const label = await call('POST', '/operator/labels', operatorKey, { name: 'Bench' });
     const shop = await call('POST', '/api/shop-integration', label.adminApiKey, {
@@ -200,7 +168,7 @@ async function main() {
     await Promise.all(ids.map(notify));
     await Promise.all(ids.map((id) => ready(id, 250)));
     const pipelineRate = ORDERS / ((performance.now() - began) / 1000);
-    const status = readFileSync(`/proc/${server.pid}/status`, 'utf8');
+    const status = readFileSync(`/proc/${stack.service.pid}/status`, 'utf8');
     const peakRss = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 
     console.log(
@@ -221,10 +189,7 @@ async function main() {
       `\npeak RSS of the service process (API + worker + projector): ${peakRss.toFixed(0)} MiB`,
     );
   } finally {
-    server?.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 1500));
-    await temporal.stop();
-    cluster.stop();
+    await stack?.stop();
   }
 }
 

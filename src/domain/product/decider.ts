@@ -44,6 +44,9 @@ export type ProductState =
 const notFound = (sku: string) =>
   new DomainError('not_found', `SKU ${sku} is not on the platform`, 'sku_not_found');
 
+const skuExists = (sku: string) =>
+  new DomainError('conflict', `SKU ${sku} is already on the platform`, 'sku_exists');
+
 function live(state: ProductState, what: string) {
   if (state.status !== 'live') throw notFound(what);
   return state;
@@ -53,23 +56,11 @@ export const productDecider: Decider<ProductCommand, ProductEvent, ProductState>
   initialState: { status: 'none' },
   decide(command, state) {
     switch (command.type) {
+      case 'AddConfiguration':
       case 'ImportConfiguration': {
-        const { supplier, sku, configuration, importId } = command;
-        return [
-          {
-            type: 'ProductConfigurationImported',
-            data: { supplier, sku, configuration, importId },
-          },
-        ];
-      }
-      case 'AddConfiguration': {
-        if (state.status === 'live') {
-          throw new DomainError(
-            'conflict',
-            `SKU ${command.sku} is already on the platform`,
-            'sku_exists',
-          );
-        }
+        // an import replaces what is there; an addition needs the SKU to be free
+        if (command.type === 'AddConfiguration' && state.status === 'live')
+          throw skuExists(command.sku);
         const { supplier, sku, configuration, importId } = command;
         return [
           {
@@ -101,11 +92,7 @@ export const productDecider: Decider<ProductCommand, ProductEvent, ProductState>
         if (state.status === 'live') {
           // the same rename retried after a crash between its two appends goes on
           if (state.renamedFrom === command.oldSku) return [];
-          throw new DomainError(
-            'conflict',
-            `SKU ${command.sku} is already on the platform`,
-            'sku_exists',
-          );
+          throw skuExists(command.sku);
         }
         const { supplier, sku, oldSku, configuration } = command;
         return [

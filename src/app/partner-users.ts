@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { partnerUserDecider, userIdClaimDecider } from '../domain/partner-user/decider.ts';
+import {
+  type PartnerUserCommand,
+  partnerUserDecider,
+  type UserIdClaimCommand,
+  userIdClaimDecider,
+} from '../domain/partner-user/decider.ts';
 import {
   type Profile,
   partnerUserEvents,
@@ -14,6 +19,37 @@ import { handleCommand, loadState } from './command-handler.ts';
 import { destroyOwnerKey, encrypt, ensureOwnerKey } from './encryption-keys.ts';
 
 const notFound = () => new DomainError('not_found', 'user not found', 'user_not_found');
+
+const onUser = (
+  store: EventStore,
+  userRef: string,
+  command: PartnerUserCommand,
+  meta: EventMetadata,
+) =>
+  handleCommand(
+    store,
+    partnerUserEvents,
+    partnerUserDecider,
+    partnerUserStream(userRef),
+    command,
+    meta,
+  );
+
+const onClaim = (
+  store: EventStore,
+  labelId: string,
+  userId: string,
+  command: UserIdClaimCommand,
+  meta: EventMetadata,
+) =>
+  handleCommand(
+    store,
+    userIdClaimEvents,
+    userIdClaimDecider,
+    userIdClaimStream(labelId, userId),
+    command,
+    meta,
+  );
 
 /** The user a partner's user id names in a label, read from the event store (consistent). */
 export async function resolveUser(
@@ -70,11 +106,9 @@ export async function registerPartnerUser(
   if (existing) {
     if (!profile) return { userRef: existing, position: undefined };
     const key = await ensureOwnerKey(pool, existing);
-    const r = await handleCommand(
+    const r = await onUser(
       store,
-      partnerUserEvents,
-      partnerUserDecider,
-      partnerUserStream(existing),
+      existing,
       {
         type: 'ChangeProfile',
         profile: encrypt(key, profile),
@@ -86,11 +120,10 @@ export async function registerPartnerUser(
   }
   const userRef = randomUUID();
   const key = await ensureOwnerKey(pool, userRef);
-  await handleCommand(
+  await onClaim(
     store,
-    userIdClaimEvents,
-    userIdClaimDecider,
-    userIdClaimStream(labelId, userId),
+    labelId,
+    userId,
     {
       type: 'ClaimUserId',
       labelId,
@@ -98,11 +131,9 @@ export async function registerPartnerUser(
     },
     meta,
   );
-  const r = await handleCommand(
+  const r = await onUser(
     store,
-    partnerUserEvents,
-    partnerUserDecider,
-    partnerUserStream(userRef),
+    userRef,
     {
       type: 'RegisterPartnerUser',
       userRef,
@@ -132,11 +163,10 @@ export async function rekeyPartnerUser(
   if (!userRef) throw notFound();
   const meta = { ...metadata, labelId };
   if (newUserId === userId) return { userRef, position: undefined };
-  await handleCommand(
+  await onClaim(
     store,
-    userIdClaimEvents,
-    userIdClaimDecider,
-    userIdClaimStream(labelId, newUserId),
+    labelId,
+    newUserId,
     {
       type: 'ClaimUserId',
       labelId,
@@ -144,11 +174,9 @@ export async function rekeyPartnerUser(
     },
     meta,
   );
-  const r = await handleCommand(
+  const r = await onUser(
     store,
-    partnerUserEvents,
-    partnerUserDecider,
-    partnerUserStream(userRef),
+    userRef,
     {
       type: 'RekeyPartnerUser',
       newUserId,
@@ -156,11 +184,10 @@ export async function rekeyPartnerUser(
     },
     meta,
   );
-  await handleCommand(
+  await onClaim(
     store,
-    userIdClaimEvents,
-    userIdClaimDecider,
-    userIdClaimStream(labelId, userId),
+    labelId,
+    userId,
     {
       type: 'ReleaseUserId',
       userRef,
@@ -186,22 +213,19 @@ export async function deletePartnerUser(
   if (!userRef) throw notFound();
   const meta = { ...metadata, labelId };
   await destroyOwnerKey(pool, userRef);
-  const r = await handleCommand(
+  const r = await onUser(
     store,
-    partnerUserEvents,
-    partnerUserDecider,
-    partnerUserStream(userRef),
+    userRef,
     {
       type: 'DeletePartnerUser',
       at: new Date(),
     },
     meta,
   );
-  await handleCommand(
+  await onClaim(
     store,
-    userIdClaimEvents,
-    userIdClaimDecider,
-    userIdClaimStream(labelId, userId),
+    labelId,
+    userId,
     {
       type: 'ReleaseUserId',
       userRef,

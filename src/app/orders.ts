@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { findOffering } from '../../projections/offerings.ts';
 import { cartItemDecider } from '../domain/cart/decider.ts';
@@ -99,7 +99,7 @@ async function resolveItems(
       continue;
     }
     items.push({
-      orderItemId: crypto.randomUUID(),
+      orderItemId: randomUUID(),
       itemId: line.itemId,
       projectId: projectId!,
       ...(cartItemId ? { cartItemId } : {}),

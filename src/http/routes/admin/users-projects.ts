@@ -12,6 +12,7 @@ import { apiKeySecurity, idParams, problems } from '../../schemas/common.ts';
 import { projectSummarySchema } from '../../schemas/project.ts';
 
 const tags = ['Administrator API'];
+const deletedAnswer = z.object({ id: z.uuid(), deleted: z.literal(true) });
 
 export const userProjectRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (
   app,
@@ -119,7 +120,7 @@ export const userProjectRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = asyn
         summary: 'Delete a project created by a user',
         params: idParams,
         response: {
-          200: z.object({ id: z.uuid(), deleted: z.literal(true) }),
+          200: deletedAnswer,
           ...problems(400, 401, 403, 404),
         },
       },
@@ -146,7 +147,7 @@ export const userProjectRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = asyn
         summary: 'Delete a shopping cart item',
         params: idParams,
         response: {
-          200: z.object({ id: z.uuid(), deleted: z.literal(true) }),
+          200: deletedAnswer,
           ...problems(400, 401, 403, 404),
         },
       },

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { READ_MODEL_CHANNEL } from '../src/db/change-feed.ts';
 import { inTransaction } from '../src/db/database.ts';
 import { comparePositions, type EventStore, type Position, START } from '../src/eventstore/port.ts';
 import type { Projection } from './projection.ts';
@@ -23,6 +24,8 @@ export interface ProjectionStatus {
 export interface RunnerOptions {
   batchSize?: number;
   idleMs?: number;
+  /** told once a projection's tables changed (committed), before the runner goes on */
+  onChanged?: (projection: string) => void;
 }
 
 const lockKey = (name: string) => `projection:${name}`;
@@ -42,6 +45,7 @@ export class ProjectionRunner {
   private readonly owned = new Set<string>();
   private readonly batchSize: number;
   private readonly idleMs: number;
+  private readonly onChanged: (projection: string) => void;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -53,6 +57,7 @@ export class ProjectionRunner {
     this.byName = new Map(projections.map((p) => [p.name, p]));
     this.batchSize = options.batchSize ?? 1000;
     this.idleMs = options.idleMs ?? 50;
+    this.onChanged = options.onChanged ?? (() => {});
   }
 
   get names(): string[] {
@@ -60,9 +65,9 @@ export class ProjectionRunner {
   }
 
   /** Creates the checkpoint table and every projection's tables. */
-  async migrate(): Promise<void> {
-    await this.pool.query(CHECKPOINTS_SCHEMA);
-    for (const p of this.byName.values()) await this.pool.query(p.schema);
+  async migrate(db: Pick<pg.Pool, 'query'> = this.pool): Promise<void> {
+    await db.query(CHECKPOINTS_SCHEMA);
+    for (const p of this.byName.values()) await db.query(p.schema);
   }
 
   start(): void {
@@ -200,7 +205,11 @@ export class ProjectionRunner {
         return this.batchSize;
       }
       const handled = page.filter((e) => p.handles.has(e.type));
-      if (handled.length > 0) await p.apply(client, handled);
+      if (handled.length > 0) {
+        await p.apply(client, handled);
+        // delivered at commit to other processes' caches of this read model
+        await client.query(`SELECT pg_notify('${READ_MODEL_CHANNEL}', $1)`, [p.name]);
+      }
       await client.query(
         `INSERT INTO projection_checkpoints (name, commit_pos, prepare_pos, updated_at)
          VALUES ($1, $2, $3, now())
@@ -208,6 +217,7 @@ export class ProjectionRunner {
         [p.name, last.commit.toString(), last.prepare.toString()],
       );
       await client.query('COMMIT');
+      if (handled.length > 0) this.onChanged(p.name);
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});
       throw err;
@@ -262,7 +272,9 @@ export class ProjectionRunner {
       for (const t of p.tables) await tx.query(`DROP TABLE IF EXISTS ${t} CASCADE`);
       await tx.query(p.schema);
       await tx.query('DELETE FROM projection_checkpoints WHERE name = $1', [name]);
+      await tx.query(`SELECT pg_notify('${READ_MODEL_CHANNEL}', $1)`, [name]);
     });
+    this.onChanged(name);
   }
 
   /** Runs one projection to the head now (used by the rebuild command when no runner has it). */

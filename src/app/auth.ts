@@ -11,6 +11,7 @@ import {
 } from '../domain/shop-integration/events.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import { loadState } from './command-handler.ts';
+import type { StreamStateCache } from './stream-state-cache.ts';
 
 export type Principal =
   | { kind: 'operator' }
@@ -24,12 +25,15 @@ export type PrincipalKind = Principal['kind'];
 /**
  * Finds who a presented key belongs to, or undefined for an unknown key. The owning
  * aggregate is read from the event store itself, not from a read model, so a key is
- * valid from the moment it is issued and refused from the moment it is rotated.
+ * valid from the moment it is issued and refused from the moment it is rotated. With a
+ * cache, owners' states are kept until their stream changes: in this process that is
+ * still at once; another process learns of it by notification, milliseconds later.
  */
 export async function resolveApiKey(
   store: EventStore,
   operatorKey: string,
   presented: string,
+  cache?: StreamStateCache,
 ): Promise<Principal | undefined> {
   const parsed = parseKey(presented);
   if (!parsed) {
@@ -38,7 +42,10 @@ export async function resolveApiKey(
   switch (parsed.kind) {
     case 'adm':
     case 'ful': {
-      const s = await loadState(store, labelEvents, labelDecider, labelStream(parsed.ownerId));
+      const stream = labelStream(parsed.ownerId);
+      const s = await cached(cache, stream, () =>
+        loadState(store, labelEvents, labelDecider, stream),
+      );
       if (!s.exists) return undefined;
       if (parsed.kind === 'adm') {
         return keyMatches(presented, s.adminKey)
@@ -50,11 +57,9 @@ export async function resolveApiKey(
         : undefined;
     }
     case 'int': {
-      const s = await loadState(
-        store,
-        shopIntegrationEvents,
-        shopIntegrationDecider,
-        shopIntegrationStream(parsed.ownerId),
+      const stream = shopIntegrationStream(parsed.ownerId);
+      const s = await cached(cache, stream, () =>
+        loadState(store, shopIntegrationEvents, shopIntegrationDecider, stream),
       );
       if (!s.exists || !keyMatches(presented, s.apiKey)) return undefined;
       return {
@@ -65,15 +70,22 @@ export async function resolveApiKey(
       };
     }
     case 'psk': {
-      const s = await loadState(
-        store,
-        printshopKeyEvents,
-        printshopKeyDecider,
-        printshopKeyStream(parsed.ownerId),
+      const stream = printshopKeyStream(parsed.ownerId);
+      const s = await cached(cache, stream, () =>
+        loadState(store, printshopKeyEvents, printshopKeyDecider, stream),
       );
       return s.exists && keyMatches(presented, s.key)
         ? { kind: 'printshop', keyId: s.keyId }
         : undefined;
     }
   }
+}
+
+/** Only owners that exist are kept: unknown owner ids in presented keys must not fill the cache. */
+function cached<S extends { exists: boolean }>(
+  cache: StreamStateCache | undefined,
+  streamId: string,
+  read: () => Promise<S>,
+): Promise<S> {
+  return cache ? cache.load(streamId, read, (s) => s.exists) : read();
 }

@@ -6,7 +6,8 @@ import { allProjections } from '../../projections/index.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import { type Activities, createActivities } from '../activities/index.ts';
 import { type Config, persistedSecret, type Role } from '../config.ts';
-import { connectPostgres, type Database, openPglite } from '../db/database.ts';
+import { ChangeFeed } from '../db/change-feed.ts';
+import { connectPostgres, type Database, inTransaction, openPglite } from '../db/database.ts';
 import { EsdbEventStore } from '../eventstore/esdb.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import { PostgresEventStore } from '../eventstore/postgres.ts';
@@ -24,6 +25,7 @@ import {
 } from '../temporal/worker.ts';
 import { ENCRYPTION_KEYS_SCHEMA } from './encryption-keys.ts';
 import { LoginGuard } from './login-guard.ts';
+import { StreamStateCache } from './stream-state-cache.ts';
 
 export interface App {
   db: Database;
@@ -69,16 +71,26 @@ export async function startApp(
     stops.push(() => db.close());
     log.info({ database: db.kind }, 'database ready');
 
+    // what changed, for the caches: PGlite lives in this process alone; PostgreSQL tells
+    // other processes' changes by notification
+    const feed = config.databaseUrl
+      ? await ChangeFeed.listening(config.databaseUrl, log.child({ part: 'change-feed' }))
+      : ChangeFeed.inProcess();
+    stops.push(() => feed.close());
+
     let store: EventStore;
+    let principals: StreamStateCache | undefined;
     if (config.eventStoreUrl) {
+      // EventStoreDB's appends are not notified to the feed: keys are read on each request
       store = new EsdbEventStore(config.eventStoreUrl);
     } else {
-      await PostgresEventStore.migrate(db.pool);
-      store = new PostgresEventStore(db.pool);
+      store = new PostgresEventStore(db.pool, (streamId) =>
+        feed.publish({ kind: 'stream', streamId }),
+      );
+      principals = new StreamStateCache(feed);
     }
     stops.push(() => store.close());
 
-    await db.pool.query(ENCRYPTION_KEYS_SCHEMA);
     const storage = await FilesystemStorage.open(path.join(config.dataDir, 'print-files'));
     const images = await FilesystemStorage.open(path.join(config.dataDir, 'images'));
     const runner = new ProjectionRunner(
@@ -86,8 +98,15 @@ export async function startApp(
       store,
       allProjections,
       log.child({ part: 'projector' }),
+      { onChanged: (projection) => feed.publish({ kind: 'readModel', projection }) },
     );
-    await runner.migrate();
+    // one process creates the schema at a time (api, worker and projector may start together)
+    await inTransaction(db.pool, async (tx) => {
+      await tx.query("SELECT pg_advisory_xact_lock(hashtext('editor-platform:schema'))");
+      if (store instanceof PostgresEventStore) await PostgresEventStore.migrate(tx);
+      await tx.query(ENCRYPTION_KEYS_SCHEMA);
+      await runner.migrate(tx);
+    });
     if (has(role, 'projector')) {
       runner.start();
       stops.push(() => runner.stop());
@@ -167,6 +186,8 @@ export async function startApp(
           store,
           pool: db.pool,
           runner,
+          feed,
+          principals,
           readiness,
           loginGuard: new LoginGuard(),
           storage,

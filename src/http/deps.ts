@@ -2,7 +2,9 @@ import type { Client } from '@temporalio/client';
 import type pg from 'pg';
 import type { ProjectionRunner } from '../../projections/runner.ts';
 import type { LoginGuard } from '../app/login-guard.ts';
+import type { StreamStateCache } from '../app/stream-state-cache.ts';
 import type { Config } from '../config.ts';
+import type { ChangeFeed } from '../db/change-feed.ts';
 import type { EventStore, Position } from '../eventstore/port.ts';
 import type { FileStorage } from '../storage/port.ts';
 import { HttpProblem } from './problem.ts';
@@ -18,6 +20,10 @@ export interface HttpDeps {
   store: EventStore;
   pool: pg.Pool;
   runner: ProjectionRunner;
+  /** what changed, for caches */
+  feed: ChangeFeed;
+  /** API key owners' states; absent when the event store's appends are not on the feed */
+  principals: StreamStateCache | undefined;
   readiness: ReadinessCheck[];
   loginGuard: LoginGuard;
   storage: FileStorage;
@@ -26,13 +32,19 @@ export interface HttpDeps {
   temporal: { client: Client; taskQueue: string } | undefined;
 }
 
-/** Waits (bounded) until a projection has seen an append, so the caller can read its write. */
+/**
+ * Waits (bounded) until a projection has seen an append, so the caller can read its
+ * write; and drops this process's cached reads of it, which the projector's own
+ * notice could otherwise reach after the caller's next read.
+ */
 export async function readYourWrite(
   deps: HttpDeps,
   projection: string,
   position: Position | undefined,
 ) {
-  if (position) await deps.runner.waitFor(projection, position, 3000);
+  if (!position) return;
+  await deps.runner.waitFor(projection, position, 3000);
+  deps.feed.publish({ kind: 'readModel', projection });
 }
 
 /** Starts a workflow whose id derives from a business id, so a second start collapses onto it. */

@@ -16,6 +16,7 @@ import type { HttpDeps } from './deps.ts';
 import { ONE_MIB } from './limits.ts';
 import { withExamples } from './openapi-examples.ts';
 import { errorHandler, sendProblem, toProblem } from './problem.ts';
+import { requestLogger } from './request-logger.ts';
 import { adminApi } from './routes/admin/index.ts';
 import { editorAuthRoutes } from './routes/editor/auth.ts';
 import { editorProjectRoutes } from './routes/editor/projects.ts';
@@ -38,6 +39,7 @@ export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<F
     },
     ajv: { customOptions: { removeAdditional: false } },
     routerOptions: { ignoreTrailingSlash: true },
+    childLoggerFactory: requestLogger,
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -84,7 +86,8 @@ export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<F
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(authPlugin, {
-    resolve: (presented) => resolveApiKey(deps.store, deps.config.operatorApiKey, presented),
+    resolve: (presented) =>
+      resolveApiKey(deps.store, deps.config.operatorApiKey, presented, deps.principals),
   });
   await app.register(systemRoutes, { deps });
   await app.register(operatorApi, { deps, prefix: '/operator' });

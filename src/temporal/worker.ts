@@ -21,6 +21,10 @@ export async function connectClient(
   target: TemporalTarget,
 ): Promise<{ client: Client; close(): Promise<void> }> {
   const connection = await Connection.connect({ address: target.address });
+  // connect() ran in the connection's AsyncLocalStorage, which on Node 20 turns on
+  // promise hooks for the whole process, a cost on every promise of every request. Its
+  // store is only set inside withDeadline/withMetadata, which enable it again themselves.
+  connection.callContextStorage.disable();
   const client = new Client({ connection, namespace: target.namespace });
   return { client, close: () => connection.close() };
 }

@@ -10,6 +10,7 @@ import { pricesFor } from '../../../../projections/prices.ts';
 import { principalOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
 import { HttpProblem } from '../../problem.ts';
+import { cacheResponses } from '../../response-cache.ts';
 import { apiKeySecurity, problems } from '../../schemas/common.ts';
 import {
   offeringDetailSchema,
@@ -38,6 +39,13 @@ export const offeringRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (
         'this integration lacks the offering permission; the operator grants it',
       );
     }
+  });
+  // prices are per label, so the label is part of what makes two answers equal
+  cacheResponses(app, {
+    feed: deps.feed,
+    readModels: ['offerings', 'prices'],
+    key: (request) =>
+      `${principalOf(request, 'integration').labelId} ${request.method} ${request.url}`,
   });
 
   app.get(

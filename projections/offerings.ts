@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Configuration } from '../src/domain/product/configuration.ts';
 import { type ProductEvent, productEvents } from '../src/domain/product/events.ts';
+import type { PriceView } from './prices.ts';
 import type { Projection } from './projection.ts';
 
 /** A row of rm_offerings: one per supplier and SKU (case-insensitive). */
@@ -153,6 +154,36 @@ export async function findOffering(
     values: [supplier, sku.toLowerCase()],
   });
   return r.rows[0];
+}
+
+/**
+ * A configuration by its complete SKU with one label's prices for it, by currency and
+ * quantity, in one round trip (the detail endpoint's uncached path).
+ */
+export async function findOfferingWithPrices(
+  pool: pg.Pool,
+  labelId: string,
+  supplier: string,
+  sku: string,
+): Promise<{ row: OfferingRow; prices: PriceView[] } | undefined> {
+  const r = await pool.query<OfferingRow & { prices: PriceView[] }>({
+    name: 'offering-with-prices',
+    text: `SELECT ${COLUMNS}, COALESCE((
+             SELECT json_agg(json_strip_nulls(json_build_object(
+               'minQuantity', p.min_quantity, 'unitPrice', p.unit_price::text,
+               'setupPrice', p.setup_price::text, 'currency', p.currency))
+               ORDER BY p.currency, p.min_quantity)
+             FROM rm_prices p
+             WHERE p.label_id = $3 AND p.supplier = o.supplier AND p.sku_lower = o.sku_lower
+           ), '[]') AS prices
+           FROM rm_offerings o
+           WHERE supplier = $1 AND sku_lower = $2 AND (visible OR renamed_to IS NOT NULL)`,
+    values: [supplier, sku.toLowerCase(), labelId],
+  });
+  const found = r.rows[0];
+  if (!found) return undefined;
+  const { prices, ...row } = found;
+  return { row, prices };
 }
 
 export const SMARTLINK_CAP = 1000;

@@ -1,4 +1,3 @@
-import type pg from 'pg';
 import { priceListEvents } from '../src/domain/price-list/events.ts';
 import type { Projection } from './projection.ts';
 
@@ -44,29 +43,4 @@ export interface PriceView {
   unitPrice: string;
   setupPrice?: string;
   currency: string;
-}
-
-/** A label's prices for one configuration, by currency and quantity. */
-export async function pricesFor(
-  pool: pg.Pool,
-  labelId: string,
-  supplier: string,
-  sku: string,
-): Promise<PriceView[]> {
-  const r = await pool.query<{
-    min_quantity: number;
-    unit_price: string;
-    setup_price: string | null;
-    currency: string;
-  }>(
-    `SELECT min_quantity, unit_price::text, setup_price::text, currency FROM rm_prices
-     WHERE label_id = $1 AND supplier = $2 AND sku_lower = $3 ORDER BY currency, min_quantity`,
-    [labelId, supplier, sku.toLowerCase()],
-  );
-  return r.rows.map((p) => ({
-    minQuantity: p.min_quantity,
-    unitPrice: p.unit_price,
-    ...(p.setup_price !== null ? { setupPrice: p.setup_price } : {}),
-    currency: p.currency,
-  }));
 }

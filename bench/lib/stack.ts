@@ -28,6 +28,8 @@ export interface ServiceStack {
   operatorKey: string;
   dataDir: string;
   service: ChildProcess;
+  /** starts another service process of one role on the same database and Temporal; its base URL */
+  addProcess(role: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -38,35 +40,48 @@ export interface ServiceStack {
 export async function startServiceStack(env: Record<string, string> = {}): Promise<ServiceStack> {
   const cluster = await startPostgresCluster();
   const temporal = await startLocalTemporal({ cliPath: process.env.TEMPORAL_CLI_PATH });
-  const port = await freePort();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-'));
   const operatorKey = randomBytes(32).toString('base64url');
-  const service = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      DATABASE_URL: cluster.url,
-      TEMPORAL_ADDRESS: temporal.address,
-      OPERATOR_API_KEY: operatorKey,
-      EDITOR_TOKEN_SECRET: randomBytes(32).toString('base64url'),
-      LOG_LEVEL: 'warn',
-      ...env,
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const shared = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    DATABASE_URL: cluster.url,
+    TEMPORAL_ADDRESS: temporal.address,
+    OPERATOR_API_KEY: operatorKey,
+    EDITOR_TOKEN_SECRET: randomBytes(32).toString('base64url'),
+    LOG_LEVEL: 'warn',
+    ...env,
+  };
+  // BENCH_PROFILE_DIR: each service process writes a CPU profile there when it stops
+  const profile = process.env.BENCH_PROFILE_DIR
+    ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE_DIR]
+    : [];
+  const processes: ChildProcess[] = [];
+  const spawnService = async (role: string, extra: Record<string, string>) => {
+    const port = await freePort();
+    const proc = spawn(
+      process.execPath,
+      [...profile, '--import', 'tsx', 'src/main.ts', '--role', role],
+      { env: { ...shared, PORT: String(port), ...extra }, stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    processes.push(proc);
+    const base = `http://127.0.0.1:${port}`;
+    await waitFor(`${base}/readyz`, proc);
+    return { proc, base };
+  };
   const stop = async () => {
-    service.kill('SIGTERM');
+    for (const p of processes) p.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 1500));
     await temporal.stop();
     cluster.stop();
   };
-  const base = `http://127.0.0.1:${port}`;
   try {
-    await waitFor(`${base}/readyz`, service);
+    const { proc: service, base } = await spawnService('all', {});
+    const addProcess = async (role: string) =>
+      (await spawnService(role, { PARTNER_SIMULATOR: 'off' })).base;
+    return { base, operatorKey, dataDir, service, addProcess, stop };
   } catch (err) {
     await stop();
     throw err;
   }
-  return { base, operatorKey, dataDir, service, stop };
 }

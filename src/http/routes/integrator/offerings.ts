@@ -1,12 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  findOffering,
+  findOfferingWithPrices,
   SMARTLINK_CAP,
   searchOfferings,
   smartlinkPage,
 } from '../../../../projections/offerings.ts';
-import { pricesFor } from '../../../../projections/prices.ts';
 import { principalOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
 import { HttpProblem } from '../../problem.ts';
@@ -79,14 +78,19 @@ export const offeringRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (
     },
     async (request) => {
       const { labelId } = principalOf(request, 'integration');
-      const row = await findOffering(deps.pool, request.query.supplier, request.query.sku);
-      if (!row)
+      const found = await findOfferingWithPrices(
+        deps.pool,
+        labelId,
+        request.query.supplier,
+        request.query.sku,
+      );
+      if (!found)
         throw new HttpProblem(
           404,
           'sku_not_found',
           `no configuration ${request.query.sku} for ${request.query.supplier}`,
         );
-      return toDetail(row, await pricesFor(deps.pool, labelId, row.supplier, row.sku));
+      return toDetail(found.row, found.prices);
     },
   );
 

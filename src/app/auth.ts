@@ -22,6 +22,13 @@ export type Principal =
 
 export type PrincipalKind = Principal['kind'];
 
+/** The streams a key's owner is folded from: appends to them must reach every key cache. */
+export const KEY_OWNER_STREAMS = [
+  labelStream(''),
+  shopIntegrationStream(''),
+  printshopKeyStream(''),
+];
+
 /**
  * Finds who a presented key belongs to, or undefined for an unknown key. The owning
  * aggregate is read from the event store itself, not from a read model, so a key is

@@ -23,6 +23,7 @@ import {
   installTemporalRuntime,
   type TemporalTarget,
 } from '../temporal/worker.ts';
+import { KEY_OWNER_STREAMS } from './auth.ts';
 import { ENCRYPTION_KEYS_SCHEMA } from './encryption-keys.ts';
 import { LoginGuard } from './login-guard.ts';
 import { StreamStateCache } from './stream-state-cache.ts';
@@ -103,7 +104,8 @@ export async function startApp(
     // one process creates the schema at a time (api, worker and projector may start together)
     await inTransaction(db.pool, async (tx) => {
       await tx.query("SELECT pg_advisory_xact_lock(hashtext('editor-platform:schema'))");
-      if (store instanceof PostgresEventStore) await PostgresEventStore.migrate(tx);
+      if (store instanceof PostgresEventStore)
+        await PostgresEventStore.migrate(tx, KEY_OWNER_STREAMS);
       await tx.query(ENCRYPTION_KEYS_SCHEMA);
       await runner.migrate(tx);
     });

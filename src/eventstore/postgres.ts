@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { STREAM_CHANNEL } from '../db/change-feed.ts';
 import {
@@ -33,8 +34,11 @@ import { pollingSubscription, WakeSignal } from './subscription.ts';
  * (nothing reorders or normalises it), and reading it back is a copy, where jsonb would
  * rebuild the text each time (measurable on 3 MB designs, read by every activity).
  *
- * Each append notifies its stream id on STREAM_CHANNEL at commit (a statement trigger,
- * so every writer does), which lets other processes drop what they cached of the stream.
+ * Appends to streams that other processes cache (given at migration) notify the stream
+ * id on STREAM_CHANNEL at commit, from a trigger, so every writer does. Only those: a
+ * notifying transaction holds PostgreSQL's notification lock through its commit, WAL
+ * flush included, which serialises concurrent commits (measured: 8 appenders fell from
+ * 0.63 to 0.31 of plain INSERTs when every append notified).
  */
 export const EVENT_STORE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS es_events (
@@ -51,17 +55,6 @@ CREATE TABLE IF NOT EXISTS es_events (
   CONSTRAINT es_events_stream_revision UNIQUE (stream_id, revision)
 );
 CREATE INDEX IF NOT EXISTS es_events_global_order ON es_events (tx_id, seq);
-DO $$ BEGIN
-  IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'es_events_notify') THEN
-    CREATE OR REPLACE FUNCTION es_notify_streams() RETURNS trigger LANGUAGE plpgsql AS $fn$
-    BEGIN
-      PERFORM pg_notify('${STREAM_CHANNEL}', s.stream_id) FROM (SELECT DISTINCT stream_id FROM appended) s;
-      RETURN NULL;
-    END $fn$;
-    CREATE TRIGGER es_events_notify AFTER INSERT ON es_events
-      REFERENCING NEW TABLE AS appended FOR EACH STATEMENT EXECUTE FUNCTION es_notify_streams();
-  END IF;
-END $$;
 `;
 
 /*
@@ -96,6 +89,37 @@ const APPEND_SQL = (count: number) => {
   }
   return sql;
 };
+
+/**
+ * The trigger's name carries its prefixes, so a process started with the same ones
+ * leaves it alone (replacing a trigger locks the table) and one with others replaces it.
+ */
+function notifyTriggerSql(prefixes: string[]): string {
+  const sorted = [...new Set(prefixes)].sort();
+  const name = `es_events_notify_${createHash('sha256').update(sorted.join('\n')).digest('hex').slice(0, 12)}`;
+  const quote = (text: string) => `'${text.replace(/'/g, "''")}'`;
+  const when = sorted.map((p) => `starts_with(NEW.stream_id, ${quote(p)})`).join(' OR ');
+  return `
+DO $$
+DECLARE old record;
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = '${name}') THEN RETURN; END IF;
+  FOR old IN SELECT tgname FROM pg_trigger WHERE tgname LIKE 'es\\_events\\_notify\\_%' LOOP
+    EXECUTE format('DROP TRIGGER %I ON es_events', old.tgname);
+  END LOOP;
+  ${
+    sorted.length === 0
+      ? ''
+      : `CREATE OR REPLACE FUNCTION es_notify_stream() RETURNS trigger LANGUAGE plpgsql AS $fn$
+  BEGIN
+    PERFORM pg_notify('${STREAM_CHANNEL}', NEW.stream_id);
+    RETURN NULL;
+  END $fn$;
+  CREATE TRIGGER ${name} AFTER INSERT ON es_events FOR EACH ROW
+    WHEN (${when}) EXECUTE FUNCTION es_notify_stream();`
+  }
+END $$;`;
+}
 
 export const MAX_EVENTS_PER_APPEND = 10_000;
 
@@ -148,8 +172,10 @@ export class PostgresEventStore implements EventStore {
     private readonly onAppended: (streamId: string) => void = () => {},
   ) {}
 
-  static async migrate(db: Pick<pg.Pool, 'query'>): Promise<void> {
+  /** Creates the schema; appends to streams starting with one of `notifyPrefixes` will notify. */
+  static async migrate(db: Pick<pg.Pool, 'query'>, notifyPrefixes: string[] = []): Promise<void> {
     await db.query(EVENT_STORE_SCHEMA);
+    await db.query(notifyTriggerSql(notifyPrefixes));
   }
 
   async append(

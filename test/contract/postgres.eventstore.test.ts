@@ -1,4 +1,7 @@
-import { inject } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { describe, expect, inject, it } from 'vitest';
+import { STREAM_CHANNEL } from '../../src/db/change-feed.ts';
 import { connectPostgres } from '../../src/db/database.ts';
 import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { createDatabase } from '../helpers/postgres-cluster.ts';
@@ -9,4 +12,44 @@ eventStoreContract('PostgreSQL', async () => {
   await PostgresEventStore.migrate(db.pool);
   const store = new PostgresEventStore(db.pool);
   return { store, cleanup: () => db.close() };
+});
+
+describe('PostgreSQL event store: change notifications', () => {
+  it('notifies appends to the streams it was told of, at commit, and no others', async () => {
+    const url = await createDatabase(inject('postgresUrl'));
+    const db = await connectPostgres(url, 4);
+    const listener = new pg.Client({ connectionString: url });
+    try {
+      await PostgresEventStore.migrate(db.pool, ['Label-', "Odd'Name-"]);
+      // migrating again with the same prefixes keeps the one trigger
+      await PostgresEventStore.migrate(db.pool, ["Odd'Name-", 'Label-']);
+      const triggers = await db.pool.query(
+        "SELECT tgname FROM pg_trigger WHERE tgname LIKE 'es_events_notify_%'",
+      );
+      expect(triggers.rowCount).toBe(1);
+      const local: string[] = [];
+      const store = new PostgresEventStore(db.pool, (id) => local.push(id));
+      await listener.connect();
+      const heard: string[] = [];
+      listener.on('notification', (n) => heard.push(n.payload ?? ''));
+      await listener.query(`LISTEN ${STREAM_CHANNEL}`);
+      const event = () => ({
+        id: randomUUID(),
+        type: 'Happened',
+        schemaVersion: 1,
+        data: {},
+        metadata: {},
+      });
+      await store.append('Order-1', [event()], 'no_stream');
+      await store.append('Label-1', [event(), event()], 'no_stream');
+      await store.append("Odd'Name-1", [event()], 'no_stream');
+      await listener.query('SELECT 1'); // notifications sent before this answer have arrived
+      expect(heard).toEqual(['Label-1', "Odd'Name-1"]);
+      // this process is told of every append, synchronously
+      expect(local).toEqual(['Order-1', 'Label-1', "Odd'Name-1"]);
+    } finally {
+      await listener.end();
+      await db.close();
+    }
+  });
 });

@@ -69,8 +69,14 @@ async function main() {
     );
     process.stderr.write(`\nseeded in ${((Date.now() - began) / 1000).toFixed(0)} s\n`);
     const known = demoConfiguration('B', 12_345 % CONFIGS).sku; // B-PEN-012345-RED style
-    const randomSkuData = () =>
-      `/api/offering/sku/data?supplier=supplier-a&sku=${demoConfiguration('B', Math.floor(Math.random() * CONFIGS)).sku}`;
+    const asked = new Set<number>();
+    let repeats = 0;
+    const randomSkuData = () => {
+      const n = Math.floor(Math.random() * CONFIGS);
+      if (asked.has(n)) repeats++;
+      else asked.add(n);
+      return `/api/offering/sku/data?supplier=supplier-a&sku=${demoConfiguration('B', n).sku}`;
+    };
     const headers = { 'x-api-key': shop.apiKey };
     const cases: [string, string][] = [
       ['smartlink offset 0', '/api/offering/smartlink?supplier=supplier-a&limit=20&offset=0'],
@@ -112,6 +118,12 @@ async function main() {
     console.log(
       `\n${CONFIGS} configurations for supplier-a, ${CONNECTIONS} connections, ${SECONDS} s per case, loopback\n`,
     );
+    if (asked.size > 0) {
+      const share = (100 * repeats) / (repeats + asked.size);
+      console.log(
+        `random sku/data: ${share.toFixed(0)}% of its requests repeated an earlier SKU (at most that many could hit the cache)\n`,
+      );
+    }
     console.log('| case | requests/s | p50 ms | p99 ms | ratio to baseline |');
     console.log('|---|---:|---:|---:|---:|');
     for (const row of rows) console.log(row);

@@ -59,6 +59,27 @@ describe('caches across API instances', () => {
     expect(r.status).toBe(201);
   }
 
+  it('answers a cached read exactly as the first one, with its own request id', async () => {
+    const path = '/api/offering/smartlink?supplier=supplier-a&limit=1&offset=1';
+    const first = await callB('GET', path, { key: shop.apiKey });
+    const second = await callB('GET', path, { key: shop.apiKey });
+    expect(first.status).toBe(200);
+    expect(second.status).toBe(200);
+    expect(second.body).toEqual(first.body);
+    for (const h of [
+      'content-type',
+      'x-total-records',
+      'x-pagination-next',
+      'x-pagination-previous',
+    ])
+      expect(second.headers.get(h), h).toBe(first.headers.get(h));
+    expect(first.headers.get('x-pagination-previous')).toContain('offset=0');
+    expect(second.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
+    // a bad query is refused even where the same route has cached answers
+    const bad = await callB('GET', `${path}&limit=0`, { key: shop.apiKey });
+    expect(bad.status).toBe(400);
+  });
+
   it('refuses on b a key rotated on a, and takes the new one', async () => {
     const c = await newIntegration(callA, a, label.adminApiKey, true);
     expect((await callB('GET', smartlink, { key: c.apiKey })).status).toBe(200);

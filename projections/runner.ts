@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { READ_MODEL_CHANNEL } from '../src/db/change-feed.ts';
 import { inTransaction } from '../src/db/database.ts';
 import { comparePositions, type EventStore, type Position, START } from '../src/eventstore/port.ts';
+import type { WakeSignal } from '../src/eventstore/subscription.ts';
 import type { Projection } from './projection.ts';
 
 const CHECKPOINTS_SCHEMA = `
@@ -26,6 +27,8 @@ export interface RunnerOptions {
   idleMs?: number;
   /** told once a projection's tables changed (committed), before the runner goes on */
   onChanged?: (projection: string) => void;
+  /** woken by this process's appends (the PostgreSQL store's), to cut an idle wait short */
+  wakeups?: WakeSignal;
 }
 
 const lockKey = (name: string) => `projection:${name}`;
@@ -46,6 +49,7 @@ export class ProjectionRunner {
   private readonly batchSize: number;
   private readonly idleMs: number;
   private readonly onChanged: (projection: string) => void;
+  private readonly wakeups: WakeSignal | undefined;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -58,6 +62,7 @@ export class ProjectionRunner {
     this.batchSize = options.batchSize ?? 1000;
     this.idleMs = options.idleMs ?? 50;
     this.onChanged = options.onChanged ?? (() => {});
+    this.wakeups = options.wakeups;
   }
 
   get names(): string[] {
@@ -178,8 +183,7 @@ export class ProjectionRunner {
   }
 
   private waitForEvents(): Promise<void> {
-    const signal = (this.store as { appended?: { wait(ms: number): Promise<void> } }).appended;
-    return signal ? signal.wait(this.idleMs * 4) : delay(this.idleMs);
+    return this.wakeups ? this.wakeups.wait(this.idleMs * 4) : delay(this.idleMs);
   }
 
   /** Processes one page; returns the number of events read. */

@@ -99,7 +99,10 @@ export async function startApp(
       store,
       allProjections,
       log.child({ part: 'projector' }),
-      { onChanged: (projection) => feed.publish({ kind: 'readModel', projection }) },
+      {
+        onChanged: (projection) => feed.publish({ kind: 'readModel', projection }),
+        wakeups: store instanceof PostgresEventStore ? store.appended : undefined,
+      },
     );
     // one process creates the schema at a time (api, worker and projector may start together)
     await inTransaction(db.pool, async (tx) => {

@@ -25,8 +25,12 @@ export interface ProjectionStatus {
 export interface RunnerOptions {
   batchSize?: number;
   idleMs?: number;
-  /** told once a projection's tables changed (committed), before the runner goes on */
-  onChanged?: (projection: string) => void;
+  /**
+   * Told around each commit that changes a projection's tables: `committing` before it
+   * (from then on another connection may see the change), `committed` once it ended,
+   * so this process's caches never serve what a reader elsewhere knows to be old.
+   */
+  onCommit?: (projection: string, phase: 'committing' | 'committed') => void;
   /** woken by this process's appends (the PostgreSQL store's), to cut an idle wait short */
   wakeups?: WakeSignal;
 }
@@ -48,7 +52,7 @@ export class ProjectionRunner {
   private readonly owned = new Set<string>();
   private readonly batchSize: number;
   private readonly idleMs: number;
-  private readonly onChanged: (projection: string) => void;
+  private readonly onCommit: (projection: string, phase: 'committing' | 'committed') => void;
   private readonly wakeups: WakeSignal | undefined;
 
   constructor(
@@ -61,7 +65,7 @@ export class ProjectionRunner {
     this.byName = new Map(projections.map((p) => [p.name, p]));
     this.batchSize = options.batchSize ?? 1000;
     this.idleMs = options.idleMs ?? 50;
-    this.onChanged = options.onChanged ?? (() => {});
+    this.onCommit = options.onCommit ?? (() => {});
     this.wakeups = options.wakeups;
   }
 
@@ -220,8 +224,13 @@ export class ProjectionRunner {
          ON CONFLICT (name) DO UPDATE SET commit_pos = $2, prepare_pos = $3, updated_at = now()`,
         [p.name, last.commit.toString(), last.prepare.toString()],
       );
-      await client.query('COMMIT');
-      if (handled.length > 0) this.onChanged(p.name);
+      const changes = handled.length > 0;
+      if (changes) this.onCommit(p.name, 'committing');
+      try {
+        await client.query('COMMIT');
+      } finally {
+        if (changes) this.onCommit(p.name, 'committed');
+      }
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});
       throw err;
@@ -271,14 +280,18 @@ export class ProjectionRunner {
   async reset(name: string): Promise<void> {
     const p = this.byName.get(name);
     if (!p) throw new Error(`unknown projection ${name}; known: ${this.names.join(', ')}`);
-    await inTransaction(this.pool, async (tx) => {
-      await tx.query('SELECT 1 FROM projection_checkpoints WHERE name = $1 FOR UPDATE', [name]);
-      for (const t of p.tables) await tx.query(`DROP TABLE IF EXISTS ${t} CASCADE`);
-      await tx.query(p.schema);
-      await tx.query('DELETE FROM projection_checkpoints WHERE name = $1', [name]);
-      await tx.query(`SELECT pg_notify('${READ_MODEL_CHANNEL}', $1)`, [name]);
-    });
-    this.onChanged(name);
+    this.onCommit(name, 'committing');
+    try {
+      await inTransaction(this.pool, async (tx) => {
+        await tx.query('SELECT 1 FROM projection_checkpoints WHERE name = $1 FOR UPDATE', [name]);
+        for (const t of p.tables) await tx.query(`DROP TABLE IF EXISTS ${t} CASCADE`);
+        await tx.query(p.schema);
+        await tx.query('DELETE FROM projection_checkpoints WHERE name = $1', [name]);
+        await tx.query(`SELECT pg_notify('${READ_MODEL_CHANNEL}', $1)`, [name]);
+      });
+    } finally {
+      this.onCommit(name, 'committed');
+    }
   }
 
   /** Runs one projection to the head now (used by the rebuild command when no runner has it). */

@@ -100,7 +100,7 @@ export async function startApp(
       allProjections,
       log.child({ part: 'projector' }),
       {
-        onChanged: (projection) => feed.publish({ kind: 'readModel', projection }),
+        onCommit: (projection, phase) => feed.publish({ kind: 'readModel', projection, phase }),
         wakeups: store instanceof PostgresEventStore ? store.appended : undefined,
       },
     );

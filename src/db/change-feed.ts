@@ -7,7 +7,12 @@ export const READ_MODEL_CHANNEL = 'rm_changed';
 
 export type Change =
   | { kind: 'stream'; streamId: string }
-  | { kind: 'readModel'; projection: string }
+  /**
+   * A projection's tables: `committing` (this process's runner is committing a change:
+   * do not trust or fill caches of it), `committed` (that commit ended), `seen` (a
+   * change was committed, e.g. by another process).
+   */
+  | { kind: 'readModel'; projection: string; phase: 'committing' | 'committed' | 'seen' }
   /** notifications may have been missed: anything may have changed */
   | { kind: 'unknown' };
 
@@ -60,7 +65,7 @@ export class ChangeFeed {
       if (n.channel === STREAM_CHANNEL && n.payload)
         this.publish({ kind: 'stream', streamId: n.payload });
       else if (n.channel === READ_MODEL_CHANNEL && n.payload)
-        this.publish({ kind: 'readModel', projection: n.payload });
+        this.publish({ kind: 'readModel', projection: n.payload, phase: 'seen' });
     });
     try {
       await client.connect();

@@ -44,7 +44,7 @@ export async function readYourWrite(
 ) {
   if (!position) return;
   await deps.runner.waitFor(projection, position, 3000);
-  deps.feed.publish({ kind: 'readModel', projection });
+  deps.feed.publish({ kind: 'readModel', projection, phase: 'seen' });
 }
 
 /** Starts a workflow whose id derives from a business id, so a second start collapses onto it. */

@@ -36,20 +36,27 @@ export function cacheResponses(app: FastifyInstance, options: ResponseCacheOptio
     sizeCalculation: (r) => r.body.length + 256,
   });
   let generation = 0;
+  /** commits of the read models under way in this process: nothing is served or kept meanwhile */
+  let committing = 0;
   const relevant = new Set(options.readModels);
   feed.subscribe((change) => {
     if (change.kind === 'stream') return;
-    if (change.kind === 'readModel' && !relevant.has(change.projection)) return;
+    if (change.kind === 'readModel') {
+      if (!relevant.has(change.projection)) return;
+      if (change.phase === 'committing') committing++;
+      if (change.phase === 'committed') committing = Math.max(0, committing - 1);
+    }
     generation++;
     cache.clear();
   });
+  const usable = () => feed.live && committing === 0;
 
   const filling = new WeakMap<FastifyRequest, { key: string; generation: number }>();
 
   // onRequest, after the plugin's authentication hooks: an answer kept for this URL
   // passed validation already (it depends on the URL alone), so a hit skips the rest
   app.addHook('onRequest', async (request, reply) => {
-    if (!feed.live || (request.method !== 'GET' && request.method !== 'HEAD')) return;
+    if (!usable() || (request.method !== 'GET' && request.method !== 'HEAD')) return;
     const key = options.key(request);
     const hit = cache.get(key);
     if (hit) return reply.headers(hit.headers).send(hit.body);
@@ -59,7 +66,7 @@ export function cacheResponses(app: FastifyInstance, options: ResponseCacheOptio
   app.addHook('onSend', async (request, reply, payload) => {
     const fill = filling.get(request);
     if (!fill || reply.statusCode !== 200 || typeof payload !== 'string') return;
-    if (!feed.live || fill.generation !== generation) return;
+    if (!usable() || fill.generation !== generation) return;
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(reply.getHeaders())) {
       if (value !== undefined && !NOT_CACHED.has(name)) headers[name] = String(value);

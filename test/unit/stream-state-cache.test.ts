@@ -21,7 +21,7 @@ describe('stream state cache', () => {
     expect(await cache.load('label-1', s.read)).toEqual({ exists: true, read: 1 });
     expect(await cache.load('label-1', s.read)).toEqual({ exists: true, read: 1 });
     feed.publish({ kind: 'stream', streamId: 'label-2' });
-    feed.publish({ kind: 'readModel', projection: 'offerings' });
+    feed.publish({ kind: 'readModel', projection: 'offerings', phase: 'seen' });
     expect(await cache.load('label-1', s.read)).toEqual({ exists: true, read: 1 });
     feed.publish({ kind: 'stream', streamId: 'label-1' });
     expect(await cache.load('label-1', s.read)).toEqual({ exists: true, read: 2 });

@@ -1,3 +1,4 @@
+import { imageRefsProjection } from './image-refs.ts';
 import { importsProjection } from './imports.ts';
 import { labelsProjection } from './labels.ts';
 import { offeringsProjection } from './offerings.ts';
@@ -17,4 +18,5 @@ export const allProjections: Projection[] = [
   partnerUsersProjection,
   projectsProjection,
   ordersProjection,
+  imageRefsProjection,
 ];

@@ -55,6 +55,14 @@ const envSchema = z.object({
     z.coerce.number().int().min(100).max(60_000).default(5000),
   ),
   PARTNER_SIMULATOR: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).optional()),
+  IMAGE_CLEANUP_INTERVAL_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1000).default(600_000),
+  ),
+  IMAGE_CLEANUP_GRACE_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(0).default(3_600_000),
+  ),
   LOG_LEVEL: z.preprocess(
     emptyAsUndefined,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -84,6 +92,8 @@ export interface Config {
   partnerTimeoutMs: number;
   /** a partner simulator started beside the service (embedded default: on) */
   partnerSimulator: boolean;
+  /** how often the projector removes design images nothing holds, and how new ones it spares */
+  imageCleanup: { intervalMs: number; graceMs: number };
 }
 
 export class ConfigError extends Error {
@@ -170,6 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       logLevel: e.LOG_LEVEL,
       partnerTimeoutMs: e.PARTNER_TIMEOUT_MS,
       partnerSimulator: (e.PARTNER_SIMULATOR ?? (embedded ? 'on' : 'off')) === 'on',
+      imageCleanup: { intervalMs: e.IMAGE_CLEANUP_INTERVAL_MS, graceMs: e.IMAGE_CLEANUP_GRACE_MS },
     },
     generatedOperatorKey,
   };

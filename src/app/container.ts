@@ -25,6 +25,7 @@ import {
 } from '../temporal/worker.ts';
 import { KEY_OWNER_STREAMS } from './auth.ts';
 import { ENCRYPTION_KEYS_SCHEMA } from './encryption-keys.ts';
+import { scheduleImageCleanup } from './image-cleanup.ts';
 import { LoginGuard } from './login-guard.ts';
 import { StreamStateCache } from './stream-state-cache.ts';
 
@@ -115,6 +116,12 @@ export async function startApp(
     if (has(role, 'projector')) {
       runner.start();
       stops.push(() => runner.stop());
+      const cleanup = scheduleImageCleanup(
+        { pool: db.pool, store, runner, images },
+        config.imageCleanup,
+        log.child({ part: 'image-cleanup' }),
+      );
+      stops.push(() => cleanup.stop());
     }
 
     let temporal: App['temporal'];

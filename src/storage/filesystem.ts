@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { link, mkdir, open, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { FileStorage } from './port.ts';
@@ -53,7 +53,17 @@ export class FilesystemStorage implements FileStorage {
   async put(key: string, bytes: Uint8Array): Promise<void> {
     const target = this.file(key);
     const existing = await stat(target).catch(() => undefined);
-    if (existing?.size === bytes.length) return; // content-addressed: already there
+    if (existing?.size === bytes.length) {
+      // content-addressed: already there; marked as put now, so a clean-up keeps it
+      const now = new Date();
+      if (
+        await utimes(target, now, now).then(
+          () => true,
+          () => false,
+        )
+      )
+        return;
+    }
     await mkdir(path.dirname(target), { recursive: true });
     const tmp = path.join(this.tmp, `${randomUUID()}.part`);
     const handle = await open(tmp, 'w');
@@ -68,6 +78,28 @@ export class FilesystemStorage implements FileStorage {
 
   async get(key: string): Promise<Buffer | undefined> {
     return readFile(this.file(key)).catch(() => undefined);
+  }
+
+  async remove(key: string, since: Date): Promise<boolean> {
+    const target = this.file(key);
+    // moved aside first: a put that comes now finds no file and writes it again, one
+    // that came before shows in the moved file's time and the file goes back
+    const aside = path.join(this.tmp, `${randomUUID()}.removing`);
+    if (
+      !(await rename(target, aside).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return false;
+    const { mtimeMs } = await stat(aside);
+    if (mtimeMs > since.getTime()) {
+      await link(aside, target).catch(() => {}); // unless a put wrote it again meanwhile
+      await rm(aside, { force: true });
+      return false;
+    }
+    await rm(aside, { force: true });
+    return true;
   }
 
   async list(prefix: string): Promise<string[]> {

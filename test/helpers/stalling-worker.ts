@@ -18,6 +18,7 @@ const real = await FilesystemStorage.open(path.join(config.dataDir, 'print-files
 const stalling: FileStorage = {
   get: (key) => real.get(key),
   list: (prefix) => real.list(prefix),
+  remove: (key, since) => real.remove(key, since),
   async put(key, bytes) {
     await real.put(key, bytes);
     console.log(`stalled ${key}`);

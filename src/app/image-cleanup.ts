@@ -1,0 +1,89 @@
+import path from 'node:path';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { ProjectionRunner } from '../../projections/runner.ts';
+import { inTransaction } from '../db/database.ts';
+import type { EventStore } from '../eventstore/port.ts';
+import type { FileStorage } from '../storage/port.ts';
+
+/** files decided per transaction (which holds the read model still, see below) */
+const BATCH = 200;
+
+export interface ImageCleanupDeps {
+  pool: pg.Pool;
+  store: EventStore;
+  runner: ProjectionRunner;
+  images: FileStorage;
+}
+
+/**
+ * Deletes stored design images that nothing holds any more (image-refs read model):
+ * those of deleted projects and deleted users, unless an order or another project
+ * holds the same image. Only once the read model has caught up with every event
+ * appended before the run; an image put within `graceMs` is kept, since its project
+ * may not be recorded yet. Undefined when the read model did not catch up in time.
+ */
+export async function removeUnheldImages(
+  deps: ImageCleanupDeps,
+  graceMs: number,
+): Promise<{ removed: number; kept: number } | undefined> {
+  const since = new Date(Date.now() - graceMs);
+  const head = await deps.store.headPosition();
+  if (!(await deps.runner.waitFor('image-refs', head, 30_000))) return undefined;
+  const keys = await deps.images.list('');
+  let removed = 0;
+  for (let i = 0; i < keys.length; i += BATCH) {
+    const batch = keys.slice(i, i + BATCH);
+    const done = await inTransaction(deps.pool, async (tx) => {
+      // the checkpoint row shared-locked: a rebuild (which empties the read model) or
+      // a step of the runner waits until this batch is decided and done
+      const fresh = await tx.query<{ ok: boolean }>(
+        `SELECT (commit_pos, prepare_pos) >= ($1::numeric, $2::numeric) AS ok
+         FROM projection_checkpoints WHERE name = 'image-refs' FOR SHARE`,
+        [head.commit.toString(), head.prepare.toString()],
+      );
+      if (!fresh.rows[0]?.ok) return undefined;
+      const held = await tx.query<{ sha256: string }>(
+        'SELECT DISTINCT sha256 FROM rm_image_refs WHERE sha256 = ANY($1::text[])',
+        [batch.map((k) => path.basename(k))],
+      );
+      const heldSet = new Set(held.rows.map((r) => r.sha256));
+      let n = 0;
+      for (const key of batch) {
+        if (!heldSet.has(path.basename(key)) && (await deps.images.remove(key, since))) n++;
+      }
+      return n;
+    });
+    if (done === undefined) return undefined;
+    removed += done;
+  }
+  return { removed, kept: keys.length - removed };
+}
+
+/** Runs the clean-up every `intervalMs`, one run at a time; stop() waits for a run under way. */
+export function scheduleImageCleanup(
+  deps: ImageCleanupDeps,
+  options: { intervalMs: number; graceMs: number },
+  log: Logger,
+): { stop(): Promise<void> } {
+  let running: Promise<void> | undefined;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = removeUnheldImages(deps, options.graceMs)
+      .then((r) => {
+        if (r === undefined) log.warn('image clean-up skipped: image-refs read model lags');
+        else if (r.removed > 0) log.info(r, 'images no project or order holds removed');
+      })
+      .catch((err) => log.error({ err }, 'image clean-up failed'))
+      .finally(() => {
+        running = undefined;
+      });
+  }, options.intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -111,57 +111,38 @@ export const userProjectRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = asyn
     },
   );
 
-  app.delete(
-    '/product/:id',
-    {
-      schema: {
-        tags,
-        security: apiKeySecurity,
-        summary: 'Delete a project created by a user',
-        params: idParams,
-        response: {
-          200: deletedAnswer,
-          ...problems(400, 401, 403, 404),
+  /** A DELETE by id whose command's events the projects read model shows (projects, cart). */
+  const deleteById = (
+    path: string,
+    summary: string,
+    remove: typeof deleteProject | typeof removeCartItem,
+  ) =>
+    app.delete(
+      path,
+      {
+        schema: {
+          tags,
+          security: apiKeySecurity,
+          summary,
+          params: idParams,
+          response: {
+            200: deletedAnswer,
+            ...problems(400, 401, 403, 404),
+          },
         },
       },
-    },
-    async (request) => {
-      const { labelId } = principalOf(request, 'admin');
-      const appended = await deleteProject(
-        deps.store,
-        labelId,
-        request.params.id,
-        meta(labelId, request.id),
-      );
-      await readYourWrite(deps, 'projects', appended.position);
-      return { id: request.params.id, deleted: true as const };
-    },
-  );
-
-  app.delete(
-    '/shoppingcartitem/:id',
-    {
-      schema: {
-        tags,
-        security: apiKeySecurity,
-        summary: 'Delete a shopping cart item',
-        params: idParams,
-        response: {
-          200: deletedAnswer,
-          ...problems(400, 401, 403, 404),
-        },
+      async (request) => {
+        const { labelId } = principalOf(request, 'admin');
+        const appended = await remove(
+          deps.store,
+          labelId,
+          request.params.id,
+          meta(labelId, request.id),
+        );
+        await readYourWrite(deps, 'projects', appended.position);
+        return { id: request.params.id, deleted: true as const };
       },
-    },
-    async (request) => {
-      const { labelId } = principalOf(request, 'admin');
-      const appended = await removeCartItem(
-        deps.store,
-        labelId,
-        request.params.id,
-        meta(labelId, request.id),
-      );
-      await readYourWrite(deps, 'projects', appended.position);
-      return { id: request.params.id, deleted: true as const };
-    },
-  );
+    );
+  deleteById('/product/:id', 'Delete a project created by a user', deleteProject);
+  deleteById('/shoppingcartitem/:id', 'Delete a shopping cart item', removeCartItem);
 };

@@ -51,6 +51,15 @@ const onClaim = (
     meta,
   );
 
+/** Frees a partner's user id once its user has moved off it (re-key) or is gone (delete). */
+const releaseUserId = (
+  store: EventStore,
+  labelId: string,
+  userId: string,
+  userRef: string,
+  meta: EventMetadata,
+) => onClaim(store, labelId, userId, { type: 'ReleaseUserId', userRef }, meta);
+
 /** The user a partner's user id names in a label, read from the event store (consistent). */
 export async function resolveUser(
   store: EventStore,
@@ -184,16 +193,7 @@ export async function rekeyPartnerUser(
     },
     meta,
   );
-  await onClaim(
-    store,
-    labelId,
-    userId,
-    {
-      type: 'ReleaseUserId',
-      userRef,
-    },
-    meta,
-  );
+  await releaseUserId(store, labelId, userId, userRef, meta);
   return { userRef, position: r.appended?.position };
 }
 
@@ -222,15 +222,6 @@ export async function deletePartnerUser(
     },
     meta,
   );
-  await onClaim(
-    store,
-    labelId,
-    userId,
-    {
-      type: 'ReleaseUserId',
-      userRef,
-    },
-    meta,
-  );
+  await releaseUserId(store, labelId, userId, userRef, meta);
   return r.appended?.position;
 }

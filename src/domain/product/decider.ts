@@ -107,15 +107,6 @@ export const productDecider: Decider<ProductCommand, ProductEvent, ProductState>
   evolve(state, event) {
     switch (event.type) {
       case 'ProductConfigurationImported':
-        return {
-          status: 'live',
-          supplier: event.data.supplier,
-          sku: event.data.sku,
-          configuration: event.data.configuration,
-          stagedRename: undefined,
-          renamedTo: undefined,
-          renamedFrom: undefined,
-        };
       case 'ProductConfigurationRenamedFrom':
         return {
           status: 'live',
@@ -124,7 +115,8 @@ export const productDecider: Decider<ProductCommand, ProductEvent, ProductState>
           configuration: event.data.configuration,
           stagedRename: undefined,
           renamedTo: undefined,
-          renamedFrom: event.data.oldSku,
+          renamedFrom:
+            event.type === 'ProductConfigurationRenamedFrom' ? event.data.oldSku : undefined,
         };
       case 'ProductSkuRenameStaged':
         return state.status === 'none' ? state : { ...state, stagedRename: event.data.newSku };

@@ -8,7 +8,12 @@
 // all-in-one process for comparison.
 import { type ChildProcess, spawn } from 'node:child_process';
 import autocannon from 'autocannon';
-import { demoConfiguration, http, seedCatalog } from '../scripts/lib/demo-catalog.ts';
+import {
+  demoConfiguration,
+  http,
+  labelWithShop,
+  seedCatalog,
+} from '../scripts/lib/demo-catalog.ts';
 import { freePort } from '../src/db/database.ts';
 import { startServiceStack, waitFor } from './lib/stack.ts';
 
@@ -54,15 +59,12 @@ async function main() {
     await waitFor(`http://127.0.0.1:${basePort}/baseline`, baseline);
 
     const call = http(base);
-    const label = await call('POST', '/operator/labels', operatorKey, { name: 'Bench' });
-    const shop = await call('POST', '/api/shop-integration', label.adminApiKey, {
-      name: 'Bench',
-      shopSystem: 'bench',
-      shopUrl: 'https://bench.example',
-    });
-    await call('PUT', `/operator/shop-integration/${shop.id}/permissions`, operatorKey, {
-      permissions: ['offering'],
-    });
+    const { shop } = await labelWithShop(
+      call,
+      operatorKey,
+      { label: 'Bench', shop: 'Bench', shopSystem: 'bench', shopUrl: 'https://bench.example' },
+      true,
+    );
     const began = Date.now();
     await seedCatalog(call, operatorKey, 'supplier-a', 'B', CONFIGS, (l) =>
       process.stderr.write(`\r${l}   `),

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import { http } from '../scripts/lib/demo-catalog.ts';
+import { http, labelWithShop } from '../scripts/lib/demo-catalog.ts';
 import { renderPrintFile } from '../src/print/pdf.ts';
 import { type ServiceStack, startServiceStack } from './lib/stack.ts';
 
@@ -94,12 +94,12 @@ async function main() {
     const { base, operatorKey, dataDir } = stack;
     const port = Number(new URL(base).port);
     const call = http(base);
-    const label = await call('POST', '/operator/labels', operatorKey, { name: 'Bench' });
-    const shop = await call('POST', '/api/shop-integration', label.adminApiKey, {
-      name: 'Bench',
-      shopSystem: 'bench',
-      shopUrl: 'https://bench.example',
-    });
+    const { label, shop } = await labelWithShop(
+      call,
+      operatorKey,
+      { label: 'Bench', shop: 'Bench', shopSystem: 'bench', shopUrl: 'https://bench.example' },
+      false,
+    );
     await call('POST', '/operator/catalog/supplier-a', operatorKey, [
       { sku: 'A6-CARD', printMethod: 'digital', printColors: 4, printAreas: [area] },
     ]);

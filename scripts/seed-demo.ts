@@ -6,7 +6,7 @@
 // SEED_PER_SUPPLIER (1500).
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { demoConfiguration, http, seedCatalog } from './lib/demo-catalog.ts';
+import { demoConfiguration, http, labelWithShop, seedCatalog } from './lib/demo-catalog.ts';
 
 const baseUrl = process.env.BASE_URL ?? 'http://127.0.0.1:3000';
 const perSupplier = Number(process.env.SEED_PER_SUPPLIER ?? 1500);
@@ -22,15 +22,17 @@ const simUrl =
 
 async function main() {
   const suppliers: string[] = await call('GET', '/operator/suppliers', operatorKey);
-  const label = await call('POST', '/operator/labels', operatorKey, { name: 'Demo Print Shop' });
-  const shop = await call('POST', '/api/shop-integration', label.adminApiKey, {
-    name: 'Demo web shop',
-    shopSystem: 'shopware',
-    shopUrl: 'https://shop.demo.example',
-  });
-  await call('PUT', `/operator/shop-integration/${shop.id}/permissions`, operatorKey, {
-    permissions: ['offering'],
-  });
+  const { label, shop } = await labelWithShop(
+    call,
+    operatorKey,
+    {
+      label: 'Demo Print Shop',
+      shop: 'Demo web shop',
+      shopSystem: 'shopware',
+      shopUrl: 'https://shop.demo.example',
+    },
+    true,
+  );
   const printshop = await call('POST', '/operator/printshop-keys', operatorKey, {
     name: 'Demo print partner',
   });

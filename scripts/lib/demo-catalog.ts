@@ -70,6 +70,29 @@ export function http(baseUrl: string) {
   };
 }
 
+/**
+ * A label and one shop integration of it, through the operator and admin APIs; the
+ * integration gets the offering permission when `offering` is set.
+ */
+export async function labelWithShop(
+  call: ReturnType<typeof http>,
+  operatorKey: string,
+  names: { label: string; shop: string; shopSystem: string; shopUrl: string },
+  offering: boolean,
+) {
+  const label = await call('POST', '/operator/labels', operatorKey, { name: names.label });
+  const shop = await call('POST', '/api/shop-integration', label.adminApiKey, {
+    name: names.shop,
+    shopSystem: names.shopSystem,
+    shopUrl: names.shopUrl,
+  });
+  if (offering)
+    await call('PUT', `/operator/shop-integration/${shop.id}/permissions`, operatorKey, {
+      permissions: ['offering'],
+    });
+  return { label, shop };
+}
+
 /** Imports `count` configurations for a supplier in calls of up to 10,000 and waits for each. */
 export async function seedCatalog(
   call: ReturnType<typeof http>,

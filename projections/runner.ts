@@ -213,7 +213,8 @@ export class ProjectionRunner {
         return this.batchSize;
       }
       const handled = page.filter((e) => p.handles.has(e.type));
-      if (handled.length > 0) {
+      const changes = handled.length > 0;
+      if (changes) {
         await p.apply(client, handled);
         // delivered at commit to other processes' caches of this read model
         await client.query(`SELECT pg_notify('${READ_MODEL_CHANNEL}', $1)`, [p.name]);
@@ -224,7 +225,6 @@ export class ProjectionRunner {
          ON CONFLICT (name) DO UPDATE SET commit_pos = $2, prepare_pos = $3, updated_at = now()`,
         [p.name, last.commit.toString(), last.prepare.toString()],
       );
-      const changes = handled.length > 0;
       if (changes) this.onCommit(p.name, 'committing');
       try {
         await client.query('COMMIT');

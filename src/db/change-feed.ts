@@ -36,11 +36,6 @@ export class ChangeFeed {
     return new ChangeFeed(true);
   }
 
-  /** No way to learn of other writers' changes (e.g. events in EventStoreDB): never live. */
-  static none(): ChangeFeed {
-    return new ChangeFeed(false);
-  }
-
   /** PostgreSQL: also listens for other processes' changes, reconnecting when it drops. */
   static async listening(url: string, log: Logger): Promise<ChangeFeed> {
     const feed = new ChangeFeed(false);

@@ -59,7 +59,9 @@ describe('stream state cache', () => {
 
   it('reads every time while the feed is not live, and keeps only what `keep` allows', async () => {
     const s = source();
-    const off = new StreamStateCache(ChangeFeed.none());
+    const down = ChangeFeed.inProcess();
+    down.live = false; // as while a listening connection is lost
+    const off = new StreamStateCache(down);
     await off.load('label-1', s.read);
     expect((await off.load('label-1', s.read)).read).toBe(2);
 

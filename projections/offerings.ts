@@ -141,6 +141,9 @@ export async function searchOfferings(
   return out;
 }
 
+/** A complete SKU finds published configurations and renamed ones (which say renamedTo). */
+const BY_COMPLETE_SKU = 'supplier = $1 AND sku_lower = $2 AND (visible OR renamed_to IS NOT NULL)';
+
 /** One configuration by its complete SKU: published ones, and renamed ones (with renamedTo). */
 export async function findOffering(
   pool: pg.Pool,
@@ -150,7 +153,7 @@ export async function findOffering(
   const r = await pool.query<OfferingRow>({
     name: 'offering-by-sku',
     text: `SELECT ${COLUMNS} FROM rm_offerings
-           WHERE supplier = $1 AND sku_lower = $2 AND (visible OR renamed_to IS NOT NULL)`,
+           WHERE ${BY_COMPLETE_SKU}`,
     values: [supplier, sku.toLowerCase()],
   });
   return r.rows[0];
@@ -177,7 +180,7 @@ export async function findOfferingWithPrices(
              WHERE p.label_id = $3 AND p.supplier = o.supplier AND p.sku_lower = o.sku_lower
            ), '[]') AS prices
            FROM rm_offerings o
-           WHERE supplier = $1 AND sku_lower = $2 AND (visible OR renamed_to IS NOT NULL)`,
+           WHERE ${BY_COMPLETE_SKU}`,
     values: [supplier, sku.toLowerCase(), labelId],
   });
   const found = r.rows[0];

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { decrypt, ownerKey } from '../src/app/encryption-keys.ts';
+import { decrypt, ownerKey } from '../src/db/encryption-keys.ts';
 import type { Profile } from '../src/domain/partner-user/events.ts';
 import { partnerUserEvents } from '../src/domain/partner-user/events.ts';
 import type { Encrypted } from '../src/domain/shared/encrypted.ts';

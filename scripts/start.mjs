@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // `npm start`: installs what a fresh clone lacks, then runs the service (all roles by
-// default; pass `-- --role api|worker|projector`).
+// default; pass `-- --role api|worker|projector`). SIGINT and SIGTERM to this process, or
+// to the npm that started it, stop the service, which stops its servers, its partner
+// simulator and its Temporal dev server before it exits.
 import { spawn } from 'node:child_process';
 import { ensureDependencies, ensureTemporalCli, root } from './lib/prepare.mjs';
 
@@ -12,8 +14,18 @@ const child = spawn(
   {
     cwd: root,
     stdio: 'inherit',
-    env: process.env,
+    env: { ...process.env, EDITOR_PLATFORM_STOP_WITH_PARENT: '1' },
   },
 );
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+const pass = (signal) => {
+  if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+};
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => pass(signal));
+process.on('SIGHUP', () => pass('SIGTERM'));
+// npm exits on SIGTERM without passing it on: when the process that started us is gone
+// (we were handed to another parent), the service is stopped as if it got SIGTERM
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) pass('SIGTERM');
+}, 250).unref();
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -63,6 +63,16 @@ const envSchema = z.object({
     emptyAsUndefined,
     z.coerce.number().int().min(0).default(3_600_000),
   ),
+  HEALTH_PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).optional()),
+  PROJECTION_MAX_LAG_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1000).default(60_000),
+  ),
+  PARK_AFTER: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100).default(3)),
+  RECONCILE_INTERVAL_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1000).default(60_000),
+  ),
   LOG_LEVEL: z.preprocess(
     emptyAsUndefined,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -94,6 +104,14 @@ export interface Config {
   partnerSimulator: boolean;
   /** how often the projector removes design images nothing holds, and how new ones it spares */
   imageCleanup: { intervalMs: number; graceMs: number };
+  /** where the worker and projector roles serve /livez, /readyz, /metrics (default: PORT) */
+  healthPort: number;
+  /** a projection or reactor further behind the log than this makes readiness fail */
+  maxLagMs: number;
+  /** how often the worker compares unfinished orders with their workflows */
+  reconcileIntervalMs: number;
+  /** tries on an event that keeps failing before a projection or reactor parks it */
+  parkAfter: number;
 }
 
 export class ConfigError extends Error {
@@ -181,6 +199,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       partnerTimeoutMs: e.PARTNER_TIMEOUT_MS,
       partnerSimulator: (e.PARTNER_SIMULATOR ?? (embedded ? 'on' : 'off')) === 'on',
       imageCleanup: { intervalMs: e.IMAGE_CLEANUP_INTERVAL_MS, graceMs: e.IMAGE_CLEANUP_GRACE_MS },
+      healthPort: e.HEALTH_PORT ?? e.PORT,
+      maxLagMs: e.PROJECTION_MAX_LAG_MS,
+      reconcileIntervalMs: e.RECONCILE_INTERVAL_MS,
+      parkAfter: e.PARK_AFTER,
     },
     generatedOperatorKey,
   };

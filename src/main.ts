@@ -1,8 +1,10 @@
-import { startApp } from './app/container.ts';
 import { createLogger } from './app/logger.ts';
+import { startApp } from './bootstrap/start.ts';
 import { ConfigError, loadConfig, type Role } from './config.ts';
 
 const ROLES: Role[] = ['api', 'worker', 'projector', 'all'];
+/** a stop that takes longer than this (a hung dependency) ends the process anyway */
+const STOP_LIMIT_MS = 30_000;
 
 function parseRole(argv: string[]): Role {
   const i = argv.indexOf('--role');
@@ -29,6 +31,9 @@ async function main() {
   }
   const { config, generatedOperatorKey } = loaded;
   const log = createLogger(config.logLevel);
+  // a failure nobody awaited is logged, never the end of the process: every part
+  // supervises its own connections and retries
+  process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'));
   if (generatedOperatorKey) {
     // printed once, to the terminal only, never to the log
     process.stderr.write(
@@ -36,17 +41,31 @@ async function main() {
     );
   }
   const app = await startApp(config, role, log);
-  log.info({ role, url: app.url }, 'started');
+  log.info({ role, url: app.url ?? app.healthUrl }, 'started');
   let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
+  const shutdown = async (why: string) => {
+    if (stopping) {
+      log.warn({ why }, 'stopping at once');
+      process.exit(1);
+    }
     stopping = true;
-    log.info({ signal }, 'stopping');
+    log.info({ why }, 'stopping: finishing requests in flight');
+    setTimeout(() => {
+      log.error('stop took too long; exiting');
+      process.exit(1);
+    }, STOP_LIMIT_MS).unref();
     await app.stop();
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // started by `npm start` (scripts/start.mjs): if that process is killed outright, stop too
+  if (process.env.EDITOR_PLATFORM_STOP_WITH_PARENT === '1') {
+    const parent = process.ppid;
+    setInterval(() => {
+      if (process.ppid !== parent) void shutdown('parent process gone');
+    }, 1000).unref();
+  }
 }
 
 main().catch((err) => {

@@ -232,30 +232,12 @@ export function orderActivities(deps: {
           matches: actual === recorded.sha256,
         });
       }
-      const at = new Date().toISOString();
-      const events = [
-        { type: 'OrderReplayed' as const, data: { replayId, results, replayedAt: at } },
-        ...results
-          .filter((r) => !r.matches)
-          .map((r) => ({
-            type: 'PrintFileMismatchDetected' as const,
-            data: {
-              replayId,
-              orderItemId: r.orderItemId,
-              expected: r.expected,
-              actual: r.actual,
-              detectedAt: at,
-            },
-          })),
-      ];
-      await store.append(
+      await run(
         stream,
-        events.map((e, i) => ({
-          id: deterministicId(stream, 'replay', replayId, String(i)),
-          ...orderEvents.serialize(e),
-          metadata: meta,
-        })),
-        'any',
+        undefined,
+        { type: 'RecordReplay', replayId, results, at: new Date() },
+        'replay',
+        replayId,
       );
       return results;
     },

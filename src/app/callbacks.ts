@@ -1,10 +1,10 @@
 import type pg from 'pg';
+import { decrypt, encrypt, ensureOwnerKey, ownerKey } from '../db/encryption-keys.ts';
 import { labelDecider } from '../domain/label/decider.ts';
 import { type Environment, labelEvents, labelStream } from '../domain/label/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import type { EventMetadata, EventStore } from '../eventstore/port.ts';
 import { handleCommand, loadState } from './command-handler.ts';
-import { decrypt, encrypt, ensureOwnerKey, ownerKey } from './encryption-keys.ts';
 
 export interface CallbackInput {
   staging?: { url: string; apiKey: string } | undefined;

@@ -61,5 +61,3 @@ export async function requestImport(
   );
   return { importId, position: appended!.position };
 }
-
-export const importWorkflowId = (importId: string) => `import-${importId}`;

@@ -1,6 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { findOffering } from '../../projections/offerings.ts';
+import { findOrderItem } from '../../projections/orders.ts';
+import { encrypt, ensureOwnerKey } from '../db/encryption-keys.ts';
 import { cartItemDecider } from '../domain/cart/decider.ts';
 import { cartItemEvents, cartItemStream } from '../domain/cart/events.ts';
 import type { BarcodeFormat } from '../domain/order/barcode.ts';
@@ -11,8 +13,8 @@ import { projectEvents, projectStream } from '../domain/project/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import type { EventMetadata, EventStore, Position } from '../eventstore/port.ts';
 import { WrongExpectedRevisionError } from '../eventstore/port.ts';
+import { workflowIds } from '../temporal/workflow-ids.ts';
 import { handleCommand, loadState } from './command-handler.ts';
-import { encrypt, ensureOwnerKey } from './encryption-keys.ts';
 
 export interface Notification {
   orderId: string;
@@ -178,32 +180,63 @@ export async function receiveOrder(
   throw new Error('order notification kept racing');
 }
 
+/** An order's state from its stream. */
+export const loadOrderState = (store: EventStore, stream: string) =>
+  loadState(store, orderEvents, orderDecider, stream);
+
 /** The order's state, for a label; another label's order is not found. */
 export async function loadOrder(store: EventStore, labelId: string, orderId: string) {
   const state = await loadState(store, orderEvents, orderDecider, orderStream(labelId, orderId));
   return state.exists && state.labelId === labelId ? state : undefined;
 }
 
-export async function updateBarcode(
+/**
+ * Records that an admin asked for a replay; the replay workflow is started from the log.
+ * 404 for an unknown order (or another label's), 409 when it has no print file yet.
+ */
+export async function requestReplay(
   store: EventStore,
-  stream: string,
+  labelId: string,
+  orderId: string,
+  metadata: EventMetadata,
+): Promise<{ replayId: string; workflowId: string }> {
+  if (!(await loadOrder(store, labelId, orderId)))
+    throw new DomainError('not_found', 'order not found', 'order_not_found');
+  const replayId = randomUUID();
+  await handleCommand(
+    store,
+    orderEvents,
+    orderDecider,
+    orderStream(labelId, orderId),
+    { type: 'RequestReplay', replayId, at: new Date() },
+    { ...metadata, labelId },
+  );
+  return { replayId, workflowId: workflowIds.replay(replayId) };
+}
+
+/**
+ * Sets an order item's barcode; the regeneration (barcode, then print file) is started
+ * from the log, one workflow per update.
+ */
+export async function changeBarcode(
+  store: EventStore,
+  pool: pg.Pool,
+  labelId: string,
   orderItemId: string,
   barcode: { format: BarcodeFormat; value: string },
   metadata: EventMetadata,
-): Promise<{ version: number }> {
+): Promise<{ orderItemId: string; workflowId: string }> {
+  const item = await findOrderItem(pool, labelId, orderItemId);
+  if (!item) throw new DomainError('not_found', 'order item not found', 'order_item_not_found');
   const r = await handleCommand(
     store,
     orderEvents,
     orderDecider,
-    stream,
-    {
-      type: 'UpdateBarcode',
-      orderItemId,
-      barcode,
-      at: new Date(),
-    },
-    metadata,
+    item.stream_id,
+    { type: 'UpdateBarcode', orderItemId, barcode, at: new Date() },
+    { ...metadata, labelId },
   );
   if (!r.state.exists) throw new Error('order vanished');
-  return { version: r.state.items.get(orderItemId)!.barcodeVersion };
+  const version = r.state.items.get(orderItemId)!.barcodeVersion;
+  return { orderItemId, workflowId: workflowIds.barcode(orderItemId, version) };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { destroyOwnerKey, encrypt, ensureOwnerKey } from '../db/encryption-keys.ts';
 import {
   type PartnerUserCommand,
   partnerUserDecider,
@@ -16,7 +17,6 @@ import {
 import { DomainError } from '../domain/shared/decider.ts';
 import type { EventMetadata, EventStore, Position } from '../eventstore/port.ts';
 import { handleCommand, loadState } from './command-handler.ts';
-import { destroyOwnerKey, encrypt, ensureOwnerKey } from './encryption-keys.ts';
 
 const notFound = () => new DomainError('not_found', 'user not found', 'user_not_found');
 

@@ -12,9 +12,21 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/**
+ * A connection that breaks emits `error` on its client, checked out or idle; without a
+ * listener that would end the process. Every client gets one: the failure then surfaces
+ * as the rejected query of whoever uses it, and the pool replaces the connection.
+ */
+function survivable(pool: pg.Pool): pg.Pool {
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
+  return pool;
+}
+
 export async function connectPostgres(url: string, max = 20): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max });
-  pool.on('error', () => {}); // idle client errors surface on the next query
+  const pool = survivable(
+    new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5000 }),
+  );
   await pool.query('SELECT 1');
   return { kind: 'postgres', pool, close: () => pool.end() };
 }
@@ -43,7 +55,7 @@ export async function openPglite(dataDir: string): Promise<Database> {
     database: 'postgres',
     max: 16,
   });
-  raw.on('error', () => {});
+  survivable(raw);
   const pool = serializedPool(raw);
   await pool.query('SELECT 1');
   return {

@@ -1,7 +1,12 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  hasZodFastifySchemaValidationErrors,
+  serializerCompiler,
+  validatorCompiler,
+} from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { DomainError, type DomainErrorKind } from '../domain/shared/decider.ts';
+import { unavailableDependency } from '../errors.ts';
 import { WrongExpectedRevisionError } from '../eventstore/port.ts';
 
 /** RFC 9457 problem details, the body of every error answer. */
@@ -26,6 +31,9 @@ const TITLES: Record<number, string> = {
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
   429: 'Too Many Requests',
+  405: 'Method Not Allowed',
+  414: 'URI Too Long',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   502: 'Bad Gateway',
   503: 'Service Unavailable',
@@ -103,7 +111,27 @@ function validationErrors(error: FastifyError): Problem['errors'] {
   });
 }
 
+/** Seconds a client should wait before retrying while a dependency is down. */
+export const RETRY_AFTER_UNAVAILABLE = 5;
+
+const DEPENDENCY_NAMES = {
+  database: 'the database',
+  eventStore: 'the event store',
+  temporal: 'the workflow service',
+} as const;
+
 export function errorToProblem(error: unknown): { problem: Problem; internal: boolean } {
+  const down = unavailableDependency(error);
+  if (down) {
+    return {
+      problem: toProblem(
+        503,
+        'service_unavailable',
+        `${DEPENDENCY_NAMES[down]} is not reachable at the moment; retry in a few seconds`,
+      ),
+      internal: false,
+    };
+  }
   if (error instanceof HttpProblem) {
     return {
       problem: toProblem(error.status, error.code, error.detail, error.errors, error.typeCode),
@@ -160,6 +188,26 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
 export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply) {
   const { problem, internal } = errorToProblem(error);
   if (internal) request.log.error({ err: error }, 'unhandled error');
+  else if (problem.code === 'service_unavailable')
+    request.log.warn({ status: 503, error: (error as Error).message }, 'dependency unavailable');
   else request.log.info({ status: problem.status, code: problem.code }, 'request rejected');
+  if (problem.status === 503 && !reply.hasHeader('retry-after'))
+    reply.header('retry-after', String(RETRY_AFTER_UNAVAILABLE));
   return sendProblem(reply, problem);
+}
+
+/**
+ * What every server of the app shares: zod schemas on routes, and problem details for
+ * every error and for an unknown route.
+ */
+export function answerWithProblems(app: FastifyInstance): void {
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(
+      reply,
+      toProblem(404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`),
+    ),
+  );
 }

@@ -5,8 +5,6 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import {
   jsonSchemaTransform,
   jsonSchemaTransformObject,
-  serializerCompiler,
-  validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
@@ -15,7 +13,7 @@ import { authPlugin } from './auth.ts';
 import type { HttpDeps } from './deps.ts';
 import { ONE_MIB } from './limits.ts';
 import { withExamples } from './openapi-examples.ts';
-import { errorHandler, sendProblem, toProblem } from './problem.ts';
+import { answerWithProblems } from './problem.ts';
 import { requestLogger } from './request-logger.ts';
 import { adminApi } from './routes/admin/index.ts';
 import { editorAuthRoutes } from './routes/editor/auth.ts';
@@ -24,6 +22,7 @@ import { fulfillmentApi } from './routes/fulfillment/index.ts';
 import { integratorApi } from './routes/integrator/index.ts';
 import { operatorApi } from './routes/operator/index.ts';
 import { systemRoutes } from './routes/system/index.ts';
+import { refuseBadText } from './text-guard.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -42,15 +41,7 @@ export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<F
     childLoggerFactory: requestLogger,
   }).withTypeProvider<ZodTypeProvider>();
 
-  app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
-  app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(
-      reply,
-      toProblem(404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`),
-    ),
-  );
+  answerWithProblems(app);
 
   // JSON only; an empty body on a route without one is fine (a PUT that only rotates a key).
   app.removeAllContentTypeParsers();
@@ -59,6 +50,9 @@ export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<F
     if (body === '' || body === undefined) return done(null, undefined);
     return json(req, body as string, done);
   });
+
+  // text the stores cannot hold is refused before any route code sees it
+  app.addHook('preValidation', refuseBadText);
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -89,7 +83,7 @@ export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<F
     resolve: (presented) =>
       resolveApiKey(deps.store, deps.config.operatorApiKey, presented, deps.principals),
   });
-  await app.register(systemRoutes, { deps });
+  await app.register(systemRoutes, { readiness: deps.readiness });
   await app.register(operatorApi, { deps, prefix: '/operator' });
   await app.register(adminApi, { deps, prefix: '/api' });
   await app.register(integratorApi, { deps });

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { CallbackTarget } from '../app/callbacks.ts';
+import { findBadText } from '../domain/shared/text.ts';
 import { forgotPasswordResultSchema, partnerErrorSchema, partnerUserSchema } from './responses.ts';
 
 export type CallbackKind = 'signup' | 'login' | 'forgot-password';
@@ -100,7 +101,8 @@ export async function callPartner<K extends CallbackKind>(
     const json = parseJson(text);
     if (res.status === 201) {
       const parsed = SCHEMAS[kind].safeParse(json);
-      return parsed.success
+      // text the stores cannot hold (NUL, lone surrogates) is no usable answer either
+      return parsed.success && !findBadText(parsed.data)
         ? { ok: true, value: parsed.data as z.infer<(typeof SCHEMAS)[K]> }
         : { ok: false, failure: 'invalid_response' };
     }

@@ -14,6 +14,7 @@ export type SimMode =
   | 'slow' // answers normally after `delayMs`
   | 'empty' // 201 with {}
   | 'html' // 201 with an HTML page
+  | 'nul' // 201 with a user whose id holds a NUL character
   | 'redirect'; // 302 elsewhere
 
 export interface SimRequest {
@@ -158,6 +159,8 @@ export async function startPartnerSimulator(options: {
             return send(res, 201, {});
           case 'html':
             return send(res, 201, '<html><body>Welcome!</body></html>', 'text/html');
+          case 'nul':
+            return send(res, 201, { id: 'user\u0000id', firstName: 'N\u0000' });
           case 'redirect':
             res.writeHead(302, { location: 'http://127.0.0.1:1/elsewhere' });
             return res.end();

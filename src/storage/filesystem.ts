@@ -2,18 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { link, mkdir, open, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { processAlive } from '../processes.ts';
 import type { FileStorage } from './port.ts';
 
 const TMP = '.tmp';
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
 
 /**
  * Print files in a folder. A file is written under a temporary name in the same folder
@@ -37,7 +29,9 @@ export class FilesystemStorage implements FileStorage {
       const full = path.join(root, TMP, entry);
       if (!m || full === tmp) continue;
       const gone =
-        m[1] === host ? !alive(Number(m[2])) : Date.now() - (await stat(full)).mtimeMs > 3_600_000;
+        m[1] === host
+          ? !processAlive(Number(m[2]))
+          : Date.now() - (await stat(full)).mtimeMs > 3_600_000;
       if (gone) await rm(full, { recursive: true, force: true });
     }
     return new FilesystemStorage(root, tmp);

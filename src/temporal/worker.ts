@@ -1,9 +1,17 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  Worker,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
 import type { Logger } from 'pino';
 import type { Activities } from '../activities/index.ts';
+import { describeError } from '../subscriptions/parked.ts';
 
 const WORKFLOWS = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -16,15 +24,12 @@ export interface TemporalTarget {
   taskQueue: string;
 }
 
-/** The one place where the app's Temporal client is made. */
-export async function connectClient(
-  target: TemporalTarget,
-): Promise<{ client: Client; close(): Promise<void> }> {
-  const connection = await Connection.connect({ address: target.address });
-  // connect() ran in the connection's AsyncLocalStorage, which on Node 20 turns on
-  // promise hooks for the whole process, a cost on every promise of every request. Its
-  // store is only set inside withDeadline/withMetadata, which enable it again themselves.
-  connection.callContextStorage.disable();
+/**
+ * The one place where the app's Temporal client is made. The connection is lazy: a
+ * process starts (and records work) while Temporal is down, and connects when it is back.
+ */
+export function connectClient(target: TemporalTarget): { client: Client; close(): Promise<void> } {
+  const connection = Connection.lazy({ address: target.address });
   const client = new Client({ connection, namespace: target.namespace });
   return { client, close: () => connection.close() };
 }
@@ -53,22 +58,95 @@ export function installTemporalRuntime(log: Logger): void {
   }
 }
 
-/** The one place where the app's worker is made: bundles workflows/, registers activities. */
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+/** workflows/ bundled once per process: a worker made again after a failure reuses it */
+const workflowBundle = () => {
+  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS, logger: new DefaultLogger('WARN') });
+  return bundle;
+};
+
+/** A worker that is made once: it ends when it is shut down or when it fails. */
 export async function createWorker(target: TemporalTarget, activities: Activities) {
   const connection = await NativeConnection.connect({ address: target.address });
-  const worker = await Worker.create({
-    connection,
-    namespace: target.namespace,
-    taskQueue: target.taskQueue,
-    workflowsPath: WORKFLOWS,
-    activities,
-  });
+  try {
+    const worker = await Worker.create({
+      connection,
+      namespace: target.namespace,
+      taskQueue: target.taskQueue,
+      workflowBundle: await workflowBundle(),
+      activities,
+    });
+    return {
+      worker,
+      /** resolves when the worker has stopped */
+      run: () => worker.run(),
+      async close() {
+        await connection.close();
+      },
+    };
+  } catch (err) {
+    await connection.close().catch(() => {});
+    throw err;
+  }
+}
+
+export interface SupervisedWorker {
+  /** RUNNING while it polls; otherwise why not */
+  state(): { running: boolean; detail: string };
+  stop(): Promise<void>;
+}
+
+/**
+ * The app's worker, kept running: when it cannot connect, or fails (the SDK gives up
+ * on a server it cannot reach after about a minute), it is made again after a back-off,
+ * for as long as the process runs.
+ */
+export function superviseWorker(
+  target: TemporalTarget,
+  activities: Activities,
+  log: Logger,
+): SupervisedWorker {
+  let stopping = false;
+  let current: Awaited<ReturnType<typeof createWorker>> | undefined;
+  let detail = 'starting';
+  let wake: (() => void) | undefined;
+  const loop = (async () => {
+    let failures = 0;
+    while (!stopping) {
+      try {
+        current = await createWorker(target, activities);
+        if (stopping) break;
+        detail = 'running';
+        failures = 0;
+        await current.run();
+        if (!stopping) detail = 'stopped by itself';
+      } catch (err) {
+        detail = `failed: ${describeError(err)}`;
+        if (!stopping)
+          log.warn({ error: describeError(err) }, 'Temporal worker failed; making it again');
+      } finally {
+        const c = current;
+        current = undefined;
+        await c?.close().catch(() => {});
+      }
+      if (stopping) break;
+      const wait = Math.min(30_000, 1000 * 2 ** failures++);
+      await new Promise<void>((r) => {
+        wake = r;
+        setTimeout(r, wait);
+      });
+    }
+  })();
   return {
-    worker,
-    /** resolves when the worker has stopped */
-    run: () => worker.run(),
-    async close() {
-      await connection.close();
+    state: () => ({
+      running: current?.worker.getState() === 'RUNNING',
+      detail: current ? current.worker.getState().toLowerCase() : detail,
+    }),
+    async stop() {
+      stopping = true;
+      wake?.();
+      if (current && current.worker.getState() === 'RUNNING') current.worker.shutdown();
+      await loop;
     },
   };
 }

@@ -6,6 +6,7 @@ import { ProjectionRunner } from '../../projections/runner.ts';
 import { connectPostgres, type Database } from '../../src/db/database.ts';
 import type { NewEvent } from '../../src/eventstore/port.ts';
 import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
+import { RetryLater } from '../../src/subscriptions/runner.ts';
 import { createDatabase } from '../helpers/postgres-cluster.ts';
 
 const log = pino({ level: 'silent' });
@@ -61,9 +62,7 @@ describe('projection runner (PostgreSQL)', () => {
   afterAll(async () => db?.close());
 
   it('applies handled events once, skips others, and moves the checkpoint in the same transaction', async () => {
-    const runner = new ProjectionRunner(db.pool, store, [counting('Poison')], log, {
-      batchSize: 100,
-    });
+    const runner = new ProjectionRunner(db.pool, store, [counting()], log, { batchSize: 100 });
     await runner.migrate();
     const first = await store.append(
       `S-${randomUUID()}`,
@@ -73,24 +72,89 @@ describe('projection runner (PostgreSQL)', () => {
     await visible(store, first.position);
     const client = await db.pool.connect();
     try {
-      expect(await runner.step(counting('Poison'), client)).toBe(3);
+      expect(await runner.step(counting(), client)).toBe(3);
       expect(await seen()).toBe(2);
-      const afterGood = await runner.checkpoint('counting');
-      // a failing event rolls back its whole batch: no rows, checkpoint unchanged
-      await visible(
-        store,
-        (await store.append(`S-${randomUUID()}`, [ev('Counted'), ev('Poison')], 'no_stream'))
-          .position,
-      );
-      await expect(runner.step(counting('Poison'), client)).rejects.toThrow('poison');
-      expect(await seen()).toBe(2);
-      expect(await runner.checkpoint('counting')).toEqual(afterGood);
-      // once fixed, the same batch applies exactly once
-      expect(await runner.step(counting(), client)).toBe(2);
-      expect(await seen()).toBe(4);
-      expect((await runner.status())[0]).toMatchObject({ name: 'counting', behind: 0 });
+      expect((await runner.status())[0]).toMatchObject({ name: 'counting', behind: 0, parked: 0 });
     } finally {
       client.release();
+    }
+  });
+
+  it('retries an event that fails, then parks it and applies the rest of its page; retrying after a fix applies it', async () => {
+    const poisoned = counting('Poison');
+    const runner = new ProjectionRunner(db.pool, store, [poisoned], log, {
+      batchSize: 100,
+      parkAfter: 2,
+    });
+    const before = await seen();
+    const from = await runner.checkpoint('counting');
+    const poison = ev('Poison');
+    const after = ev('Counted');
+    await visible(
+      store,
+      (await store.append(`S-${randomUUID()}`, [ev('Counted'), poison, after], 'no_stream'))
+        .position,
+    );
+    const client = await db.pool.connect();
+    try {
+      // first failure: the whole page rolls back and is retried later
+      await expect(runner.step(poisoned, client)).rejects.toThrow(RetryLater);
+      expect(await seen()).toBe(before);
+      expect(await runner.checkpoint('counting')).toEqual(from);
+      // second failure: parked, the others applied, the checkpoint past the page
+      expect(await runner.step(poisoned, client)).toBe(3);
+      expect(await seen()).toBe(before + 2);
+      expect(await runner.checkpoint('counting')).not.toEqual(from);
+      const parked = await runner.parked('counting');
+      expect(parked).toHaveLength(1);
+      expect(parked[0]).toMatchObject({ eventId: poison.id, type: 'Poison', attempts: 2 });
+      expect(parked[0]!.error).toContain('poison');
+      expect((await runner.status())[0]).toMatchObject({ parked: 1, behind: 0 });
+      // retried while still broken: stays parked, one more attempt
+      const again = await runner.retryParked('counting', poison.id);
+      expect(again).toMatchObject({ retried: 1, applied: 0 });
+      expect(again.stillParked[0]!.attempts).toBe(3);
+    } finally {
+      client.release();
+    }
+    // after the fix
+    const fixed = new ProjectionRunner(db.pool, store, [counting()], log);
+    expect(await fixed.retryParked('counting')).toMatchObject({
+      retried: 1,
+      applied: 1,
+      stillParked: [],
+    });
+    expect(await seen()).toBe(before + 3);
+    expect(await fixed.parked('counting')).toEqual([]);
+  });
+
+  it('does not park on a missing table: the projection stops, says why, and goes on once it is back', async () => {
+    const runner = new ProjectionRunner(db.pool, store, [counting()], log, {
+      idleMs: 10,
+      parkAfter: 1,
+      backoffMs: () => 50,
+    });
+    await db.pool.query('ALTER TABLE test_seen RENAME TO test_seen_away');
+    const e = ev('Counted');
+    await store.append(`S-${randomUUID()}`, [e], 'no_stream');
+    runner.start();
+    try {
+      let problems: string[] = [];
+      for (let i = 0; i < 100 && problems.length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        problems = await runner.problems(60_000);
+      }
+      expect(problems.join()).toMatch(/projection counting cannot advance since .*test_seen/);
+      expect(await runner.parked('counting')).toEqual([]);
+      await db.pool.query('ALTER TABLE test_seen_away RENAME TO test_seen');
+      const deadline = Date.now() + 10_000;
+      while ((await runner.problems(60_000)).length > 0 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(await runner.problems(60_000)).toEqual([]);
+      const r = await db.pool.query('SELECT 1 FROM test_seen WHERE event_id = $1', [e.id]);
+      expect(r.rowCount).toBe(1);
+    } finally {
+      await runner.stop();
     }
   });
 
@@ -134,6 +198,19 @@ describe('projection runner (PostgreSQL)', () => {
     expect((await db.pool.query('SELECT event_id FROM test_seen ORDER BY event_id')).rows).toEqual(
       before,
     );
+    expect((await runner.status())[0]!.behind).toBe(0);
+  });
+
+  it('rebuilds with a poisoned event in the log: it is parked again and everything else replays', async () => {
+    const all = (await db.pool.query('SELECT count(*)::int AS n FROM test_seen')).rows[0].n;
+    const runner = new ProjectionRunner(db.pool, store, [counting('Poison')], log, {
+      parkAfter: 1,
+    });
+    await runner.reset('counting');
+    expect(await runner.parked('counting')).toEqual([]);
+    expect(await runner.catchUp('counting')).toBe(true);
+    expect(await seen()).toBe(all - 1); // the poison event, applied once after its fix, is out again
+    expect((await runner.parked('counting')).map((p) => p.type)).toEqual(['Poison']);
     expect((await runner.status())[0]!.behind).toBe(0);
   });
 

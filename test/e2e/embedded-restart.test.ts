@@ -92,7 +92,10 @@ describe('embedded default (PGlite + local Temporal), as a process', () => {
     expect(ready.body.checks).toEqual({
       database: { ok: true },
       eventStore: { ok: true },
+      projections: { ok: true },
+      reactions: { ok: true },
       temporal: { ok: true },
+      worker: { ok: true },
     });
   });
 });

@@ -2,8 +2,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../../src/activities/index.ts';
+import { ReactionRunner } from '../../src/reactions/reactor.ts';
+import { workflowStartsReactor } from '../../src/reactions/workflow-starts.ts';
 import { FilesystemStorage } from '../../src/storage/filesystem.ts';
 import { createWorker } from '../../src/temporal/worker.ts';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
@@ -14,6 +17,7 @@ import {
   newIntegration,
   newLabel,
   settled,
+  workflowResult,
 } from '../helpers/fixtures.ts';
 
 async function orderReady(
@@ -63,12 +67,22 @@ async function setup(t: TestApp) {
 describe('a worker killed while rendering', () => {
   let t: TestApp;
   let stalling: ChildProcess | undefined;
+  let reactions: ReactionRunner;
   beforeAll(async () => {
-    // API and projector here; the only worker at first is a separate process
+    // API, projector and the reactor that starts workflows here; the only worker at
+    // first is a separate process
     t = await startTestApp({}, { roles: ['api', 'projector'] });
+    reactions = new ReactionRunner(
+      t.app.db.pool,
+      t.app.store,
+      [workflowStartsReactor(t.app.temporal!.starts, t.app.store)],
+      pino({ level: 'silent' }),
+    );
+    reactions.start();
   });
   afterAll(async () => {
     stalling?.kill('SIGKILL');
+    await reactions?.stop();
     await t?.stop();
   });
 
@@ -178,8 +192,8 @@ describe('a flaky barcode activity', () => {
       body: { format: 'code128', value: 'RETRY-ME' },
     });
     expect(u.status).toBe(200);
+    expect(await workflowResult(t, u.body.workflowId)).toMatchObject({ outcome: 'ready' });
     const handle = t.app.temporal!.client.workflow.getHandle(u.body.workflowId);
-    expect(await handle.result()).toMatchObject({ outcome: 'ready' });
     expect(calls).toBe(3);
     const history = await handle.fetchHistory();
     const started = (history.events ?? []).filter((e) => e.activityTaskStartedEventAttributes);

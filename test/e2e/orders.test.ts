@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workflowIds } from '../../src/temporal/workflow-ids.ts';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
 import {
   config,
@@ -11,6 +12,7 @@ import {
   newLabel,
   refused,
   settled,
+  workflowResult,
 } from '../helpers/fixtures.ts';
 import { decodeBarcodes, pageBoxes } from '../helpers/pdf.ts';
 
@@ -201,9 +203,7 @@ describe('sale notifications to print files', () => {
     // replay renders byte-identical files
     const replay = await call('POST', `/api/orders/${orderId}/replay`, { key: a.adminApiKey });
     expect(replay.status).toBe(202);
-    const results = await t.app
-      .temporal!.client.workflow.getHandle(replay.body.workflowId)
-      .result();
+    const results = await workflowResult(t, replay.body.workflowId);
     expect(results).toHaveLength(3);
     for (const res of results) expect(res).toMatchObject({ matches: true });
     expect(results.map((x: { actual: string }) => x.actual).sort()).toEqual(
@@ -278,9 +278,7 @@ describe('sale notifications to print files', () => {
       'any',
     );
     const replay = await call('POST', `/api/orders/${orderId}/replay`, { key: a.adminApiKey });
-    const results = await t.app
-      .temporal!.client.workflow.getHandle(replay.body.workflowId)
-      .result();
+    const results = await workflowResult(t, replay.body.workflowId);
     expect(results).toEqual([
       {
         orderItemId: item.orderItemId,
@@ -319,7 +317,7 @@ describe('sale notifications to print files', () => {
       [orderId],
     );
     expect(received.rows[0].n).toBe(1);
-    const workflowId = `order-${a.labelId}-${createHash('sha256').update(orderId).digest('hex').slice(0, 40)}`;
+    const workflowId = workflowIds.order(a.labelId, orderId);
     const runs: string[] = [];
     for await (const w of t.app.temporal!.client.workflow.list({
       query: `WorkflowId = '${workflowId}'`,
@@ -422,7 +420,7 @@ describe('sale notifications to print files', () => {
     });
     expect(u.status).toBe(200);
     expect(u.body).toEqual({ orderItemId: itemId, workflowId: expect.stringContaining(itemId) });
-    await t.app.temporal!.client.workflow.getHandle(u.body.workflowId).result();
+    await workflowResult(t, u.body.workflowId);
     await settled(t);
     let order = (await call('GET', `/api/orders/${orderId}`, { key: a.adminApiKey })).body;
     expect(order.items[0].barcode).toEqual({ format: 'ean13', value: '4006381333931' });
@@ -439,8 +437,7 @@ describe('sale notifications to print files', () => {
       key: a.adminApiKey,
       body: { format: 'code128', value: 'SECOND-2' },
     });
-    for (const w of [first.body.workflowId, second.body.workflowId])
-      await t.app.temporal!.client.workflow.getHandle(w).result();
+    for (const w of [first.body.workflowId, second.body.workflowId]) await workflowResult(t, w);
     await settled(t);
     order = (await call('GET', `/api/orders/${orderId}`, { key: a.adminApiKey })).body;
     expect(order.items[0].barcode.value).toBe('SECOND-2');

@@ -3,8 +3,8 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
-import { type App, type StartOptions, startApp } from '../../src/app/container.ts';
 import { createLogger } from '../../src/app/logger.ts';
+import { type App, type StartOptions, startApp } from '../../src/bootstrap/start.ts';
 import { type Config, loadConfig, type Role } from '../../src/config.ts';
 import { createDatabase } from './postgres-cluster.ts';
 
@@ -27,6 +27,25 @@ export interface TestApp {
 const API_KEY = /ep_(adm|int|ful|psk)_[0-9a-f]{32}_[A-Za-z0-9_-]{43}/;
 
 /**
+ * The environment of a test app: a fresh database on the run's PostgreSQL, the run's
+ * Temporal with a task queue of its own, new secrets, a free port; `env` overrides (a
+ * test that restarts an app passes the first one's settings).
+ */
+export async function testEnv(env: Record<string, string> = {}): Promise<Record<string, string>> {
+  return {
+    DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'app-')),
+    DATABASE_URL: env.DATABASE_URL ?? (await createDatabase(inject('postgresUrl'))),
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    TEMPORAL_TASK_QUEUE: `test-${randomUUID()}`,
+    OPERATOR_API_KEY: randomBytes(32).toString('base64url'),
+    EDITOR_TOKEN_SECRET: randomBytes(32).toString('base64url'),
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    ...env,
+  };
+}
+
+/**
  * The whole service in this process against the real servers of the run: a fresh
  * PostgreSQL database (events and read models), the Temporal dev server with a task
  * queue of its own, HTTP on a free loopback port.
@@ -35,19 +54,9 @@ export async function startTestApp(
   env: Record<string, string> = {},
   options: StartOptions & { roles?: Role[] } = {},
 ): Promise<TestApp> {
-  const operatorKey = randomBytes(32).toString('base64url');
-  const editorTokenSecret = randomBytes(32).toString('base64url');
-  const { config } = loadConfig({
-    DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'app-')),
-    DATABASE_URL: await createDatabase(inject('postgresUrl')),
-    TEMPORAL_ADDRESS: inject('temporalAddress'),
-    TEMPORAL_TASK_QUEUE: `test-${randomUUID()}`,
-    OPERATOR_API_KEY: operatorKey,
-    EDITOR_TOKEN_SECRET: editorTokenSecret,
-    PORT: '0',
-    LOG_LEVEL: 'info',
-    ...env,
-  });
+  const { config } = loadConfig(await testEnv(env));
+  const operatorKey = config.operatorApiKey;
+  const editorTokenSecret = config.editorTokenSecret;
   const logs: string[] = [];
   const logger = createLogger(config.logLevel, { write: (line: string) => void logs.push(line) });
   const app = await startApp(config, options.roles ?? 'all', logger, options);

@@ -165,3 +165,25 @@ export async function editorUser(
   await settled(t);
   return { userRef, token: issueEditorToken(t.editorTokenSecret, labelId, userRef) };
 }
+
+/**
+ * The result of a workflow started from the event log: it exists once the reactor has
+ * read its request, a moment after the request was answered.
+ */
+export async function workflowResult(
+  t: TestApp,
+  workflowId: string,
+  timeoutMs = 30_000,
+  // biome-ignore lint/suspicious/noExplicitAny: workflow results are inspected field by field
+): Promise<any> {
+  const client = t.app.temporal!.client;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await client.workflow.getHandle(workflowId).result();
+    } catch (err) {
+      if ((err as Error).name !== 'WorkflowNotFoundError' || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}

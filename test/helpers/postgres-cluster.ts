@@ -20,7 +20,12 @@ export function postgresBinDir(): string {
 
 export interface PostgresCluster {
   url: string;
+  /** stops the server for good and removes its files */
   stop(): void;
+  /** stops the server as a crash would (immediate) or politely (fast), keeping its data */
+  halt(mode?: 'immediate' | 'fast'): void;
+  /** starts a halted server again on the same port and data */
+  resume(): void;
 }
 
 /**
@@ -53,16 +58,18 @@ export async function startPostgresCluster(
   const durability = options.durable
     ? ''
     : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
-  run('pg_ctl', [
-    '-D',
-    data,
-    '-w',
-    '-l',
-    path.join(dir, 'log'),
-    '-o',
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200${durability}`,
-    'start',
-  ]);
+  const start = () =>
+    run('pg_ctl', [
+      '-D',
+      data,
+      '-w',
+      '-l',
+      path.join(dir, 'log'),
+      '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200${durability}`,
+      'start',
+    ]);
+  start();
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     stop() {
@@ -72,6 +79,10 @@ export async function startPostgresCluster(
         rmSync(dir, { recursive: true, force: true });
       }
     },
+    halt(mode = 'immediate') {
+      run('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop']);
+    },
+    resume: start,
   };
 }
 

@@ -252,13 +252,21 @@ describe('HTTP slice: labels and shop integrations', () => {
       expect(problem.headers.get('x-request-id')).toBe('err-1');
     });
 
-    it('is ready when database, event store and Temporal answer', async () => {
+    it('is ready when database, event store, projections, reactors, Temporal and the worker answer', async () => {
       const r = await call('GET', '/readyz');
       expect(r.status).toBe(200);
       expect(r.body).toEqual({
         status: 'ready',
-        checks: { database: { ok: true }, eventStore: { ok: true }, temporal: { ok: true } },
+        checks: {
+          database: { ok: true },
+          eventStore: { ok: true },
+          projections: { ok: true },
+          reactions: { ok: true },
+          temporal: { ok: true },
+          worker: { ok: true },
+        },
       });
+      expect((await call('GET', '/livez')).body).toEqual({ status: 'ok' });
     });
 
     it('serves the OpenAPI document with every route of the slice, and the docs page', async () => {
@@ -271,7 +279,7 @@ describe('HTTP slice: labels and shop integrations', () => {
           '/api/shop-integration',
           '/api/shop-integration/{id}',
           '/api/shop-integration/{id}/apikey',
-          '/healthz',
+          '/livez',
           '/readyz',
         ]),
       );
@@ -294,11 +302,17 @@ describe('HTTP slice: labels and shop integrations', () => {
       expect(await docs.text()).toContain('swagger');
     });
 
-    it('reports projection lag to the operator', async () => {
+    it('reports projection and reactor lag to the operator', async () => {
       const r = await call('GET', '/operator/projections', { key: t.operatorKey });
       expect(r.status).toBe(200);
-      expect(r.body.map((p: { name: string }) => p.name)).toEqual(t.app.runner.names);
-      for (const p of r.body) expect(p.running).toBe(true);
+      expect(r.body.map((p: { name: string }) => p.name)).toEqual([
+        ...t.app.runner.names,
+        ...t.app.reactions!.names,
+      ]);
+      for (const p of r.body) {
+        expect(p).toMatchObject({ running: true, failing: null, parked: 0, parkedEvents: [] });
+        expect(p.lagSeconds).toBeGreaterThanOrEqual(0);
+      }
     });
 
     it('grants the offering permission through the operator API', async () => {

@@ -196,8 +196,8 @@ describe('partner callbacks and editor sessions', () => {
       }
     });
 
-    it('never makes a session of 201 with {} , HTML or a redirect', async () => {
-      for (const mode of ['empty', 'html', 'redirect'] as const) {
+    it('never makes a session of 201 with {} , HTML, a redirect or text with NUL', async () => {
+      for (const mode of ['empty', 'html', 'redirect', 'nul'] as const) {
         simA.setMode(mode);
         try {
           const userName = `odd-${mode}-${randomUUID()}@example.com`;

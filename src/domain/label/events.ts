@@ -26,7 +26,7 @@ export const PartnerIdReserved = defineEvent(
 export const ENVIRONMENTS = ['staging', 'production'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
 
-/** A partner-hosted callback address; its key only ever encrypted (app/encryption-keys.ts). */
+/** A partner-hosted callback address; its key only ever encrypted (db/encryption-keys.ts). */
 const callbackTarget = z.object({ url: z.string(), apiKey: encryptedSchema });
 
 export const LabelCallbacksConfigured = defineEvent(

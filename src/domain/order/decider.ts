@@ -37,7 +37,14 @@ export type OrderCommand =
   | { type: 'FailItem'; orderItemId: string; reason: string; at: Date }
   | { type: 'CompleteOrder'; at: Date }
   | { type: 'UpdateBarcode'; orderItemId: string; barcode: Barcode; at: Date }
-  | { type: 'RecordBarcodeRegenerated'; orderItemId: string; barcode: Barcode; at: Date };
+  | { type: 'RecordBarcodeRegenerated'; orderItemId: string; barcode: Barcode; at: Date }
+  | { type: 'RequestReplay'; replayId: string; at: Date }
+  | {
+      type: 'RecordReplay';
+      replayId: string;
+      results: { orderItemId: string; expected: string; actual: string; matches: boolean }[];
+      at: Date;
+    };
 
 export interface ItemState {
   item: OrderItem;
@@ -61,6 +68,8 @@ export type OrderState =
       reason?: string;
       receivedAt: string;
       items: Map<string, ItemState>;
+      /** replays whose results are recorded */
+      replaysRecorded: ReadonlySet<string>;
     };
 
 export const defaultBarcode = (orderItemId: string): Barcode => ({
@@ -152,6 +161,35 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
             data: { orderItemId: command.orderItemId, barcode: command.barcode, regeneratedAt: at },
           },
         ];
+      case 'RequestReplay': {
+        if (!state.exists) throw new DomainError('not_found', 'order not found', 'order_not_found');
+        if (![...state.items.values()].some((i) => i.files.length > 0)) {
+          throw new DomainError('conflict', 'the order has no print file yet', 'nothing_to_replay');
+        }
+        return [
+          { type: 'OrderReplayRequested', data: { replayId: command.replayId, requestedAt: at } },
+        ];
+      }
+      case 'RecordReplay': {
+        // a replay gives its verdict once; a retried activity records nothing twice
+        if (!state.exists || state.replaysRecorded.has(command.replayId)) return [];
+        const { replayId, results } = command;
+        return [
+          { type: 'OrderReplayed', data: { replayId, results, replayedAt: at } },
+          ...results
+            .filter((r) => !r.matches)
+            .map((r) => ({
+              type: 'PrintFileMismatchDetected' as const,
+              data: {
+                replayId,
+                orderItemId: r.orderItemId,
+                expected: r.expected,
+                actual: r.actual,
+                detectedAt: at,
+              },
+            })),
+        ];
+      }
     }
   },
   evolve(state, event) {
@@ -164,6 +202,7 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
         bodyHash: d.bodyHash,
         status: 'received',
         receivedAt: d.receivedAt,
+        replaysRecorded: new Set(),
         items: new Map(
           d.items.map((item) => [
             item.orderItemId,
@@ -213,6 +252,11 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
           barcode: event.data.barcode,
           barcodeVersion: i.barcodeVersion + 1,
         }));
+      case 'OrderReplayed':
+        return {
+          ...state,
+          replaysRecorded: new Set([...state.replaysRecorded, event.data.replayId]),
+        };
       default:
         return state;
     }

@@ -85,6 +85,12 @@ export const BarcodeRegenerated = defineEvent(
   1,
   z.object({ orderItemId: z.uuid(), barcode: barcodeSchema, regeneratedAt: z.iso.datetime() }),
 );
+/** An admin asked for the print files to be rendered again and compared (a replay). */
+export const OrderReplayRequested = defineEvent(
+  'OrderReplayRequested',
+  1,
+  z.object({ replayId: z.uuid(), requestedAt: z.iso.datetime() }),
+);
 export const OrderReplayed = defineEvent(
   'OrderReplayed',
   1,
@@ -123,6 +129,7 @@ export type OrderEvent =
   | EventOf<typeof OrderFailed>
   | EventOf<typeof OrderItemBarcodeUpdated>
   | EventOf<typeof BarcodeRegenerated>
+  | EventOf<typeof OrderReplayRequested>
   | EventOf<typeof OrderReplayed>
   | EventOf<typeof PrintFileMismatchDetected>;
 
@@ -135,6 +142,7 @@ export const orderEvents = new EventRegistry<OrderEvent>([
   OrderFailed,
   OrderItemBarcodeUpdated,
   BarcodeRegenerated,
+  OrderReplayRequested,
   OrderReplayed,
   PrintFileMismatchDetected,
 ]);
@@ -143,5 +151,3 @@ const digest = (s: string) => createHash('sha256').update(s).digest('hex').slice
 /** The shop's order reference is hashed into the stream name (any characters allowed). */
 export const orderStream = (labelId: string, orderId: string) =>
   `Order-${labelId}-${digest(orderId)}`;
-export const orderWorkflowId = (labelId: string, orderId: string) =>
-  `order-${labelId}-${digest(orderId)}`;

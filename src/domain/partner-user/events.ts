@@ -5,7 +5,7 @@ import { defineEvent, type EventOf, EventRegistry } from '../shared/events.ts';
 
 export const partnerUserIdSchema = z.string().trim().min(1).max(200);
 
-/** The personal part of a partner user, only ever stored encrypted (see app/encryption-keys.ts). */
+/** The personal part of a partner user, only ever stored encrypted (see db/encryption-keys.ts). */
 export const profileSchema = z.object({
   firstName: z.string().max(200).optional(),
   lastName: z.string().max(200).optional(),

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findImport } from '../../../../projections/imports.ts';
-import { importWorkflowId, requestImport } from '../../../app/imports.ts';
+import { requestImport } from '../../../app/imports.ts';
 import { changePrintshopSku } from '../../../app/printshop.ts';
 import { configurationSchema, skuSchema, slugify } from '../../../domain/product/configuration.ts';
 import { principalOf } from '../../auth.ts';
-import { type HttpDeps, readYourWrite, startWorkflow } from '../../deps.ts';
+import { type HttpDeps, readYourWrite } from '../../deps.ts';
 import { BULK_BODY_LIMIT } from '../../limits.ts';
 import { HttpProblem } from '../../problem.ts';
 import { apiKeySecurity, problems } from '../../schemas/common.ts';
@@ -138,7 +138,6 @@ export const printshopSkuRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = asy
         { kind: 'printshop-skus', supplier, items, groups: request.body.length },
         meta(keyId, request.id),
       );
-      await startWorkflow(deps, 'importWorkflow', importWorkflowId(importId), [importId]);
       return reply.status(202).send({ importId, groups: request.body.length, skus: items.length });
     },
   );

@@ -2,14 +2,15 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findImport } from '../../../../projections/imports.ts';
 import { configureCallbacks } from '../../../app/callbacks.ts';
-import { importWorkflowId, requestImport } from '../../../app/imports.ts';
+import { requestImport } from '../../../app/imports.ts';
 import { createLabel } from '../../../app/labels.ts';
 import { issuePrintshopKey } from '../../../app/printshop.ts';
 import { changeShopIntegrationPermissions } from '../../../app/shop-integrations.ts';
+import { parkedEvents, retryParked, subscriptionStatus } from '../../../app/subscriptions.ts';
 import { ENVIRONMENTS } from '../../../domain/label/events.ts';
 import { configurationSchema, skuSchema } from '../../../domain/product/configuration.ts';
 import { permissionSchema } from '../../../domain/shop-integration/events.ts';
-import { type HttpDeps, readYourWrite, startWorkflow } from '../../deps.ts';
+import { type HttpDeps, readYourWrite } from '../../deps.ts';
 import { BULK_BODY_LIMIT } from '../../limits.ts';
 import { HttpProblem } from '../../problem.ts';
 import { apiKeySecurity, httpUrl, idParams, problems } from '../../schemas/common.ts';
@@ -216,7 +217,6 @@ export const operatorApi: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
           correlationId: request.id,
         },
       );
-      await startWorkflow(deps, 'importWorkflow', importWorkflowId(importId), [importId]);
       return reply.status(202).send({ importId, accepted: items.length });
     },
   );
@@ -259,26 +259,94 @@ export const operatorApi: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
     },
   );
 
+  const parkedSchema = z.object({
+    subscription: z.string(),
+    eventId: z.uuid(),
+    streamId: z.string(),
+    type: z.string(),
+    position: z.object({ commit: z.string(), prepare: z.string() }),
+    error: z.string(),
+    attempts: z.number().int(),
+    parkedAt: z.string(),
+    lastAttemptAt: z.string(),
+  });
+  const nameParams = z.object({ name: z.string().min(1).max(100) }).strict();
+
   app.get(
     '/projections',
     {
       schema: {
         tags,
         security: apiKeySecurity,
-        summary: 'Each projection: checkpoint, events behind, whether this process runs it',
+        summary:
+          'Each projection and reactor: checkpoint, events and seconds behind, whether this process runs it, whether it is failing, its parked events',
         response: {
           200: z.array(
             z.object({
               name: z.string(),
+              kind: z.enum(['projection', 'reactor']),
               checkpoint: z.object({ commit: z.string(), prepare: z.string() }),
               behind: z.number().int(),
+              lagSeconds: z.number(),
               running: z.boolean(),
+              failing: z.object({ since: z.string(), error: z.string() }).nullable(),
+              parked: z.number().int(),
+              parkedEvents: z.array(parkedSchema),
             }),
           ),
           ...problems(401, 403),
         },
       },
     },
-    async () => deps.runner.status(),
+    async () => subscriptionStatus(deps.runners),
+  );
+
+  app.get(
+    '/projections/:name/parked',
+    {
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary: 'The events a projection or reactor parked, oldest first',
+        params: nameParams,
+        querystring: z
+          .object({ limit: z.coerce.number().int().min(1).max(1000).default(100) })
+          .strict(),
+        response: { 200: z.array(parkedSchema), ...problems(400, 401, 403, 404) },
+      },
+    },
+    async (request) => parkedEvents(deps.runners, request.params.name, request.query.limit),
+  );
+
+  const retried = z.object({
+    retried: z.number().int(),
+    applied: z.number().int(),
+    stillParked: z.array(parkedSchema),
+  });
+  app.post(
+    '/projections/:name/parked/retry',
+    {
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary: 'Take every parked event of a projection or reactor again (after a fix)',
+        params: nameParams,
+        response: { 200: retried, ...problems(400, 401, 403, 404) },
+      },
+    },
+    async (request) => retryParked(deps.runners, request.params.name),
+  );
+  app.post(
+    '/projections/:name/parked/:eventId/retry',
+    {
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary: 'Take one parked event again (after a fix)',
+        params: nameParams.extend({ eventId: z.uuid({ message: 'must be a UUID' }) }).strict(),
+        response: { 200: retried, ...problems(400, 401, 403, 404) },
+      },
+    },
+    async (request) => retryParked(deps.runners, request.params.name, request.params.eventId),
   );
 };

@@ -1,12 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findOrder, findOrderItem } from '../../../../projections/orders.ts';
-import { loadOrder, updateBarcode } from '../../../app/orders.ts';
+import { changeBarcode, loadOrder, requestReplay } from '../../../app/orders.ts';
 import { BARCODE_FORMATS, barcodeProblem } from '../../../domain/order/barcode.ts';
 import { orderStream } from '../../../domain/order/events.ts';
 import { principalOf } from '../../auth.ts';
-import { type HttpDeps, startWorkflow } from '../../deps.ts';
+import type { HttpDeps } from '../../deps.ts';
 import { HttpProblem } from '../../problem.ts';
 import { apiKeySecurity, idParams, problems } from '../../schemas/common.ts';
 
@@ -139,17 +138,10 @@ export const orderAdminRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
     },
     async (request, reply) => {
       const { labelId } = principalOf(request, 'admin');
-      const order = await loadOrder(deps.store, labelId, request.params.orderId);
-      if (!order) throw notFound();
-      if (![...order.items.values()].some((i) => i.files.length > 0)) {
-        throw new HttpProblem(409, 'nothing_to_replay', 'the order has no print file yet');
-      }
-      const replayId = randomUUID();
-      const workflowId = `replay-${replayId}`;
-      await startWorkflow(deps, 'replayWorkflow', workflowId, [
-        orderStream(labelId, request.params.orderId),
-        replayId,
-      ]);
+      const { workflowId } = await requestReplay(deps.store, labelId, request.params.orderId, {
+        actor: `admin:${labelId}`,
+        correlationId: request.id,
+      });
       return reply.status(202).send({ workflowId });
     },
   );
@@ -225,26 +217,10 @@ export const orderAdminRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
     },
     async (request) => {
       const { labelId } = principalOf(request, 'admin');
-      const item = await findOrderItem(deps.pool, labelId, request.params.id);
-      if (!item) throw new HttpProblem(404, 'order_item_not_found', 'order item not found');
-      const { version } = await updateBarcode(
-        deps.store,
-        item.stream_id,
-        item.order_item_id,
-        request.body,
-        {
-          labelId,
-          actor: `admin:${labelId}`,
-          correlationId: request.id,
-        },
-      );
-      const workflowId = `barcode-${item.order_item_id}-v${version}`;
-      await startWorkflow(deps, 'barcodeRegenerationWorkflow', workflowId, [
-        item.stream_id,
-        item.order_item_id,
-        version,
-      ]);
-      return { orderItemId: item.order_item_id, workflowId };
+      return changeBarcode(deps.store, deps.pool, labelId, request.params.id, request.body, {
+        actor: `admin:${labelId}`,
+        correlationId: request.id,
+      });
     },
   );
 };

@@ -1,14 +1,16 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { type Notification, receiveOrder } from '../../../app/orders.ts';
-import { orderStream, orderWorkflowId } from '../../../domain/order/events.ts';
 import { principalOf } from '../../auth.ts';
-import { type HttpDeps, readYourWrite, startWorkflow } from '../../deps.ts';
+import { type HttpDeps, readYourWrite } from '../../deps.ts';
 import { HttpProblem } from '../../problem.ts';
 import { apiKeySecurity, problems } from '../../schemas/common.ts';
 import { notificationAnswer, notificationBody } from '../../schemas/order.ts';
 
-/** Records the order and starts (or finds) its print workflow: the same order id, one workflow. */
+/**
+ * Records the order; its print workflow is started from the log (accepted means
+ * recorded, whether or not the workflow service answers right now).
+ */
 async function notify(
   deps: HttpDeps,
   labelId: string,
@@ -23,9 +25,6 @@ async function notify(
     actor,
     correlationId: requestId,
   });
-  await startWorkflow(deps, 'saleNotificationWorkflow', orderWorkflowId(labelId, body.orderId), [
-    orderStream(labelId, body.orderId),
-  ]);
   await readYourWrite(deps, 'orders', position);
   return answer;
 }

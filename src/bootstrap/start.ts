@@ -1,0 +1,205 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { allProjections } from '../../projections/index.ts';
+import { ProjectionRunner } from '../../projections/runner.ts';
+import { scheduleImageCleanup } from '../app/image-cleanup.ts';
+import { LoginGuard } from '../app/login-guard.ts';
+import { type Config, persistedSecret, type Role } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import type { EventStore } from '../eventstore/port.ts';
+import { PostgresEventStore } from '../eventstore/postgres.ts';
+import {
+  databaseCheck,
+  eventStoreCheck,
+  pollersCheck,
+  type ReadinessCheck,
+  subscriptionsCheck,
+  temporalCheck,
+  workerCheck,
+} from '../health/readiness.ts';
+import { startHealthServer } from '../http/health-server.ts';
+import { buildHttpServer } from '../http/server.ts';
+import { startPartnerSimulator } from '../partner/simulator.ts';
+import type { ReactionRunner } from '../reactions/reactor.ts';
+import type { FileStorage } from '../storage/port.ts';
+import { type DataParts, migrateSchema, openData } from './data.ts';
+import { Stops } from './stops.ts';
+import {
+  connectTemporal,
+  createReactions,
+  startWorkerRole,
+  type TemporalParts,
+  type WorkerOptions,
+} from './temporal.ts';
+
+export interface App {
+  db: Database;
+  store: EventStore;
+  storage: FileStorage;
+  images: FileStorage;
+  runner: ProjectionRunner;
+  /** the reactor runner of the worker role */
+  reactions: ReactionRunner | undefined;
+  http: FastifyInstance | undefined;
+  temporal: TemporalParts | undefined;
+  /** the bound address of the API server, when the role serves the API */
+  url: string | undefined;
+  /** the bound address of the health server of the worker and projector roles */
+  healthUrl: string | undefined;
+  partnerSimulator: { url: string } | undefined;
+  stop(): Promise<void>;
+}
+
+export type StartOptions = WorkerOptions;
+
+const has = (role: Role | Role[], part: Exclude<Role, 'all'>) => {
+  const roles = Array.isArray(role) ? role : [role];
+  return roles.includes('all') || roles.includes(part);
+};
+
+/**
+ * The composition root: builds the adapters the configuration asks for and starts the
+ * parts of the role, step by step. Every part started is stopped by `stop`, in reverse.
+ */
+export async function startApp(
+  config: Config,
+  role: Role | Role[],
+  log: Logger,
+  options: StartOptions = {},
+): Promise<App> {
+  const stops = new Stops(log);
+  try {
+    const data = await openData(config, log, stops);
+    const runner = new ProjectionRunner(
+      data.db.pool,
+      data.store,
+      allProjections,
+      log.child({ part: 'projector' }),
+      {
+        onCommit: (projection, phase) =>
+          data.feed.publish({ kind: 'readModel', projection, phase }),
+        wakeups: data.store instanceof PostgresEventStore ? data.store.appended : undefined,
+        parkAfter: config.parkAfter,
+      },
+    );
+    await migrateSchema(data, [runner]);
+
+    const readiness: ReadinessCheck[] = [databaseCheck(data.db.pool), eventStoreCheck(data.store)];
+    if (has(role, 'projector')) startProjector(config, data, runner, log, stops);
+    if (has(role, 'api') || has(role, 'projector'))
+      readiness.push(subscriptionsCheck('projections', runner, config.maxLagMs));
+
+    let temporal: TemporalParts | undefined;
+    let reactions: ReactionRunner | undefined;
+    if (has(role, 'api') || has(role, 'worker')) {
+      temporal = await connectTemporal(config, log, stops);
+      readiness.push(temporalCheck(temporal.client));
+      reactions = createReactions(config, data, temporal, log, options);
+      if (has(role, 'worker')) {
+        const worker = startWorkerRole(config, data, temporal, reactions, log, stops, options);
+        readiness.push(
+          workerCheck(worker),
+          subscriptionsCheck('reactions', reactions, config.maxLagMs),
+        );
+      } else {
+        readiness.push(
+          pollersCheck(temporal.client, temporal.target.namespace, temporal.target.taskQueue),
+        );
+      }
+    }
+
+    const partnerSimulator = has(role, 'api')
+      ? await startSimulator(config, log, stops)
+      : undefined;
+
+    let http: FastifyInstance | undefined;
+    let url: string | undefined;
+    let healthUrl: string | undefined;
+    if (has(role, 'api')) {
+      http = await buildHttpServer(
+        {
+          config,
+          store: data.store,
+          pool: data.db.pool,
+          runner,
+          runners: reactions ? [runner, reactions] : [runner],
+          feed: data.feed,
+          principals: data.principals,
+          readiness,
+          loginGuard: new LoginGuard(),
+          storage: data.storage,
+          images: data.images,
+        },
+        log,
+      );
+      url = await http.listen({ port: config.port, host: config.host });
+      const server = http;
+      stops.add(() => server.close());
+    } else {
+      const health = await startHealthServer(readiness, log, {
+        port: config.healthPort,
+        host: config.host,
+      });
+      healthUrl = health.url;
+      stops.add(() => health.close());
+    }
+    return {
+      db: data.db,
+      store: data.store,
+      storage: data.storage,
+      images: data.images,
+      runner,
+      reactions,
+      http,
+      temporal,
+      url,
+      healthUrl,
+      partnerSimulator,
+      stop: () => stops.run(),
+    };
+  } catch (err) {
+    await stops.run();
+    throw err;
+  }
+}
+
+/** The projector role: every projection, and the clean-up of design images nothing holds. */
+function startProjector(
+  config: Config,
+  data: DataParts,
+  runner: ProjectionRunner,
+  log: Logger,
+  stops: Stops,
+): void {
+  runner.start();
+  stops.add(() => runner.stop());
+  const cleanup = scheduleImageCleanup(
+    { pool: data.db.pool, store: data.store, runner, images: data.images },
+    config.imageCleanup,
+    log.child({ part: 'image-cleanup' }),
+  );
+  stops.add(() => cleanup.stop());
+}
+
+/** The embedded default's stand-in for a partner's login system (seed-demo wires the demo label to it). */
+async function startSimulator(
+  config: Config,
+  log: Logger,
+  stops: Stops,
+): Promise<{ url: string } | undefined> {
+  if (!config.partnerSimulator) return undefined;
+  const apiKey = persistedSecret(config.dataDir, 'partner-sim-api-key').value;
+  // a convenience, not a dependency: a busy port leaves it out instead of stopping the start
+  const sim = await startPartnerSimulator({
+    apiKey,
+    port: config.port === 0 ? 0 : config.port + 1,
+    host: config.host,
+  }).catch((err: Error) => {
+    log.warn({ error: err.message }, 'partner simulator not started');
+    return undefined;
+  });
+  if (!sim) return undefined;
+  stops.add(() => sim.stop());
+  log.info({ url: sim.url }, 'partner simulator started (PARTNER_SIMULATOR=off to leave it out)');
+  return { url: sim.url };
+}

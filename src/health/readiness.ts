@@ -1,0 +1,143 @@
+import type { Client } from '@temporalio/client';
+import type pg from 'pg';
+import type { EventStore } from '../eventstore/port.ts';
+import type { Subscriber, SubscriptionRunner } from '../subscriptions/runner.ts';
+import { temporalCall } from '../temporal/calls.ts';
+import type { SupervisedWorker } from '../temporal/worker.ts';
+
+/** A readiness check fails with a NotReady whose message is safe to show. */
+export class NotReady extends Error {
+  override name = 'NotReady';
+}
+
+export interface ReadinessCheck {
+  name: string;
+  /** resolves when ready; rejects with NotReady (or any error, shown by its class only) */
+  check(): Promise<void>;
+}
+
+export interface ReadinessResult {
+  ready: boolean;
+  checks: Record<string, { ok: boolean; error?: string }>;
+}
+
+const LIMIT_MS = 2000;
+
+function limited<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new NotReady(`no answer within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** Runs every check at once, each within its time limit. */
+export async function evaluate(checks: ReadinessCheck[]): Promise<ReadinessResult> {
+  const results = await Promise.all(
+    checks.map(async (c) => {
+      try {
+        await limited(c.check(), LIMIT_MS);
+        return [c.name, { ok: true }] as const;
+      } catch (err) {
+        // our own reasons are shown; other errors by class only (messages can carry addresses)
+        const error =
+          err instanceof NotReady ? err.message : err instanceof Error ? err.name : 'error';
+        return [c.name, { ok: false, error }] as const;
+      }
+    }),
+  );
+  return { ready: results.every(([, r]) => r.ok), checks: Object.fromEntries(results) };
+}
+
+const codeOf = (err: unknown) => {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' || typeof code === 'number' ? ` (${code})` : '';
+};
+
+export const databaseCheck = (pool: pg.Pool): ReadinessCheck => ({
+  name: 'database',
+  async check() {
+    try {
+      await pool.query('SELECT 1');
+    } catch (err) {
+      throw new NotReady(`the database does not answer${codeOf(err)}`);
+    }
+  },
+});
+
+export const eventStoreCheck = (store: EventStore): ReadinessCheck => ({
+  name: 'eventStore',
+  async check() {
+    try {
+      await store.ping();
+    } catch (err) {
+      throw new NotReady(`the event store does not answer${codeOf(err)}`);
+    }
+  },
+});
+
+/** Subscribers this process runs that cannot advance, and any too far behind the log. */
+export const subscriptionsCheck = <S extends Subscriber>(
+  name: string,
+  runner: SubscriptionRunner<S>,
+  maxLagMs: number,
+): ReadinessCheck => ({
+  name,
+  async check() {
+    const problems = await runner.problems(maxLagMs);
+    if (problems.length > 0) throw new NotReady(problems.join('; '));
+  },
+});
+
+export const temporalCheck = (client: Client): ReadinessCheck => ({
+  name: 'temporal',
+  async check() {
+    try {
+      await temporalCall(client, () => client.workflowService.getSystemInfo({}), LIMIT_MS);
+    } catch {
+      throw new NotReady('Temporal does not answer');
+    }
+  },
+});
+
+export const workerCheck = (worker: SupervisedWorker): ReadinessCheck => ({
+  name: 'worker',
+  async check() {
+    const s = worker.state();
+    if (!s.running) throw new NotReady(`this process's worker is not polling: ${s.detail}`);
+  },
+});
+
+/** A poller not seen for this long is gone (an idle poll lasts about a minute). */
+const POLLER_SEEN_MS = 90_000;
+
+/** Some worker, in any process, polls the task queue: otherwise recorded work waits. */
+export const pollersCheck = (
+  client: Client,
+  namespace: string,
+  taskQueue: string,
+): ReadinessCheck => ({
+  name: 'workers',
+  async check() {
+    const r = await temporalCall(
+      client,
+      () =>
+        client.workflowService.describeTaskQueue({
+          namespace,
+          taskQueue: { name: taskQueue, kind: 1 },
+          taskQueueType: 1,
+        }),
+      LIMIT_MS,
+    ).catch(() => {
+      throw new NotReady('Temporal does not answer');
+    });
+    const now = Date.now();
+    const recent = (r.pollers ?? []).filter((p) => {
+      const seconds = Number(p.lastAccessTime?.seconds ?? 0);
+      return now - seconds * 1000 < POLLER_SEEN_MS;
+    });
+    if (recent.length === 0) throw new NotReady(`no worker polls the task queue ${taskQueue}`);
+  },
+});

@@ -1,0 +1,25 @@
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Logger } from 'pino';
+import type { ReadinessCheck } from '../health/readiness.ts';
+import { answerWithProblems } from './problem.ts';
+import { systemRoutes } from './routes/system/index.ts';
+
+/**
+ * The worker and projector roles serve no API; they answer /livez and /readyz on their
+ * health port, so an orchestrator can tell whether they work.
+ */
+export async function startHealthServer(
+  readiness: ReadinessCheck[],
+  log: Logger,
+  listen: { port: number; host: string },
+): Promise<{ url: string; close(): Promise<void> }> {
+  const app = Fastify({
+    loggerInstance: log.child({ part: 'health' }) as FastifyBaseLogger,
+    disableRequestLogging: true,
+  }).withTypeProvider<ZodTypeProvider>();
+  answerWithProblems(app);
+  await app.register(systemRoutes, { readiness });
+  const url = await app.listen(listen);
+  return { url, close: () => app.close() };
+}

@@ -1,0 +1,47 @@
+import type pg from 'pg';
+import type { RecordedEvent } from '../eventstore/port.ts';
+import { type Subscriber, SubscriptionRunner } from '../subscriptions/runner.ts';
+
+/**
+ * Work that must follow an event, started from the log: a reactor reads the events it
+ * handles from its checkpoint and reacts to each (starts a workflow, sends a message).
+ * Reactions must be idempotent: after a crash the last ones run again.
+ */
+export interface Reactor extends Subscriber {
+  react(event: RecordedEvent): Promise<void>;
+}
+
+/**
+ * Runs reactors: each event is reacted to, then the checkpoint moves past it. A reaction
+ * that fails because a dependency is down is retried until it is back (the checkpoint
+ * stays); one that keeps failing on its event is parked after `parkAfter` tries.
+ */
+export class ReactionRunner extends SubscriptionRunner<Reactor> {
+  protected readonly kind = 'reactor' as const;
+
+  async step(r: Reactor, client: pg.PoolClient): Promise<number> {
+    const from = await this.checkpoint(r.name, client);
+    const page = await this.store.readAll({
+      after: from,
+      limit: this.batchSize,
+      dataOf: [...r.handles],
+    });
+    if (page.length === 0) return 0;
+    for (const event of page) {
+      if (!r.handles.has(event.type)) continue;
+      try {
+        await r.react(event);
+      } catch (err) {
+        const attempts = this.failed(r, event, err); // throws unless it is to be parked
+        await this.park(client, r, event, err, attempts);
+      }
+      await this.saveCheckpoint(client, r.name, event.position);
+    }
+    await this.saveCheckpoint(client, r.name, page[page.length - 1]!.position);
+    return page.length;
+  }
+
+  protected retryOne(r: Reactor, event: RecordedEvent): Promise<void> {
+    return r.react(event);
+  }
+}

@@ -1,0 +1,50 @@
+import { importEvents } from '../domain/import/events.ts';
+import { orderEvents } from '../domain/order/events.ts';
+import type { EventStore, RecordedEvent } from '../eventstore/port.ts';
+import type { WorkflowStarts } from '../temporal/workflow-starts.ts';
+import type { Reactor } from './reactor.ts';
+
+/**
+ * Starts the workflow that each recorded request needs: an order's print workflow, a
+ * barcode regeneration, a replay, an import. The HTTP handlers only record; this is the
+ * one place that starts, so neither a crash after the append nor a Temporal outage can
+ * lose the work: the checkpoint stays until the start is accepted.
+ */
+export function workflowStartsReactor(starts: WorkflowStarts, store: EventStore): Reactor {
+  return {
+    name: 'workflow-starts',
+    handles: new Set([
+      'OrderReceived',
+      'OrderItemBarcodeUpdated',
+      'OrderReplayRequested',
+      'ImportRequested',
+    ]),
+    async react(stored: RecordedEvent) {
+      if (stored.type === 'ImportRequested') {
+        const e = importEvents.deserialize(stored);
+        if (e.type === 'ImportRequested') await starts.import(e.data.importId);
+        return;
+      }
+      const e = orderEvents.deserialize(stored);
+      switch (e.type) {
+        case 'OrderReceived':
+          await starts.order(e.data.labelId, e.data.orderId, stored.streamId);
+          break;
+        case 'OrderItemBarcodeUpdated': {
+          // the version a regeneration renders: this update's place among the item's updates
+          const updates = (await store.readStream(stored.streamId)).filter(
+            (x) =>
+              x.type === 'OrderItemBarcodeUpdated' &&
+              x.revision <= stored.revision &&
+              (x.data as { orderItemId?: string }).orderItemId === e.data.orderItemId,
+          );
+          await starts.barcode(stored.streamId, e.data.orderItemId, updates.length);
+          break;
+        }
+        case 'OrderReplayRequested':
+          await starts.replay(stored.streamId, e.data.replayId);
+          break;
+      }
+    },
+  };
+}

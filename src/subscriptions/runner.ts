@@ -1,0 +1,403 @@
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import { isTransient } from '../errors.ts';
+import { type EventStore, type Position, type RecordedEvent, START } from '../eventstore/port.ts';
+import type { WakeSignal } from '../eventstore/subscription.ts';
+import {
+  countParked,
+  describeError,
+  listParked,
+  PARKED_SCHEMA,
+  type ParkedEvent,
+  park,
+  positionOf,
+  recordRetryFailure,
+  unpark,
+} from './parked.ts';
+
+const CHECKPOINTS_SCHEMA = `
+CREATE TABLE IF NOT EXISTS projection_checkpoints (
+  name       text PRIMARY KEY,
+  commit_pos numeric NOT NULL,
+  prepare_pos numeric NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now()
+);`;
+
+/** Something that follows the event log from a stored checkpoint. */
+export interface Subscriber {
+  name: string;
+  handles: ReadonlySet<string>;
+}
+
+export interface SubscriptionStatus {
+  name: string;
+  kind: 'projection' | 'reactor';
+  checkpoint: { commit: string; prepare: string };
+  /** events after the checkpoint, counted up to 100000 */
+  behind: number;
+  /** age of the oldest event not yet taken, 0 when caught up */
+  lagSeconds: number;
+  /** this process runs it (one process at a time does) */
+  running: boolean;
+  /** set while this process cannot advance it: since when and why */
+  failing: { since: string; error: string } | null;
+  parked: number;
+}
+
+export interface RunnerOptions {
+  batchSize?: number;
+  idleMs?: number;
+  /** woken by this process's appends, to cut an idle wait short */
+  wakeups?: WakeSignal;
+  /** attempts on an event that keeps failing before it is parked (default 3) */
+  parkAfter?: number;
+  /** back-off before attempt n+1 of an event, and between transient failures (ms) */
+  backoffMs?: (attempt: number) => number;
+}
+
+/** An event failed; it is tried again after the back-off (and parked after enough tries). */
+export class RetryLater extends Error {
+  override name = 'RetryLater';
+  constructor(
+    readonly attempt: number,
+    cause: unknown,
+  ) {
+    super(describeError(cause));
+  }
+}
+
+const defaultBackoff = (attempt: number) => Math.min(30_000, 500 * 2 ** Math.max(0, attempt - 1));
+export const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Runs subscribers over the event log, each from its stored checkpoint, each in at most
+ * one process at a time (a session advisory lock on one shared connection; another
+ * instance takes over when the holder goes). A failure never ends a loop: transient ones
+ * (a dependency down) are retried with back-off for as long as they last; an event that
+ * keeps failing is retried `parkAfter` times, then parked and passed.
+ * Subclasses say what one step does (a projection's transaction, a reactor's calls).
+ */
+export abstract class SubscriptionRunner<S extends Subscriber> {
+  protected readonly byName: Map<string, S>;
+  private running = false;
+  private loops: Promise<void>[] = [];
+  protected readonly owned = new Set<string>();
+  protected readonly batchSize: number;
+  protected readonly idleMs: number;
+  protected readonly parkAfter: number;
+  protected readonly backoffMs: (attempt: number) => number;
+  private readonly wakeups: WakeSignal | undefined;
+  /** per subscriber: the event being retried and how often it failed */
+  private readonly attempts = new Map<string, { eventId: string; count: number }>();
+  private readonly failing = new Map<string, { since: Date; error: string }>();
+
+  protected abstract readonly kind: 'projection' | 'reactor';
+
+  constructor(
+    protected readonly pool: pg.Pool,
+    protected readonly store: EventStore,
+    subscribers: S[],
+    protected readonly log: Logger,
+    options: RunnerOptions = {},
+  ) {
+    this.byName = new Map(subscribers.map((s) => [s.name, s]));
+    this.batchSize = options.batchSize ?? 1000;
+    this.idleMs = options.idleMs ?? 50;
+    this.parkAfter = Math.max(1, options.parkAfter ?? 3);
+    this.backoffMs = options.backoffMs ?? defaultBackoff;
+    this.wakeups = options.wakeups;
+  }
+
+  get names(): string[] {
+    return [...this.byName.keys()];
+  }
+
+  /** Processes one page for a subscriber; returns the number of events read. */
+  abstract step(s: S, client: pg.PoolClient): Promise<number>;
+
+  /** Takes one parked event again; true when it was taken this time. */
+  protected abstract retryOne(s: S, event: RecordedEvent): Promise<void>;
+
+  /** Creates the checkpoint and parked-event tables. */
+  async migrate(db: Pick<pg.Pool, 'query'> = this.pool): Promise<void> {
+    await db.query(CHECKPOINTS_SCHEMA);
+    await db.query(PARKED_SCHEMA);
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    for (const s of this.byName.values()) this.loops.push(this.supervise(s));
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wakeups?.notify();
+    await Promise.all(this.loops);
+    this.loops = [];
+    const held = this.lockClient;
+    this.lockClient = undefined;
+    // destroyed, not pooled: a pooled session would keep any lock it still holds
+    if (held) (await held.catch(() => undefined))?.release(true);
+  }
+
+  protected lockKey(name: string): string {
+    return `${this.kind}:${name}`;
+  }
+
+  /**
+   * One connection holds the advisory locks of every subscriber this process runs. If
+   * it breaks, its locks are gone with it: every loop competes for its lock again.
+   */
+  private lockClient: Promise<pg.PoolClient> | undefined;
+
+  private locks(): Promise<pg.PoolClient> {
+    if (!this.lockClient) {
+      const pending = this.pool.connect().then((client) => {
+        client.on('error', () => this.dropLocks(pending));
+        return client;
+      });
+      pending.catch(() => this.dropLocks(pending));
+      this.lockClient = pending;
+    }
+    return this.lockClient;
+  }
+
+  private dropLocks(which: Promise<pg.PoolClient>): void {
+    if (this.lockClient !== which) return;
+    this.lockClient = undefined;
+    this.owned.clear();
+    which.then((c) => c.release(true)).catch(() => {});
+  }
+
+  /** Every loop shares the lock connection: one query on it at a time. */
+  private lockQueue: Promise<unknown> = Promise.resolve();
+  private onLockClient<T>(query: () => Promise<T>): Promise<T> {
+    const result = this.lockQueue.then(query, query);
+    this.lockQueue = result.catch(() => {});
+    return result;
+  }
+
+  private async supervise(s: S): Promise<void> {
+    let transientFailures = 0;
+    while (this.running) {
+      try {
+        const held = this.locks();
+        const locks = await held;
+        const r = await this.onLockClient(() =>
+          locks.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [
+            this.lockKey(s.name),
+          ]),
+        );
+        if (!r.rows[0]!.ok) {
+          await delay(1000); // another instance runs it
+          continue;
+        }
+        this.owned.add(s.name);
+        try {
+          while (this.running && this.owned.has(s.name)) {
+            const n = await this.advance(s);
+            transientFailures = 0;
+            if (n < this.batchSize) {
+              await this.afterCatchUp(s);
+              await this.waitForEvents();
+            }
+          }
+        } finally {
+          if (this.owned.delete(s.name) && this.lockClient === held) {
+            await this.onLockClient(() =>
+              locks.query('SELECT pg_advisory_unlock(hashtext($1))', [this.lockKey(s.name)]),
+            ).catch(() => {});
+          }
+        }
+      } catch (err) {
+        if (!this.running) break;
+        // a dependency that is back is noticed within seconds: transient waits stay short
+        const wait =
+          err instanceof RetryLater
+            ? this.backoffMs(err.attempt)
+            : Math.min(5000, 250 * 2 ** Math.min(5, transientFailures++));
+        this.markFailing(s.name, err);
+        const level = err instanceof RetryLater || isTransient(err) ? 'warn' : 'error';
+        this.log[level](
+          { [this.kind]: s.name, error: describeError(err), retryInMs: wait },
+          `${this.kind} cannot advance; retrying`,
+        );
+        await delay(wait);
+      }
+    }
+  }
+
+  /** One step on a pooled connection; a step that got through clears the failing mark. */
+  async advance(s: S): Promise<number> {
+    const client = await this.pool.connect();
+    let n: number;
+    try {
+      n = await this.step(s, client);
+    } catch (err) {
+      // a connection that failed mid-step is not put back into the pool
+      client.release(isTransient(err) ? true : undefined);
+      throw err;
+    }
+    client.release();
+    this.failing.delete(s.name);
+    return n;
+  }
+
+  /** Hook after a subscriber caught up (projections analyze after bulk loads). */
+  protected async afterCatchUp(_s: S): Promise<void> {}
+
+  private waitForEvents(): Promise<void> {
+    return this.wakeups ? this.wakeups.wait(this.idleMs * 4) : delay(this.idleMs);
+  }
+
+  private markFailing(name: string, err: unknown): void {
+    const error = describeError(err);
+    const current = this.failing.get(name);
+    this.failing.set(name, { since: current?.since ?? new Date(), error });
+  }
+
+  /**
+   * Counts a failure of `event`: below `parkAfter` the step must end and be retried
+   * after the back-off (RetryLater is thrown); at `parkAfter` the event is to be parked
+   * (returns the attempts so far).
+   */
+  protected failed(s: S, event: RecordedEvent, err: unknown): number {
+    if (isTransient(err)) throw err;
+    const current = this.attempts.get(s.name);
+    const count = current?.eventId === event.id ? current.count + 1 : 1;
+    if (count < this.parkAfter) {
+      this.attempts.set(s.name, { eventId: event.id, count });
+      throw new RetryLater(count, err);
+    }
+    this.attempts.delete(s.name);
+    this.log.error(
+      { [this.kind]: s.name, eventId: event.id, type: event.type, error: describeError(err) },
+      'event parked after repeated failures',
+    );
+    return count;
+  }
+
+  protected park(
+    db: Pick<pg.Pool, 'query'>,
+    s: S,
+    event: RecordedEvent,
+    err: unknown,
+    attempts: number,
+  ): Promise<void> {
+    return park(db, s.name, event, err, attempts);
+  }
+
+  async checkpoint(name: string, db: Pick<pg.Pool, 'query'> = this.pool): Promise<Position> {
+    const r = await db.query<{ commit_pos: string; prepare_pos: string }>(
+      'SELECT commit_pos, prepare_pos FROM projection_checkpoints WHERE name = $1',
+      [name],
+    );
+    return r.rows[0]
+      ? positionOf({ commit: r.rows[0].commit_pos, prepare: r.rows[0].prepare_pos })
+      : START;
+  }
+
+  protected async saveCheckpoint(
+    db: Pick<pg.Pool, 'query'>,
+    name: string,
+    at: Position,
+  ): Promise<void> {
+    await db.query(
+      `INSERT INTO projection_checkpoints (name, commit_pos, prepare_pos, updated_at)
+       VALUES ($1, $2, $3, now())
+       ON CONFLICT (name) DO UPDATE SET commit_pos = $2, prepare_pos = $3, updated_at = now()`,
+      [name, at.commit.toString(), at.prepare.toString()],
+    );
+  }
+
+  /** How old the oldest event after a checkpoint is, in seconds (0 when none). */
+  private async lagSeconds(checkpoint: Position): Promise<number> {
+    const [next] = await this.store.readAll({ after: checkpoint, limit: 1, dataOf: [] });
+    return next ? Math.max(0, (Date.now() - next.recordedAt.getTime()) / 1000) : 0;
+  }
+
+  async status(): Promise<SubscriptionStatus[]> {
+    const parked = await countParked(this.pool);
+    const out: SubscriptionStatus[] = [];
+    for (const name of this.byName.keys()) {
+      const cp = await this.checkpoint(name);
+      const failing = this.failing.get(name);
+      out.push({
+        name,
+        kind: this.kind,
+        checkpoint: { commit: cp.commit.toString(), prepare: cp.prepare.toString() },
+        behind: await this.store.countAfter(cp, 100_000),
+        lagSeconds: Math.round(await this.lagSeconds(cp)),
+        running: this.owned.has(name),
+        failing: failing ? { since: failing.since.toISOString(), error: failing.error } : null,
+        parked: parked.get(name) ?? 0,
+      });
+    }
+    return out;
+  }
+
+  /**
+   * Why this runner is not healthy, or [] when it is: a subscriber this process runs
+   * that cannot advance, or any subscriber more than `maxLagMs` behind the log.
+   */
+  async problems(maxLagMs: number): Promise<string[]> {
+    const out: string[] = [];
+    for (const name of this.byName.keys()) {
+      const failing = this.failing.get(name);
+      if (failing) {
+        out.push(
+          `${this.kind} ${name} cannot advance since ${failing.since.toISOString()}: ${failing.error}`,
+        );
+        continue;
+      }
+      const lag = await this.lagSeconds(await this.checkpoint(name));
+      if (lag * 1000 > maxLagMs) out.push(`${this.kind} ${name} is ${Math.round(lag)} s behind`);
+    }
+    return out;
+  }
+
+  parked(name?: string, limit = 100): Promise<ParkedEvent[]> {
+    return listParked(this.pool, name, limit);
+  }
+
+  /**
+   * Takes parked events of a subscriber again (one, or all): each that now succeeds is
+   * unparked; one that fails again stays, with the new error and one more attempt.
+   */
+  async retryParked(
+    name: string,
+    eventId?: string,
+  ): Promise<{ retried: number; applied: number; stillParked: ParkedEvent[] }> {
+    const s = this.byName.get(name);
+    if (!s) throw new UnknownSubscriptionError(name, this.names);
+    const parked = (await listParked(this.pool, name, 10_000)).filter(
+      (p) => eventId === undefined || p.eventId === eventId,
+    );
+    let applied = 0;
+    for (const p of parked) {
+      const event = (await this.store.readStream(p.streamId)).find((e) => e.id === p.eventId);
+      try {
+        if (!event) throw new Error(`event ${p.eventId} is no longer in stream ${p.streamId}`);
+        await this.retryOne(s, event);
+        await unpark(this.pool, name, p.eventId);
+        applied++;
+      } catch (err) {
+        if (isTransient(err)) throw err;
+        await recordRetryFailure(this.pool, name, p.eventId, err);
+      }
+    }
+    const ids = new Set(parked.map((p) => p.eventId));
+    const stillParked = (await listParked(this.pool, name, 10_000)).filter((p) =>
+      ids.has(p.eventId),
+    );
+    return { retried: parked.length, applied, stillParked };
+  }
+}
+
+export class UnknownSubscriptionError extends Error {
+  override name = 'UnknownSubscriptionError';
+  constructor(name: string, known: string[]) {
+    super(`unknown projection or reactor ${name}; known: ${known.join(', ')}`);
+  }
+}

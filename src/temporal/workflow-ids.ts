@@ -1,0 +1,13 @@
+/**
+ * Every workflow id, in one place. Ids derive from business ids, so a second start of
+ * the same work collapses onto the first, and an operator can read in the id what the
+ * workflow is about.
+ */
+export const workflowIds = {
+  /** the print workflow of an order: the label and the shop's own order reference */
+  order: (labelId: string, orderId: string) => `order:${labelId}:${orderId}`,
+  /** one per barcode update of an order item (the version counts the updates) */
+  barcode: (orderItemId: string, version: number) => `barcode:${orderItemId}:v${version}`,
+  replay: (replayId: string) => `replay:${replayId}`,
+  import: (importId: string) => `import:${importId}`,
+};

@@ -1,0 +1,91 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { freePort } from '../../src/db/database.ts';
+import { processAlive } from '../../src/processes.ts';
+import { until } from '../helpers/orders.ts';
+
+/** Every process below `pid`, read from /proc (pid, parent, command line). */
+function descendants(pid: number): { pid: number; cmd: string }[] {
+  const parents = new Map<number, number[]>();
+  const cmds = new Map<number, string>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
+      cmds.set(Number(entry), readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' '));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  const out: { pid: number; cmd: string }[] = [];
+  const walk = (p: number) => {
+    for (const c of parents.get(p) ?? []) {
+      out.push({ pid: c, cmd: cmds.get(c) ?? '' });
+      walk(c);
+    }
+  };
+  walk(pid);
+  return out;
+}
+
+describe('npm start, stopped', () => {
+  it('by SIGTERM to npm: the service, its partner simulator and its Temporal dev server all end', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'stop-'));
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+    };
+    for (const k of ['DATABASE_URL', 'EVENTSTORE_URL', 'TEMPORAL_ADDRESS', 'OPERATOR_API_KEY'])
+      delete env[k];
+    const npm = spawn('npm', ['start', '--silent'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    npm.stdout!.on('data', (d) => (out += d));
+    npm.stderr!.on('data', (d) => (out += d));
+    const exited = new Promise<number | null>((r) => npm.once('exit', (code) => r(code)));
+    try {
+      await until(
+        'the embedded service to be ready',
+        async () => {
+          if (npm.exitCode !== null) throw new Error(out);
+          const r = await fetch(`http://127.0.0.1:${port}/readyz`);
+          return r.status === 200 ? true : undefined;
+        },
+        120_000,
+        250,
+      );
+    } catch (err) {
+      npm.kill('SIGKILL');
+      throw new Error(`${(err as Error).message}\n${out.slice(-3000)}`);
+    }
+    const tree = descendants(npm.pid!);
+    expect(tree.some((p) => p.cmd.includes('src/main.ts'))).toBe(true);
+    expect(tree.some((p) => p.cmd.includes('start-dev'))).toBe(true);
+    // a request in flight when the signal comes is still answered
+    const inFlight = fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status);
+    npm.kill('SIGTERM');
+    expect(await inFlight).toBe(200);
+    await Promise.race([
+      exited,
+      new Promise((_, reject) => setTimeout(() => reject(new Error('npm did not exit')), 45_000)),
+    ]);
+    const left = await until(
+      'every process of the service to end',
+      async () => {
+        const still = tree.filter((p) => processAlive(p.pid));
+        return still.length === 0 ? still : undefined;
+      },
+      45_000,
+    ).catch(() => tree.filter((p) => processAlive(p.pid)));
+    for (const p of left) process.kill(p.pid, 'SIGKILL');
+    expect(left.map((p) => p.cmd)).toEqual([]);
+    await expect(fetch(`http://127.0.0.1:${port}/livez`)).rejects.toThrow();
+  }, 240_000);
+});

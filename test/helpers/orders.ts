@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { expect } from 'vitest';
+import { issueEditorToken } from '../../src/app/editor-token.ts';
+import { registerPartnerUser } from '../../src/app/partner-users.ts';
+import type { EventStore } from '../../src/eventstore/port.ts';
+import type { client } from './app.ts';
+import { config, importDone } from './fixtures.ts';
+
+type Call = ReturnType<typeof client>;
+
+/** Polls until `probe` gives a value; throws naming `what` after the time limit. */
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 60_000,
+  everyMs = 200,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+export const textDesign = (text: string) => ({
+  areas: [
+    {
+      printArea: 'FRONT',
+      layers: [{ type: 'text', text, x: 1, y: 1, fontSize: 12, color: '#000000' }],
+    },
+  ],
+});
+
+export interface Shop {
+  labelId: string;
+  /** the product the projects are of (supplier-a) */
+  sku: string;
+  adminKey: string;
+  shopKey: string;
+  projects: string[];
+}
+
+/**
+ * Over HTTP only (the service may be another process): a label, a catalogue with one
+ * product, a shop integration, an editor user (registered in the event store the
+ * service reads) and `projects` saved designs.
+ */
+export async function setUpShop(
+  call: Call,
+  access: { operatorKey: string; editorTokenSecret: string; store: EventStore; pool: pg.Pool },
+  projects = 2,
+): Promise<Shop> {
+  const label = await call('POST', '/operator/labels', {
+    key: access.operatorKey,
+    body: { name: `Shop ${randomUUID().slice(0, 6)}` },
+  });
+  expect(label.status, JSON.stringify(label.body)).toBe(201);
+  const sku = `TEE-${randomUUID().slice(0, 6)}`;
+  const imp = await call('POST', '/operator/catalog/supplier-a', {
+    key: access.operatorKey,
+    body: [config(sku)],
+  });
+  expect(imp.status, JSON.stringify(imp.body)).toBe(202);
+  await importDone(
+    call,
+    `/operator/catalog/imports/${imp.body.importId}`,
+    access.operatorKey,
+    90_000,
+  );
+  const shop = await call('POST', '/api/shop-integration', {
+    key: label.body.adminApiKey,
+    body: { name: 'Shop', shopSystem: 'test', shopUrl: 'https://shop.example' },
+  });
+  expect(shop.status).toBe(201);
+  const { userRef } = await registerPartnerUser(
+    access.store,
+    access.pool,
+    label.body.labelId,
+    `u-${randomUUID()}`,
+    undefined,
+    { actor: 'test' },
+  );
+  const token = issueEditorToken(access.editorTokenSecret, label.body.labelId, userRef);
+  const ids: string[] = [];
+  for (let i = 0; i < projects; i++) {
+    const p = await until('the user and the product to be readable', async () => {
+      const r = await call('POST', '/editor/projects', {
+        headers: { authorization: `Bearer ${token}` },
+        body: { name: `P${i}`, sku, supplier: 'supplier-a', design: textDesign(`item ${i}`) },
+      });
+      return r.status === 201 ? r : undefined;
+    });
+    ids.push(p.body.id);
+  }
+  return {
+    labelId: label.body.labelId,
+    sku,
+    adminKey: label.body.adminApiKey,
+    shopKey: shop.body.apiKey,
+    projects: ids,
+  };
+}
+
+/** A sale notification with one item per project; answers the HTTP status. */
+export async function notify(call: Call, shop: Shop, orderId: string): Promise<number> {
+  const r = await call('POST', '/webhook/notifyorder', {
+    key: shop.shopKey,
+    body: {
+      orderId,
+      items: shop.projects.map((projectId, n) => ({ itemId: `l${n}`, projectId, quantity: 1 })),
+    },
+  });
+  return r.status;
+}
+
+/** The order once it is ready or failed. */
+export async function orderDone(call: Call, shop: Shop, orderId: string, timeoutMs = 120_000) {
+  return until(
+    `order ${orderId} to be done`,
+    async () => {
+      const r = await call('GET', `/api/orders/${encodeURIComponent(orderId)}`, {
+        key: shop.adminKey,
+      });
+      return r.body?.status === 'ready' || r.body?.status === 'failed' ? r.body : undefined;
+    },
+    timeoutMs,
+  );
+}
+
+/** PrintFileGenerated events per order item of a label's orders, from the log itself. */
+export async function printFilesPerItem(pool: pg.Pool, labelId: string): Promise<number[]> {
+  const r = await pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM es_events WHERE type = 'PrintFileGenerated' AND stream_id LIKE $1
+     GROUP BY data->>'orderItemId' ORDER BY 1`,
+    [`Order-${labelId}-%`],
+  );
+  return r.rows.map((x) => x.n);
+}

@@ -73,6 +73,27 @@ const envSchema = z.object({
     emptyAsUndefined,
     z.coerce.number().int().min(1000).default(60_000),
   ),
+  TRUST_PROXY: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .default('false')
+      .transform((v, ctx): boolean | number | string[] => {
+        if (v === 'true') return true;
+        if (v === 'false') return false;
+        if (/^\d+$/.test(v)) return Number(v);
+        const list = v
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean);
+        if (list.every((x) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(x))) return list;
+        ctx.addIssue({
+          code: 'custom',
+          message: 'true, false, a number of proxies, or addresses/CIDRs separated by commas',
+        });
+        return z.NEVER;
+      }),
+  ),
   LOG_LEVEL: z.preprocess(
     emptyAsUndefined,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -112,6 +133,11 @@ export interface Config {
   reconcileIntervalMs: number;
   /** tries on an event that keeps failing before a projection or reactor parks it */
   parkAfter: number;
+  /**
+   * Whether X-Forwarded-For names the client: false (the peer address is the client),
+   * true (trust every proxy), a number of proxies, or the proxies' addresses/CIDRs.
+   */
+  trustProxy: boolean | number | string[];
 }
 
 export class ConfigError extends Error {
@@ -203,6 +229,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       maxLagMs: e.PROJECTION_MAX_LAG_MS,
       reconcileIntervalMs: e.RECONCILE_INTERVAL_MS,
       parkAfter: e.PARK_AFTER,
+      trustProxy: e.TRUST_PROXY,
     },
     generatedOperatorKey,
   };

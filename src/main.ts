@@ -35,9 +35,12 @@ async function main() {
   // supervises its own connections and retries
   process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'));
   if (generatedOperatorKey) {
-    // printed once, to the terminal only, never to the log
-    process.stderr.write(
-      `\nOperator API key (stored in ${config.dataDir}/operator-api-key):\n  ${generatedOperatorKey}\n\n`,
+    // shown once, on a terminal only: output that is not a terminal may be a log
+    const where = `${config.dataDir}/operator-api-key`;
+    process.stdout.write(
+      process.stdout.isTTY
+        ? `\nOperator API key (stored in ${where}):\n  ${generatedOperatorKey}\n\n`
+        : `\nAn operator API key was generated; it is stored in ${where} (readable by this user only)\n\n`,
     );
   }
   const app = await startApp(config, role, log);

@@ -33,7 +33,7 @@ export async function createLabel(
 ): Promise<CreatedLabel> {
   const labelId = randomUUID();
   const meta = { ...metadata, labelId };
-  let partnerId = input.partnerId ?? (await nextPartnerId(pool));
+  let partnerId = input.partnerId ?? (await freePartnerId(pool, 1));
   for (let attempt = 0; ; attempt++) {
     try {
       await handleCommand(
@@ -52,7 +52,8 @@ export async function createLabel(
     } catch (err) {
       const taken = err instanceof DomainError && err.code === 'partner_id_taken';
       if (!taken || input.partnerId !== undefined || attempt >= 20) throw err;
-      partnerId += 1;
+      // claimed meanwhile (the read model may not show it yet): the next free one after it
+      partnerId = await freePartnerId(pool, partnerId + 1);
     }
   }
   const admin = issueKey('adm', labelId);
@@ -82,9 +83,25 @@ export async function createLabel(
   };
 }
 
-async function nextPartnerId(pool: pg.Pool): Promise<number> {
-  const r = await pool.query<{ next: number }>(
-    'SELECT COALESCE(MAX(partner_id), 0) + 1 AS next FROM rm_labels',
+export const MAX_PARTNER_ID = 2_147_483_647;
+
+/**
+ * The smallest partner id from `from` on that no label has: gaps are filled, so an
+ * operator's choice of a large id (even the largest) never leaves no next one.
+ */
+async function freePartnerId(pool: pg.Pool, from: number): Promise<number> {
+  const r = await pool.query<{ next: string | null }>(
+    `SELECT CASE
+       WHEN $1::int8 > $2::int8 THEN NULL
+       WHEN NOT EXISTS (SELECT 1 FROM rm_labels WHERE partner_id = $1::int8) THEN $1::int8
+       ELSE (SELECT min(l.partner_id)::int8 + 1 FROM rm_labels l
+             WHERE l.partner_id >= $1::int8 AND l.partner_id < $2::int8
+               AND NOT EXISTS (SELECT 1 FROM rm_labels m WHERE m.partner_id = l.partner_id + 1))
+     END AS next`,
+    [from, MAX_PARTNER_ID],
   );
-  return r.rows[0]!.next;
+  const next = r.rows[0]?.next;
+  if (next === null || next === undefined)
+    throw new DomainError('conflict', 'every partner id is taken', 'no_partner_id_left');
+  return Number(next);
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import sharp from 'sharp';
+import sharp, { type Metadata } from 'sharp';
 import { findOffering } from '../../projections/offerings.ts';
 import { cartItemDecider } from '../domain/cart/decider.ts';
 import { cartItemEvents, cartItemStream } from '../domain/cart/events.ts';
@@ -9,6 +9,7 @@ import { layerBox, MAX_IMAGE_BYTES, parseDataUrl } from '../domain/project/desig
 import { projectEvents, projectStream } from '../domain/project/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import type { AppendResult, EventMetadata, EventStore } from '../eventstore/port.ts';
+import { LIMIT_PIXELS, prepareImage } from '../print/images.ts';
 import type { FileStorage } from '../storage/port.ts';
 import { handleCommand, loadState } from './command-handler.ts';
 import { storeDesignImages } from './images.ts';
@@ -54,13 +55,16 @@ export async function validateDesign(pool: pg.Pool, content: ProjectContent): Pr
       ) {
         throw invalid(`${at}.layers.${li}`, 'the layer lies wholly outside its print area');
       }
-      if (layer.type === 'image') await validateImage(layer.src, `${at}.layers.${li}.src`);
+      if (layer.type === 'image') await validateImage(layer, `${at}.layers.${li}.src`);
     }
   }
 }
 
-async function validateImage(src: string, path: string): Promise<void> {
-  const parsed = parseDataUrl(src);
+async function validateImage(
+  layer: { src: string; width: number; height: number },
+  path: string,
+): Promise<void> {
+  const parsed = parseDataUrl(layer.src);
   if (!parsed) throw invalid(path, 'not a base64 data URL of a supported image');
   if (parsed.bytes.length > MAX_IMAGE_BYTES) throw invalid(path, 'the image is larger than 10 MB');
   const format = {
@@ -69,15 +73,36 @@ async function validateImage(src: string, path: string): Promise<void> {
     'image/webp': 'webp',
     'image/svg+xml': 'svg',
   }[parsed.type];
+  let meta: Metadata;
   try {
-    const meta = await sharp(parsed.bytes, { limitInputPixels: 100_000_000 }).metadata();
-    if (meta.format !== format) throw new Error(`declared ${format}, is ${meta.format}`);
-    // decode it whole: a truncated file passes metadata() but not this
-    await sharp(parsed.bytes, { limitInputPixels: 100_000_000 })
-      .resize(8, 8, { fit: 'inside' })
-      .toBuffer();
+    meta = await sharp(parsed.bytes, { limitInputPixels: false }).metadata();
   } catch (err) {
     throw invalid(path, `the image cannot be decoded (${(err as Error).message.split('\n')[0]})`);
+  }
+  if (meta.format !== format) throw invalid(path, `declared ${format}, is ${meta.format}`);
+  const pixels = (meta.width ?? 0) * (meta.height ?? 0);
+  if (format !== 'svg' && pixels > LIMIT_PIXELS) {
+    throw invalid(
+      path,
+      `the image has ${Math.round(pixels / 1e6)} megapixels; at most ${LIMIT_PIXELS / 1e6} can be printed`,
+    );
+  }
+  try {
+    if (format === 'svg') {
+      // rasterised as the print file will be, at its placed size
+      await prepareImage(parsed, layer.width, layer.height, path);
+    } else {
+      // decode it whole: a truncated file passes metadata() but not this
+      await sharp(parsed.bytes, { limitInputPixels: LIMIT_PIXELS })
+        .resize(8, 8, { fit: 'inside' })
+        .toBuffer();
+    }
+  } catch (err) {
+    const message = (err as Error).message.split('\n')[0]!.replace(/^design\.\S+: /, '');
+    throw invalid(
+      path,
+      message.startsWith('the image') ? message : `the image cannot be decoded (${message})`,
+    );
   }
 }
 

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { KEY_OWNER_STREAMS } from '../app/auth.ts';
+import { AUTH_THROTTLE_SCHEMA } from '../app/auth-throttle.ts';
 import { StreamStateCache } from '../app/stream-state-cache.ts';
 import type { Config } from '../config.ts';
 import { ChangeFeed } from '../db/change-feed.ts';
@@ -72,6 +73,7 @@ export async function migrateSchema(
     if (data.store instanceof PostgresEventStore)
       await PostgresEventStore.migrate(tx, KEY_OWNER_STREAMS);
     await tx.query(ENCRYPTION_KEYS_SCHEMA);
+    await tx.query(AUTH_THROTTLE_SCHEMA);
     for (const r of runners) await r.migrate(tx as unknown as Database['pool']);
   });
 }

@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { allProjections } from '../../projections/index.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
+import { AuthThrottle } from '../app/auth-throttle.ts';
 import { scheduleImageCleanup } from '../app/image-cleanup.ts';
-import { LoginGuard } from '../app/login-guard.ts';
 import { type Config, persistedSecret, type Role } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { EventStore } from '../eventstore/port.ts';
@@ -23,6 +23,7 @@ import { startPartnerSimulator } from '../partner/simulator.ts';
 import type { ReactionRunner } from '../reactions/reactor.ts';
 import type { FileStorage } from '../storage/port.ts';
 import { type DataParts, migrateSchema, openData } from './data.ts';
+import { keepPrivate, makePrivate } from './private-files.ts';
 import { Stops } from './stops.ts';
 import {
   connectTemporal,
@@ -69,6 +70,7 @@ export async function startApp(
 ): Promise<App> {
   const stops = new Stops(log);
   try {
+    if (!config.databaseUrl) await makePrivate(config.dataDir);
     const data = await openData(config, log, stops);
     const runner = new ProjectionRunner(
       data.db.pool,
@@ -83,6 +85,11 @@ export async function startApp(
       },
     );
     await migrateSchema(data, [runner]);
+    if (!config.databaseUrl) {
+      await makePrivate(config.dataDir);
+      const kept = keepPrivate(config.dataDir);
+      stops.add(() => kept.stop());
+    }
 
     const readiness: ReadinessCheck[] = [databaseCheck(data.db.pool), eventStoreCheck(data.store)];
     if (has(role, 'projector')) startProjector(config, data, runner, log, stops);
@@ -126,7 +133,7 @@ export async function startApp(
           feed: data.feed,
           principals: data.principals,
           readiness,
-          loginGuard: new LoginGuard(),
+          throttle: new AuthThrottle(data.db.pool),
           storage: data.storage,
           images: data.images,
         },

@@ -1,5 +1,6 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { serializedPool } from './serialized-pool.ts';
@@ -31,26 +32,49 @@ export async function connectPostgres(url: string, max = 20): Promise<Database> 
   return { kind: 'postgres', pool, close: () => pool.end() };
 }
 
+/** The socket's port number only names its file (`.s.PGSQL.<port>`), as PostgreSQL's do. */
+const SOCKET_PORT = 5432;
+/** sun_path holds 108 bytes */
+const MAX_SOCKET_PATH = 100;
+
+/**
+ * A folder only this user can enter for the embedded database's socket: inside DATA_DIR,
+ * or a private temporary one when DATA_DIR's path is too long for a socket.
+ */
+function socketFolder(dataDir: string): { dir: string; temporary: boolean } {
+  const inside = path.join(dataDir, 'run');
+  if (path.join(inside, `.s.PGSQL.${SOCKET_PORT}`).length <= MAX_SOCKET_PATH) {
+    mkdirSync(inside, { recursive: true, mode: 0o700 });
+    chmodSync(inside, 0o700);
+    rmSync(path.join(inside, `.s.PGSQL.${SOCKET_PORT}`), { force: true }); // left by a killed process
+    return { dir: inside, temporary: false };
+  }
+  return { dir: mkdtempSync(path.join(os.tmpdir(), 'editor-pg-')), temporary: true };
+}
+
 /**
  * The embedded default: PGlite in this process, data kept in a folder, served over a
- * loopback socket so the same pg.Pool code runs on it. PGlite runs one transaction at
- * a time across all connections, so code must never wait for another connection while
- * it holds a transaction.
+ * Unix socket in a folder only this user can enter (PGlite has no authentication), so
+ * the same pg.Pool code runs on it and no other user of the machine can reach it.
+ * PGlite runs one transaction at a time across all connections, so code must never
+ * wait for another connection while it holds a transaction.
  */
 export async function openPglite(dataDir: string): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
   const dir = path.join(dataDir, 'pglite');
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   // pg_trgm: the trigram index behind substring SKU search
   const db = await PGlite.create(dir, { extensions: { pg_trgm } });
-  const port = await freePort();
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port, maxConnections: 16 });
+  const socket = socketFolder(dataDir);
+  const socketPath = path.join(socket.dir, `.s.PGSQL.${SOCKET_PORT}`);
+  const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 16 });
   await server.start();
+  chmodSync(socketPath, 0o600);
   const raw = new pg.Pool({
-    host: '127.0.0.1',
-    port,
+    host: socket.dir,
+    port: SOCKET_PORT,
     user: 'postgres',
     database: 'postgres',
     max: 16,
@@ -65,6 +89,7 @@ export async function openPglite(dataDir: string): Promise<Database> {
       await pool.end();
       await server.stop();
       await db.close();
+      if (socket.temporary) rmSync(socket.dir, { recursive: true, force: true });
     },
   };
 }

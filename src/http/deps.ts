@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { ProjectionRunner } from '../../projections/runner.ts';
-import type { LoginGuard } from '../app/login-guard.ts';
+import type { AuthThrottle } from '../app/auth-throttle.ts';
 import type { StreamStateCache } from '../app/stream-state-cache.ts';
 import type { Runners } from '../app/subscriptions.ts';
 import type { Config } from '../config.ts';
@@ -22,7 +22,8 @@ export interface HttpDeps {
   /** API key owners' states; absent when the event store's appends are not on the feed */
   principals: StreamStateCache | undefined;
   readiness: ReadinessCheck[];
-  loginGuard: LoginGuard;
+  /** limits on signup, login and forgot password, shared by every instance */
+  throttle: AuthThrottle;
   storage: FileStorage;
   images: FileStorage;
 }

@@ -69,8 +69,11 @@ export function withExamples(
     const out = transform(input) as { schema: Json; url: string };
     const schema = out.schema ?? {};
     withExample(schema.body);
-    for (const response of Object.values((schema.response ?? {}) as Record<string, unknown>))
-      withExample(response);
+    for (const response of Object.values((schema.response ?? {}) as Record<string, Json>)) {
+      const content = response.content as Record<string, { schema?: unknown }> | undefined;
+      if (content) for (const media of Object.values(content)) withExample(media.schema);
+      else withExample(response);
+    }
     return out;
   };
 }

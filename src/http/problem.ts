@@ -22,7 +22,7 @@ export const problemSchema = z
   .meta({ id: 'Problem' });
 export type Problem = z.infer<typeof problemSchema>;
 
-const TITLES: Record<number, string> = {
+export const TITLES: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
   403: 'Forbidden',
@@ -32,6 +32,7 @@ const TITLES: Record<number, string> = {
   415: 'Unsupported Media Type',
   429: 'Too Many Requests',
   405: 'Method Not Allowed',
+  408: 'Request Timeout',
   414: 'URI Too Long',
   431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
@@ -76,6 +77,7 @@ const DOMAIN_STATUS: Record<DomainErrorKind, number> = {
   conflict: 409,
   invalid: 400,
   forbidden: 403,
+  rate_limited: 429,
 };
 
 const FASTIFY_CODES: Record<string, [number, string, string]> = {
@@ -191,6 +193,8 @@ export function errorHandler(error: unknown, request: FastifyRequest, reply: Fas
   else if (problem.code === 'service_unavailable')
     request.log.warn({ status: 503, error: (error as Error).message }, 'dependency unavailable');
   else request.log.info({ status: problem.status, code: problem.code }, 'request rejected');
+  if (error instanceof DomainError && error.retryAfterSeconds !== undefined)
+    reply.header('retry-after', String(error.retryAfterSeconds));
   if (problem.status === 503 && !reply.hasHeader('retry-after'))
     reply.header('retry-after', String(RETRY_AFTER_UNAVAILABLE));
   return sendProblem(reply, problem);
@@ -200,14 +204,16 @@ export function errorHandler(error: unknown, request: FastifyRequest, reply: Fas
  * What every server of the app shares: zod schemas on routes, and problem details for
  * every error and for an unknown route.
  */
-export function answerWithProblems(app: FastifyInstance): void {
-  app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
-  app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler((request, reply) =>
+export function answerWithProblems(
+  app: FastifyInstance,
+  notFound: (request: FastifyRequest, reply: FastifyReply) => unknown = (request, reply) =>
     sendProblem(
       reply,
       toProblem(404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`),
     ),
-  );
+): void {
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFound);
 }

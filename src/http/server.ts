@@ -11,6 +11,14 @@ import type { Logger } from 'pino';
 import { resolveApiKey } from '../app/auth.ts';
 import { authPlugin } from './auth.ts';
 import type { HttpDeps } from './deps.ts';
+import {
+  clientErrorHandler,
+  frameworkErrors,
+  MAX_PARAM_LENGTH,
+  methodsByPath,
+  notFoundOrNotAllowed,
+  refuseMalformedQuery,
+} from './edge.ts';
 import { ONE_MIB } from './limits.ts';
 import { withExamples } from './openapi-examples.ts';
 import { answerWithProblems } from './problem.ts';
@@ -22,6 +30,7 @@ import { fulfillmentApi } from './routes/fulfillment/index.ts';
 import { integratorApi } from './routes/integrator/index.ts';
 import { operatorApi } from './routes/operator/index.ts';
 import { systemRoutes } from './routes/system/index.ts';
+import { addCommonProblems } from './schemas/common.ts';
 import { refuseBadText } from './text-guard.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -37,11 +46,17 @@ export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<F
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     ajv: { customOptions: { removeAdditional: false } },
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     childLoggerFactory: requestLogger,
+    // what the router and Node's parser refuse is answered as problem details too
+    frameworkErrors,
+    clientErrorHandler,
+    // fastify takes a hop count too, though its types leave numbers out
+    trustProxy: deps.config.trustProxy as boolean | string[],
   }).withTypeProvider<ZodTypeProvider>();
 
-  answerWithProblems(app);
+  answerWithProblems(app, notFoundOrNotAllowed(methodsByPath(app)));
+  app.addHook('onRoute', addCommonProblems);
 
   // JSON only; an empty body on a route without one is fine (a PUT that only rotates a key).
   app.removeAllContentTypeParsers();
@@ -52,6 +67,7 @@ export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<F
   });
 
   // text the stores cannot hold is refused before any route code sees it
+  app.addHook('onRequest', refuseMalformedQuery);
   app.addHook('preValidation', refuseBadText);
 
   app.addHook('onSend', async (request, reply) => {

@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { partnerUserIdSchema } from '../domain/partner-user/events.ts';
 
 /** 2.1: the partner's user record; only `id` is required, and it must be there. */
 export const partnerUserSchema = z.object({
-  id: z.union([z.string().min(1).max(200), z.number().int().transform(String)]),
+  id: z.union([partnerUserIdSchema, z.number().int().transform(String)]),
   firstName: z.string().max(200).optional().nullable(),
   lastName: z.string().max(200).optional().nullable(),
   userName: z.string().max(320).optional().nullable(),

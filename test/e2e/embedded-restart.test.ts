@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -62,7 +62,9 @@ describe('embedded default (PGlite + local Temporal), as a process', () => {
     const firstStart = await start(port);
     expect(firstStart).toBeLessThan(60_000);
     const operatorKey = readFileSync(path.join(dataDir, 'operator-api-key'), 'utf8').trim();
-    expect(output).toContain(operatorKey); // printed once to the terminal, at first start
+    // not a terminal: where the key is, never the key itself
+    expect(output).not.toContain(operatorKey);
+    expect(output).toContain(`stored in ${dataDir}/operator-api-key`);
     const call = client(`http://127.0.0.1:${port}`);
     const label = await call('POST', '/operator/labels', {
       key: operatorKey,
@@ -78,7 +80,7 @@ describe('embedded default (PGlite + local Temporal), as a process', () => {
 
     output = '';
     await start(port);
-    expect(output).not.toContain(operatorKey); // not printed again
+    expect(output).not.toContain('operator API key was generated'); // only at first start
     const read = await call('GET', `/api/shop-integration/${created.body.id}`, {
       key: label.body.adminApiKey,
     });
@@ -88,6 +90,34 @@ describe('embedded default (PGlite + local Temporal), as a process', () => {
       name: 'Kept',
       shopUrl: 'https://kept.example',
     });
+    // a shared machine: nothing under DATA_DIR for others, the database only through a
+    // socket in a folder only this user can enter
+    const open: string[] = [];
+    const walk = (p: string) => {
+      const st = statSync(p);
+      if ((st.mode & 0o077) !== 0) open.push(`${p} ${(st.mode & 0o777).toString(8)}`);
+      if (st.isDirectory()) for (const e of readdirSync(p)) walk(path.join(p, e));
+    };
+    walk(dataDir);
+    expect(open).toEqual([]);
+    const socket = path.join(dataDir, 'run', '.s.PGSQL.5432');
+    expect(statSync(socket).isSocket()).toBe(true);
+    expect(statSync(path.join(dataDir, 'run')).mode & 0o777).toBe(0o700);
+    if (process.getuid?.() === 0) {
+      // as another user of the machine: neither the socket nor the key file can be opened
+      const asNobody = (script: string) =>
+        spawnSync('runuser', ['-u', 'nobody', '--', process.execPath, '-e', script], {
+          encoding: 'utf8',
+        });
+      const connect = asNobody(
+        `require('net').connect(${JSON.stringify(socket)}).on('connect', () => { console.log('connected'); process.exit(0) }).on('error', (e) => { console.log(e.code); process.exit(1) })`,
+      );
+      expect(connect.stdout.trim()).toBe('EACCES');
+      const read = asNobody(
+        `try { require('fs').readFileSync(${JSON.stringify(path.join(dataDir, 'operator-api-key'))}); console.log('read') } catch (e) { console.log(e.code) }`,
+      );
+      expect(read.stdout.trim()).toBe('EACCES');
+    }
     const ready = await call('GET', '/readyz');
     expect(ready.body.checks).toEqual({
       database: { ok: true },

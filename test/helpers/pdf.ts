@@ -52,3 +52,36 @@ export function decodeBarcodes(bytes: Uint8Array): string[][] {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+export interface ImageInfo {
+  page: number;
+  width: number;
+  height: number;
+  color: string;
+  xPpi: number;
+  yPpi: number;
+}
+
+/** Every image of the PDF as poppler's `pdfimages -list` sees it (masks left out). */
+export function listImages(bytes: Uint8Array): ImageInfo[] {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'pdf-'));
+  try {
+    writeFileSync(path.join(dir, 'f.pdf'), bytes);
+    const out = execFileSync('pdfimages', ['-list', path.join(dir, 'f.pdf')], { encoding: 'utf8' });
+    return out
+      .split('\n')
+      .slice(2)
+      .map((l) => l.trim().split(/\s+/))
+      .filter((c) => c.length > 12 && c[2] === 'image')
+      .map((c) => ({
+        page: Number(c[0]),
+        width: Number(c[3]),
+        height: Number(c[4]),
+        color: c[5]!,
+        xPpi: Number(c[12]),
+        yPpi: Number(c[13]),
+      }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -6,6 +6,10 @@ import { encryptedSchema } from '../shared/encrypted.ts';
 import { defineEvent, type EventOf, EventRegistry } from '../shared/events.ts';
 import { BARCODE_FORMATS } from './barcode.ts';
 
+/** The shop's order reference: one limit wherever it is accepted or read back. */
+export const ORDER_ID_MAX = 128;
+export const orderIdSchema = z.string().min(1).max(ORDER_ID_MAX);
+
 export const barcodeSchema = z.object({ format: z.enum(BARCODE_FORMATS), value: z.string() });
 
 /** An order item as sold: the design and product facts copied at notification time, so

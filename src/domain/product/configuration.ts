@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { currencySchema, moneySchema } from '../shared/money.ts';
 
 /** Printable ASCII without spaces; `%` and `_` allowed (searches treat them literally). */
 export const skuSchema = z
@@ -6,6 +7,9 @@ export const skuSchema = z
   .regex(/^[\x21-\x7E]{1,100}$/, 'an SKU is 1-100 printable ASCII characters without spaces');
 
 const text = (max: number) => z.string().max(max);
+
+/** One limit for a printshop SKU group's name and for the slug made of it (skuGroup). */
+export const GROUP_NAME_MAX = 200;
 
 export const printAreaSchema = z
   .object({
@@ -16,11 +20,26 @@ export const printAreaSchema = z
   })
   .strict();
 
-/** A product configuration without its identity (supplier, SKU) and without prices. */
+/** A supplier's list price of a configuration, from a catalogue import. */
+export const listPriceSchema = z
+  .object({
+    minQuantity: z.number().int().min(1).max(10_000_000),
+    unitPrice: moneySchema,
+    setupPrice: moneySchema.optional(),
+    currency: currencySchema,
+  })
+  .strict();
+
+/**
+ * A product configuration without its identity (supplier, SKU). `prices` are the
+ * supplier's list prices (a label's own prices, imported by its admin, come first when
+ * a label has some for the SKU).
+ */
 export const configurationSchema = z
   .object({
     baseSKU: text(100).default(''),
-    skuGroup: text(100).default(''),
+    // a printshop group's slug: as long as the group name it is made of
+    skuGroup: text(GROUP_NAME_MAX).default(''),
     name: text(300).default(''),
     printMethod: text(100).default(''),
     printPosition: text(100).default(''),
@@ -33,6 +52,8 @@ export const configurationSchema = z
     supplierPrintAreaNames: z.array(text(200)).max(100).default([]),
     printAreas: z.array(printAreaSchema).max(50).default([]),
     published: z.boolean().default(true),
+    // added later: configurations imported before have none
+    prices: z.array(listPriceSchema).max(100).default([]),
   })
   .strict();
 

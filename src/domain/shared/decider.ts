@@ -5,7 +5,7 @@ export interface Decider<Command, Event, State> {
   evolve(state: State, event: Event): State;
 }
 
-export type DomainErrorKind = 'not_found' | 'conflict' | 'invalid' | 'forbidden';
+export type DomainErrorKind = 'not_found' | 'conflict' | 'invalid' | 'forbidden' | 'rate_limited';
 
 /** A rule of the domain said no. The HTTP layer maps the kind to a status code. */
 export class DomainError extends Error {
@@ -14,6 +14,8 @@ export class DomainError extends Error {
     readonly kind: DomainErrorKind,
     message: string,
     readonly code: string,
+    /** for rate_limited: when another attempt may be made */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }

@@ -26,14 +26,21 @@ export const offeringDetailSchema = offeringSearchItemSchema.extend({
   name: z.string(),
   printAreas: z.array(printAreaSchema),
   published: z.boolean(),
-  prices: z.array(
-    z.object({
-      minQuantity: z.number().int(),
-      unitPrice: z.string(),
-      setupPrice: z.string().optional(),
-      currency: z.string(),
-    }),
-  ),
+  prices: z
+    .array(
+      z.object({
+        minQuantity: z.number().int(),
+        unitPrice: z.string(),
+        setupPrice: z.string().optional(),
+        currency: z.string(),
+      }),
+    )
+    .describe(
+      "the label's own prices where it imported some for this SKU, else the supplier's list prices",
+    ),
+  priceSource: z
+    .enum(['label', 'list'])
+    .describe("label: the prices are the label's own; list: the supplier's list prices (or none)"),
   renamedTo: z.string().optional().describe('set when the SKU was renamed; this is its new SKU'),
 });
 
@@ -57,7 +64,7 @@ export function toItem(row: OfferingRow): z.infer<typeof offeringItemSchema> {
 
 export function toDetail(
   row: OfferingRow,
-  prices: PriceView[],
+  labelPrices: PriceView[],
 ): z.infer<typeof offeringDetailSchema> {
   return {
     ...toItem(row),
@@ -65,7 +72,9 @@ export function toDetail(
     name: row.config.name,
     printAreas: row.config.printAreas,
     published: row.config.published && row.renamed_to === null,
-    prices,
+    ...(labelPrices.length > 0
+      ? { prices: labelPrices, priceSource: 'label' as const }
+      : { prices: row.config.prices, priceSource: 'list' as const }),
     ...(row.renamed_to !== null ? { renamedTo: row.renamed_to } : {}),
   };
 }

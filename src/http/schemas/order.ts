@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { orderIdSchema } from '../../domain/order/events.ts';
 
 export const notificationBody = z
   .object({
-    orderId: z.string().min(1).max(128),
+    orderId: orderIdSchema,
     items: z
       .array(
         z

@@ -140,12 +140,14 @@ export const editorAuthRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
               language: 'en',
             },
           }),
-        response: { 201: sessionSchema, ...problems(400, 404, 409, 413, 415, 422, 502, 503) },
+        response: { 201: sessionSchema, ...problems(400, 404, 409, 413, 415, 422, 429, 502, 503) },
       },
     },
     async (request, reply) => {
       const { labelId } = request.params;
-      const outcome = await callPartner(await target(labelId), 'signup', request.body, {
+      const partner = await target(labelId);
+      await deps.throttle.beforeSignup(labelId, request.body.userName, request.ip);
+      const outcome = await callPartner(partner, 'signup', request.body, {
         timeoutMs: deps.config.partnerTimeoutMs,
         log: request.log,
       });
@@ -182,25 +184,17 @@ export const editorAuthRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
     },
     async (request, reply) => {
       const { labelId } = request.params;
-      const wait = deps.loginGuard.retryAfter(labelId, request.body.userName, request.ip);
-      if (wait !== undefined) {
-        reply.header('retry-after', String(wait));
-        throw new HttpProblem(
-          429,
-          'too_many_failed_logins',
-          `too many failed logins; try again in ${wait} s`,
-        );
-      }
-      const outcome = await callPartner(await target(labelId), 'login', request.body, {
+      const partner = await target(labelId);
+      const attempt = await deps.throttle.beforeLogin(labelId, request.body.userName, request.ip);
+      const outcome = await callPartner(partner, 'login', request.body, {
         timeoutMs: deps.config.partnerTimeoutMs,
         log: request.log,
       });
       if (!outcome.ok) {
-        if (outcome.failure === 'rejected')
-          deps.loginGuard.recordFailure(labelId, request.body.userName, request.ip);
+        await (outcome.failure === 'rejected' ? attempt.rejected() : attempt.unanswered());
         throw partnerProblem('login', outcome);
       }
-      deps.loginGuard.recordSuccess(labelId, request.body.userName);
+      await attempt.succeeded();
       return session(labelId, request, clean(outcome.value));
     },
   );
@@ -216,19 +210,20 @@ export const editorAuthRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
           .object({ userName, language })
           .strict()
           .meta({ example: { userName: 'ada@example.com', language: 'en' } }),
-        response: { 200: forgotPasswordResultSchema, ...problems(400, 404, 413, 415, 502, 503) },
+        response: {
+          200: forgotPasswordResultSchema,
+          ...problems(400, 404, 413, 415, 429, 502, 503),
+        },
       },
     },
     async (request) => {
-      const outcome = await callPartner(
-        await target(request.params.labelId),
-        'forgot-password',
-        request.body,
-        {
-          timeoutMs: deps.config.partnerTimeoutMs,
-          log: request.log,
-        },
-      );
+      const { labelId } = request.params;
+      const partner = await target(labelId);
+      await deps.throttle.beforeForgotPassword(labelId, request.body.userName, request.ip);
+      const outcome = await callPartner(partner, 'forgot-password', request.body, {
+        timeoutMs: deps.config.partnerTimeoutMs,
+        log: request.log,
+      });
       if (!outcome.ok) throw partnerProblem('forgot-password', outcome);
       return outcome.value;
     },

@@ -3,7 +3,12 @@ import { z } from 'zod';
 import { findImport } from '../../../../projections/imports.ts';
 import { requestImport } from '../../../app/imports.ts';
 import { changePrintshopSku } from '../../../app/printshop.ts';
-import { configurationSchema, skuSchema, slugify } from '../../../domain/product/configuration.ts';
+import {
+  configurationSchema,
+  GROUP_NAME_MAX,
+  skuSchema,
+  slugify,
+} from '../../../domain/product/configuration.ts';
 import { principalOf } from '../../auth.ts';
 import { type HttpDeps, readYourWrite } from '../../deps.ts';
 import { BULK_BODY_LIMIT } from '../../limits.ts';
@@ -21,7 +26,7 @@ const groupsBody = z
           .string()
           .trim()
           .min(1)
-          .max(200)
+          .max(GROUP_NAME_MAX)
           .refine((g) => slugify(g).length > 0, {
             message: 'a group name needs at least one letter or digit',
           }),

@@ -6,6 +6,7 @@ import {
   searchOfferings,
   smartlinkPage,
 } from '../../../../projections/offerings.ts';
+import { skuSchema } from '../../../domain/product/configuration.ts';
 import { principalOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
 import { HttpProblem } from '../../problem.ts';
@@ -27,7 +28,6 @@ export const offeringRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (
   const supplier = z.enum(suppliers, {
     message: `supplier must be one of: ${suppliers.join(', ')}`,
   });
-  const sku = z.string().min(1).max(100);
 
   app.addHook('onRequest', app.requireKey('integration'));
   app.addHook('onRequest', async (request) => {
@@ -55,7 +55,7 @@ export const offeringRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (
         security: apiKeySecurity,
         summary:
           'Find configurations by a partial SKU: exact, then prefix, then substring; at most 50',
-        querystring: z.object({ sku, supplier }).strict(),
+        querystring: z.object({ sku: skuSchema, supplier }).strict(),
         response: { 200: z.array(offeringSearchItemSchema), ...problems(400, 401, 403) },
       },
     },
@@ -72,7 +72,7 @@ export const offeringRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (
         tags,
         security: apiKeySecurity,
         summary: "The full configuration of a complete SKU, with the label's prices",
-        querystring: z.object({ sku, supplier }).strict(),
+        querystring: z.object({ sku: skuSchema, supplier }).strict(),
         response: { 200: offeringDetailSchema, ...problems(400, 401, 403, 404) },
       },
     },

@@ -3,14 +3,14 @@ import { z } from 'zod';
 import { findOrder, findOrderItem } from '../../../../projections/orders.ts';
 import { changeBarcode, loadOrder, requestReplay } from '../../../app/orders.ts';
 import { BARCODE_FORMATS, barcodeProblem } from '../../../domain/order/barcode.ts';
-import { orderStream } from '../../../domain/order/events.ts';
+import { orderIdSchema, orderStream } from '../../../domain/order/events.ts';
 import { principalOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
 import { HttpProblem } from '../../problem.ts';
 import { apiKeySecurity, idParams, problems } from '../../schemas/common.ts';
 
 const tags = ['Administrator API'];
-const orderParams = z.object({ orderId: z.string().min(1).max(128) }).strict();
+const orderParams = z.object({ orderId: orderIdSchema }).strict();
 const notFound = () => new HttpProblem(404, 'order_not_found', 'order not found');
 
 const printFileSchema = z.object({
@@ -162,13 +162,15 @@ export const orderAdminRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
               .optional(),
           })
           .strict(),
-        // a Buffer is sent as it is, never serialised
         response: {
-          200: z.string().meta({
-            description: 'the PDF, Content-Type application/pdf',
-            format: 'binary',
-            example: '%PDF-1.7 ...',
-          }),
+          200: {
+            description: 'the PDF',
+            content: {
+              'application/pdf': {
+                schema: z.string().meta({ format: 'binary', example: '%PDF-1.6 ...' }),
+              },
+            },
+          },
           ...problems(400, 401, 403, 404),
         },
       },

@@ -96,7 +96,7 @@ describe('Temporal stopped and started again', () => {
     expect(workerDown.checks.temporal).toEqual({ ok: false, error: 'Temporal does not answer' });
     const apiDown = await ready(api.url);
     expect(apiDown?.status).toBe(503);
-    expect(apiDown?.body.checks.temporal!.ok).toBe(false);
+    expect(apiDown?.body.checks.temporal?.ok).toBe(false);
     // longer than the SDK's own patience with an unreachable server
     const outageMs = 20_000;
     await new Promise((r) => setTimeout(r, outageMs - (Date.now() - downAt)));
@@ -320,7 +320,7 @@ describe('PostgreSQL restarted and stopped under load', () => {
       const notReady = await ready(app.url);
       expect(notReady?.status).toBe(503);
       expect(notReady?.body.checks.database).toMatchObject({ ok: false });
-      expect(notReady?.body.checks.database!.error).toMatch(/database does not answer/);
+      expect(notReady?.body.checks.database?.error).toMatch(/database does not answer/);
       await new Promise((r) => setTimeout(r, Math.max(0, 10_000 - (Date.now() - stoppedAt))));
     } finally {
       cluster.resume();

@@ -182,7 +182,7 @@ export const editorAuthRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
         response: { 200: sessionSchema, ...problems(400, 401, 404, 413, 415, 429, 502, 503) },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const { labelId } = request.params;
       const partner = await target(labelId);
       const attempt = await deps.throttle.beforeLogin(labelId, request.body.userName, request.ip);

@@ -2,13 +2,14 @@
 // Creates a demo label with its keys, a shop integration with the offering permission,
 // a printshop key, a catalogue across the four default suppliers, printshop SKU groups
 // and some prices, then prints the keys.
-// Settings: BASE_URL (http://127.0.0.1:3000), OPERATOR_API_KEY (else DATA_DIR/operator-api-key),
-// SEED_PER_SUPPLIER (1500).
+// Settings: BASE_URL (else http://HOST:PORT, as the service reads them: 127.0.0.1:3000),
+// OPERATOR_API_KEY (else DATA_DIR/operator-api-key), SEED_PER_SUPPLIER (1500).
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { demoConfiguration, http, labelWithShop, seedCatalog } from './lib/demo-catalog.ts';
 
-const baseUrl = process.env.BASE_URL ?? 'http://127.0.0.1:3000';
+const baseUrl =
+  process.env.BASE_URL ?? `http://${process.env.HOST || '127.0.0.1'}:${process.env.PORT || '3000'}`;
 const perSupplier = Number(process.env.SEED_PER_SUPPLIER ?? 1500);
 const dataDir = process.env.DATA_DIR ?? './data';
 const operatorKey =
@@ -21,7 +22,13 @@ const simUrl =
   process.env.PARTNER_SIM_URL ?? `http://127.0.0.1:${Number(new URL(baseUrl).port || 80) + 1}`;
 
 async function main() {
-  const suppliers: string[] = await call('GET', '/operator/suppliers', operatorKey);
+  const suppliers: string[] = await call('GET', '/operator/suppliers', operatorKey).catch(
+    (err: Error) => {
+      throw new Error(
+        `cannot reach the service at ${baseUrl} (${(err.cause as Error | undefined)?.message ?? err.message}); start it with npm start, or set BASE_URL (or HOST and PORT)`,
+      );
+    },
+  );
   const { label, shop } = await labelWithShop(
     call,
     operatorKey,

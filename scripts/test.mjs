@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `npm test`: every suite (unit, contract, integration, e2e) against a throwaway
 // PostgreSQL cluster and a Temporal dev server, then the counts from vitest's JSON
-// report as the last line: "N passed, M failed, K skipped".
+// report as the last line: "N passed, M failed".
+// TEST_NODES (comma-separated node binaries) runs the whole suite once on each, e.g. on
+// Node 24 and on the machine's Node 20, and sums the counts; default: this Node.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -9,36 +11,56 @@ import { ensureDependencies, ensureTemporalCli, root } from './lib/prepare.mjs';
 
 ensureDependencies();
 ensureTemporalCli();
-const report = path.join(root, 'test-results/vitest.json');
-mkdirSync(path.dirname(report), { recursive: true });
-rmSync(report, { force: true });
-const r = spawnSync(
-  process.execPath,
-  [
-    path.join(root, 'node_modules/vitest/vitest.mjs'),
-    'run',
-    '--reporter=default',
-    '--reporter=json',
-    `--outputFile.json=${report}`,
-    ...process.argv.slice(2),
-  ],
-  { cwd: root, stdio: 'inherit', env: process.env },
-);
+
+const nodes = (process.env.TEST_NODES ?? process.execPath).split(',').filter(Boolean);
 let passed = 0;
 let failed = 0;
 let skipped = 0;
-if (existsSync(report)) {
-  const json = JSON.parse(readFileSync(report, 'utf8'));
-  passed = json.numPassedTests;
-  failed = json.numFailedTests;
-  skipped = json.numPendingTests + json.numTodoTests;
-  // a suite that failed to load counts as a failure even though it ran no test
-  failed += json.testResults.filter(
-    (f) => f.status === 'failed' && f.assertionResults.length === 0,
-  ).length;
-} else {
-  failed = 1;
+let code = 0;
+for (const [i, node] of nodes.entries()) {
+  const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  const report = path.join(root, `test-results/vitest-${i}.json`);
+  mkdirSync(path.dirname(report), { recursive: true });
+  rmSync(report, { force: true });
+  console.log(`\n== tests on Node ${version} (${node})`);
+  const r = spawnSync(
+    node,
+    [
+      path.join(root, 'node_modules/vitest/vitest.mjs'),
+      'run',
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${report}`,
+      ...process.argv.slice(2),
+    ],
+    {
+      cwd: root,
+      stdio: 'inherit',
+      // child processes of the tests (the service, npm start) run on the same Node
+      env: { ...process.env, PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH}` },
+    },
+  );
+  let p = 0;
+  let f = 0;
+  let s = 0;
+  if (existsSync(report)) {
+    const json = JSON.parse(readFileSync(report, 'utf8'));
+    p = json.numPassedTests;
+    f = json.numFailedTests;
+    s = json.numPendingTests + json.numTodoTests;
+    // a suite that failed to load counts as a failure even though it ran no test
+    f += json.testResults.filter(
+      (t) => t.status === 'failed' && t.assertionResults.length === 0,
+    ).length;
+  } else {
+    f = 1;
+  }
+  if (r.status !== 0 || f > 0) code = r.status || 1;
+  console.log(`Node ${version}: ${p} passed, ${f} failed, ${s} skipped`);
+  passed += p;
+  failed += f;
+  skipped += s;
 }
-const code = r.status === 0 && failed === 0 ? 0 : r.status || 1;
-console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
+if (skipped > 0) console.log(`${skipped} skipped`);
+console.log(`${passed} passed, ${failed} failed`);
 process.exit(code);

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { allProjections } from '../../projections/index.ts';
@@ -201,6 +202,7 @@ async function startSimulator(
     apiKey,
     port: config.port === 0 ? 0 : config.port + 1,
     host: config.host,
+    usersFile: path.join(config.dataDir, 'partner-sim-users.json'),
   }).catch((err: Error) => {
     log.warn({ error: err.message }, 'partner simulator not started');
     return undefined;

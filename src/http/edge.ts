@@ -117,7 +117,11 @@ export function methodsByPath(app: FastifyInstance): (method: string, url: strin
 /** The router's limit on one path parameter (encoded): above any id's own limit, so ids are checked by their schema. */
 export const MAX_PARAM_LENGTH = 2048;
 
-/** 404 for an unknown path, 405 with Allow for a known path and another method. */
+/**
+ * 404 for an unknown path, 405 with Allow for a known path and another method. Also an
+ * onRequest hook: fastify answers some requests of unrouted methods (QUERY without a
+ * Content-Type) before its not-found handler would run.
+ */
 export function notFoundOrNotAllowed(allowed: (method: string, url: string) => string[]) {
   return (request: FastifyRequest, reply: FastifyReply) => {
     const methods = allowed(request.method, request.url);
@@ -136,5 +140,13 @@ export function notFoundOrNotAllowed(allowed: (method: string, url: string) => s
       reply,
       toProblem(404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`),
     );
+  };
+}
+
+/** onRequest hook: an unrouted request is answered 404 or 405 before anything else looks at it. */
+export function answerUnrouted(allowed: (method: string, url: string) => string[]) {
+  const answer = notFoundOrNotAllowed(allowed);
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.is404) return answer(request, reply);
   };
 }

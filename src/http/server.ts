@@ -12,6 +12,7 @@ import { resolveApiKey } from '../app/auth.ts';
 import { authPlugin } from './auth.ts';
 import type { HttpDeps } from './deps.ts';
 import {
+  answerUnrouted,
   clientErrorHandler,
   frameworkErrors,
   MAX_PARAM_LENGTH,
@@ -55,7 +56,9 @@ export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<F
     trustProxy: deps.config.trustProxy as boolean | string[],
   }).withTypeProvider<ZodTypeProvider>();
 
-  answerWithProblems(app, notFoundOrNotAllowed(methodsByPath(app)));
+  const allowed = methodsByPath(app);
+  answerWithProblems(app, notFoundOrNotAllowed(allowed));
+  app.addHook('onRequest', answerUnrouted(allowed));
   app.addHook('onRoute', addCommonProblems);
 
   // JSON only; an empty body on a route without one is fine (a PUT that only rotates a key).

@@ -1,4 +1,5 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID, scryptSync, timingSafeEqual } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -39,32 +40,67 @@ export interface PartnerSimulator {
 interface SimUser {
   id: string;
   userName: string;
-  password: string;
+  /** scrypt of the password with its salt: `<salt hex>:<hash hex>` */
+  passwordHash: string;
   firstName?: string;
   lastName?: string;
 }
 
+const hashPassword = (password: string, salt = randomBytes(16).toString('hex')) =>
+  `${salt}:${scryptSync(password, salt, 32).toString('hex')}`;
+const passwordMatches = (password: string, stored: string) => {
+  const [salt, hash] = stored.split(':');
+  const actual = Buffer.from(hashPassword(password, salt).split(':')[1]!, 'hex');
+  const expected = Buffer.from(hash ?? '', 'hex');
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+};
+
+/**
+ * A stand-in for a partner's login system. With `usersFile` it keeps the accounts made
+ * through it (passwords as salted scrypt hashes) in that file, owner-only, across
+ * restarts; without, it forgets them when it stops.
+ */
 export async function startPartnerSimulator(options: {
   apiKey: string;
   port?: number;
   host?: string;
+  usersFile?: string;
 }): Promise<PartnerSimulator> {
   const users = new Map<string, SimUser>();
+  if (options.usersFile && existsSync(options.usersFile)) {
+    for (const u of JSON.parse(readFileSync(options.usersFile, 'utf8')) as SimUser[])
+      users.set(u.userName.toLowerCase(), u);
+  }
+  const save = () => {
+    if (options.usersFile)
+      writeFileSync(options.usersFile, JSON.stringify([...users.values()], null, 1), {
+        mode: 0o600,
+      });
+  };
   const requests: SimRequest[] = [];
   let mode: SimMode = 'normal';
   let delayMs = 0;
 
-  const addUser = (u: Omit<SimUser, 'id'>) => {
+  const addUser = (u: {
+    userName: string;
+    password: string;
+    firstName?: string | undefined;
+    lastName?: string | undefined;
+  }) => {
     const id = `p-${randomUUID().slice(0, 8)}`;
-    users.set(u.userName.toLowerCase(), { id, ...u });
+    const { password, ...rest } = u;
+    users.set(u.userName.toLowerCase(), { id, ...rest, passwordHash: hashPassword(password) });
+    save();
     return id;
   };
-  addUser({
-    userName: 'demo@example.com',
-    password: 'demo-password',
-    firstName: 'Demo',
-    lastName: 'User',
-  });
+  if (!users.has('demo@example.com')) {
+    addUser({
+      userName: 'demo@example.com',
+      password: 'demo-password',
+      firstName: 'Demo',
+      lastName: 'User',
+    });
+  }
 
   const send = (
     res: http.ServerResponse,
@@ -102,11 +138,11 @@ export async function startPartnerSimulator(options: {
           firstName: body.firstName as string | undefined,
           lastName: body.lastName as string | undefined,
         });
-        return send(res, 201, record(users.get(userName) ?? { id, userName, password: '' }));
+        return send(res, 201, record(users.get(userName) ?? { id, userName, passwordHash: '' }));
       }
       case '/login': {
         const u = users.get(userName);
-        if (!u || u.password !== body.password) {
+        if (!u || !passwordMatches(String(body.password ?? ''), u.passwordHash)) {
           return send(res, 401, {
             message: 'Wrong user name or password.',
             code: 'INVALID_CREDENTIALS',

@@ -29,7 +29,7 @@ function report(fault: string, figures: Record<string, number | string>) {
 }
 
 interface Readiness {
-  status: 'ready' | 'not_ready';
+  status: 'ready' | 503;
   checks: Record<string, { ok: boolean; error?: string }>;
 }
 

@@ -297,6 +297,29 @@ describe('HTTP slice: labels and shop integrations', () => {
         }
       }
       expect(r.body.paths['/api/shop-integration'].post.responses['201']).toBeDefined();
+      // every error as problem details, the print file as a PDF
+      for (const [path, ops] of Object.entries<
+        Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>
+      >(r.body.paths)) {
+        for (const [method, op] of Object.entries(ops)) {
+          for (const [code, answer] of Object.entries(op.responses)) {
+            if (Number(code) >= 400)
+              expect(Object.keys(answer.content ?? {}), `${method} ${path} ${code}`).toEqual([
+                'application/problem+json',
+              ]);
+          }
+        }
+      }
+      const printFile = r.body.paths['/api/orderitem/{id}/printfile'].get.responses['200'];
+      expect(Object.keys(printFile.content)).toEqual(['application/pdf']);
+      // what a schema can state, it states
+      const body = (path: string, method: string) =>
+        JSON.stringify(r.body.paths[path][method].requestBody.content['application/json'].schema);
+      expect(body('/api/shop-integration/{id}', 'put')).toContain('"minProperties":1');
+      const barcode = body('/api/orderitem/{id}/barcode', 'put');
+      expect(barcode).toContain('^\\\\d{13}$');
+      expect(barcode).toContain('"maxLength":2953');
+      expect(body('/editor/{labelId}/login', 'post')).toContain('"pattern":"^[A-Za-z]{2,3}');
       const docs = await fetch(`${t.url}/docs/`);
       expect(docs.status).toBe(200);
       expect(await docs.text()).toContain('swagger');

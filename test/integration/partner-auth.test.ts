@@ -268,8 +268,10 @@ describe('partner callbacks and editor sessions', () => {
 
   it("sends the label's key for its active environment, and never another label's", async () => {
     const mark = [simA, simAStaging, simB].map((s) => s.requests.length);
-    await post(a.labelId, 'forgot-password', { userName: 'demo@example.com', language: 'en' });
-    await post(b.labelId, 'forgot-password', { userName: 'demo@example.com', language: 'en' });
+    // user names of their own: password resets are limited per user name
+    const someone = () => `someone-${randomUUID()}@example.com`;
+    await post(a.labelId, 'forgot-password', { userName: someone(), language: 'en' });
+    await post(b.labelId, 'forgot-password', { userName: someone(), language: 'en' });
     const switched = await call('POST', `/operator/labels/${a.labelId}/callbacks`, {
       key: t.operatorKey,
       body: {
@@ -279,7 +281,8 @@ describe('partner callbacks and editor sessions', () => {
       },
     });
     expect(switched.status).toBe(200);
-    await post(a.labelId, 'forgot-password', { userName: 'demo@example.com', language: 'en' });
+    const viaStaging = someone();
+    await post(a.labelId, 'forgot-password', { userName: viaStaging, language: 'en' });
     const [newA, newStaging, newB] = [simA, simAStaging, simB].map((s, i) =>
       s.requests.slice(mark[i]),
     ) as [typeof simA.requests, typeof simA.requests, typeof simA.requests];
@@ -291,7 +294,7 @@ describe('partner callbacks and editor sessions', () => {
     expect(new Set(simAStaging.requests.map((r) => r.apiKey))).toEqual(new Set([keys.aStaging]));
     expect(new Set(simB.requests.map((r) => r.apiKey))).toEqual(new Set([keys.b]));
     expect(newStaging[0]!.path).toBe('/forgot-password');
-    expect(newStaging[0]!.body).toEqual({ userName: 'demo@example.com', language: 'en' });
+    expect(newStaging[0]!.body).toEqual({ userName: viaStaging, language: 'en' });
     await call('POST', `/operator/labels/${a.labelId}/callbacks`, {
       key: t.operatorKey,
       body: {

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 export const BARCODE_FORMATS = ['code128', 'ean13', 'qrcode', 'datamatrix'] as const;
 export type BarcodeFormat = (typeof BARCODE_FORMATS)[number];
 
@@ -31,3 +33,22 @@ export function barcodeProblem(format: BarcodeFormat, value: string): string | u
       return undefined;
   }
 }
+
+/**
+ * A barcode as a client sets it: what each format takes, stated in the schema (and in
+ * the OpenAPI document) where a pattern can say it; the EAN-13 check digit and the byte
+ * counts of the 2D formats are checked beside it.
+ */
+export const barcodeInputSchema = z
+  .discriminatedUnion('format', [
+    z
+      .object({ format: z.literal('code128'), value: z.string().regex(/^[\x20-\x7E]{1,80}$/) })
+      .strict(),
+    z.object({ format: z.literal('ean13'), value: z.string().regex(/^\d{13}$/) }).strict(),
+    z.object({ format: z.literal('qrcode'), value: z.string().min(1).max(2953) }).strict(),
+    z.object({ format: z.literal('datamatrix'), value: z.string().min(1).max(1556) }).strict(),
+  ])
+  .superRefine((b, ctx) => {
+    const problem = barcodeProblem(b.format, b.value);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['value'], message: problem });
+  });

@@ -22,7 +22,7 @@ export const updateShopIntegrationBody = z
   .refine((b) => Object.values(b).some((v) => v !== undefined), {
     message: 'send at least one field',
   })
-  .meta({ example: { name: 'Renamed shop' } });
+  .meta({ minProperties: 1, example: { name: 'Renamed shop' } });
 
 const integrationExample = {
   id: '0f8fad5b-d9cb-469f-a165-70867728950e',

@@ -16,8 +16,8 @@ const tags = ['Editor'];
 const language = z
   .string()
   .max(35)
+  .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/, 'a language tag such as en or de-CH')
   .refine((tag) => {
-    if (!/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/.test(tag)) return false;
     try {
       return Intl.getCanonicalLocales(tag).length === 1;
     } catch {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findOrder, findOrderItem } from '../../../../projections/orders.ts';
 import { changeBarcode, loadOrder, requestReplay } from '../../../app/orders.ts';
-import { BARCODE_FORMATS, barcodeProblem } from '../../../domain/order/barcode.ts';
+import { barcodeInputSchema } from '../../../domain/order/barcode.ts';
 import { orderIdSchema, orderStream } from '../../../domain/order/events.ts';
 import { principalOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
@@ -203,14 +203,7 @@ export const orderAdminRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
         security: apiKeySecurity,
         summary: "Set an order item's barcode; its print file is generated again",
         params: idParams,
-        body: z
-          .object({ format: z.enum(BARCODE_FORMATS), value: z.string().max(4000) })
-          .strict()
-          .superRefine((b, ctx) => {
-            const problem = barcodeProblem(b.format, b.value);
-            if (problem) ctx.addIssue({ code: 'custom', path: ['value'], message: problem });
-          })
-          .meta({ example: { format: 'ean13', value: '4006381333931' } }),
+        body: barcodeInputSchema.meta({ example: { format: 'ean13', value: '4006381333931' } }),
         response: {
           200: z.object({ orderItemId: z.uuid(), workflowId: z.string() }),
           ...problems(400, 401, 403, 404),

@@ -1,18 +1,19 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { evaluate, type ReadinessCheck } from '../../../health/readiness.ts';
+import { problemSchema, toProblem } from '../../problem.ts';
 
 const tags = ['System'];
 
-const readiness = z.object({
-  status: z.enum(['ready', 'not_ready']),
-  checks: z.record(z.string(), z.object({ ok: z.boolean(), error: z.string().optional() })),
-});
+const checks = z.record(z.string(), z.object({ ok: z.boolean(), error: z.string().optional() }));
+const readiness = z.object({ status: z.literal('ready'), checks });
+/** Not ready: problem details like every error, with each check's result beside them. */
+const notReady = problemSchema.extend({ checks });
 
 /** Liveness and readiness: on the API server, and on the health port of the other roles. */
 export const systemRoutes: FastifyPluginAsyncZod<{ readiness: ReadinessCheck[] }> = async (
   app,
-  { readiness: checks },
+  { readiness: readinessChecks },
 ) => {
   const alive = {
     schema: {
@@ -33,16 +34,29 @@ export const systemRoutes: FastifyPluginAsyncZod<{ readiness: ReadinessCheck[] }
         tags,
         summary:
           "Readiness: every dependency of this process's role answers, projections and reactors keep up, a worker polls",
-        response: { 200: readiness, 503: readiness },
+        response: {
+          200: readiness,
+          503: {
+            description: 'Not ready: the checks that failed say why',
+            content: { 'application/problem+json': { schema: notReady } },
+          },
+        },
       },
     },
     async (_request, reply) => {
-      const r = await evaluate(checks);
-      if (!r.ready) reply.header('retry-after', '5');
-      return reply.status(r.ready ? 200 : 503).send({
-        status: r.ready ? 'ready' : 'not_ready',
-        checks: r.checks,
-      });
+      const r = await evaluate(readinessChecks);
+      if (r.ready) return { status: 'ready' as const, checks: r.checks };
+      const failed = Object.entries(r.checks)
+        .filter(([, c]) => !c.ok)
+        .map(([name, c]) => `${name}: ${c.error ?? 'failed'}`);
+      reply.header('retry-after', '5');
+      return reply
+        .status(503)
+        .type('application/problem+json')
+        .send({
+          ...toProblem(503, 'not_ready', `not ready: ${failed.join('; ')}`),
+          checks: r.checks,
+        });
     },
   );
 };

@@ -1,5 +1,5 @@
 # One image for every role: --role api|worker|projector|all (see docker-compose.yml).
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./

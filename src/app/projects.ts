@@ -79,7 +79,11 @@ async function validateImage(
   } catch (err) {
     throw invalid(path, `the image cannot be decoded (${(err as Error).message.split('\n')[0]})`);
   }
-  if (meta.format !== format) throw invalid(path, `declared ${format}, is ${meta.format}`);
+  if (meta.format !== format)
+    throw invalid(
+      path,
+      `the image cannot be decoded as the ${format} its data URL declares (it is ${meta.format})`,
+    );
   const pixels = (meta.width ?? 0) * (meta.height ?? 0);
   if (format !== 'svg' && pixels > LIMIT_PIXELS) {
     throw invalid(

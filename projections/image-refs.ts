@@ -102,3 +102,34 @@ async function applyOne(tx: pg.PoolClient, stored: RecordedEvent) {
     }
   }
 }
+
+// ---- queries ----
+
+/**
+ * In a transaction: whether the read model has taken every event up to `head`, with its
+ * checkpoint row shared-locked, so a rebuild (which empties it) or a step of the runner
+ * waits until the transaction ends.
+ */
+export async function holdImageRefsAt(
+  tx: pg.PoolClient,
+  head: { commit: bigint; prepare: bigint },
+): Promise<boolean> {
+  const fresh = await tx.query<{ ok: boolean }>(
+    `SELECT (commit_pos, prepare_pos) >= ($1::numeric, $2::numeric) AS ok
+     FROM projection_checkpoints WHERE name = 'image-refs' FOR SHARE`,
+    [head.commit.toString(), head.prepare.toString()],
+  );
+  return fresh.rows[0]?.ok === true;
+}
+
+/** Of these image hashes, those a live project or an order holds. */
+export async function heldImages(
+  db: Pick<pg.Pool, 'query'>,
+  hashes: string[],
+): Promise<Set<string>> {
+  const held = await db.query<{ sha256: string }>(
+    'SELECT DISTINCT sha256 FROM rm_image_refs WHERE sha256 = ANY($1::text[])',
+    [hashes],
+  );
+  return new Set(held.rows.map((r) => r.sha256));
+}

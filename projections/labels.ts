@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import { labelEvents } from '../src/domain/label/events.ts';
 import type { Projection } from './projection.ts';
 
@@ -30,3 +31,27 @@ export const labelsProjection: Projection = {
     );
   },
 };
+
+// ---- queries ----
+
+/** Partner ids are PostgreSQL integers. */
+export const MAX_PARTNER_ID = 2_147_483_647;
+
+/**
+ * The smallest partner id from `from` on that no label has: gaps are filled, so an
+ * operator's choice of a large id (even the largest) never leaves no next one.
+ */
+export async function freePartnerId(pool: pg.Pool, from: number): Promise<number | undefined> {
+  const r = await pool.query<{ next: string | null }>(
+    `SELECT CASE
+       WHEN $1::int8 > $2::int8 THEN NULL
+       WHEN NOT EXISTS (SELECT 1 FROM rm_labels WHERE partner_id = $1::int8) THEN $1::int8
+       ELSE (SELECT min(l.partner_id)::int8 + 1 FROM rm_labels l
+             WHERE l.partner_id >= $1::int8 AND l.partner_id < $2::int8
+               AND NOT EXISTS (SELECT 1 FROM rm_labels m WHERE m.partner_id = l.partner_id + 1))
+     END AS next`,
+    [from, MAX_PARTNER_ID],
+  );
+  const next = r.rows[0]?.next;
+  return next === null || next === undefined ? undefined : Number(next);
+}

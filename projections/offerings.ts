@@ -216,3 +216,32 @@ export async function smartlinkPage(
   });
   return { rows: [], reachable: count.rows[0]!.n };
 }
+
+/** Of these supplier/SKU pairs, those with no configuration (any state), each once. */
+export async function unknownConfigurations(
+  pool: pg.Pool,
+  wanted: { supplier: string; sku: string }[],
+): Promise<{ supplier: string; sku: string }[]> {
+  const key = (supplier: string, skuLower: string) => `${supplier}\u0000${skuLower}`;
+  const pairs = [...new Map(wanted.map((w) => [key(w.supplier, w.sku.toLowerCase()), w])).values()];
+  const known = await pool.query<{ supplier: string; sku_lower: string }>(
+    `SELECT supplier, sku_lower FROM rm_offerings
+     WHERE (supplier, sku_lower) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+    [pairs.map((p) => p.supplier), pairs.map((p) => p.sku.toLowerCase())],
+  );
+  const found = new Set(known.rows.map((r) => key(r.supplier, r.sku_lower)));
+  return pairs.filter((p) => !found.has(key(p.supplier, p.sku.toLowerCase())));
+}
+
+/** Of these SKUs of a supplier, those already on the platform, by SKU. */
+export async function existingSkus(
+  pool: pg.Pool,
+  supplier: string,
+  skus: string[],
+): Promise<string[]> {
+  const r = await pool.query<{ sku: string }>(
+    'SELECT sku FROM rm_offerings WHERE supplier = $1 AND sku_lower = ANY($2::text[]) ORDER BY sku',
+    [supplier, skus.map((s) => s.toLowerCase())],
+  );
+  return r.rows.map((x) => x.sku);
+}

@@ -172,3 +172,18 @@ export async function findOrderItem(
   );
   return r.rows[0];
 }
+
+/** Orders still received or rendering that last changed more than `settledMs` ago, oldest first. */
+export async function unfinishedOrders(
+  pool: pg.Pool,
+  settledMs: number,
+  limit: number,
+): Promise<{ label_id: string; order_id: string; stream_id: string }[]> {
+  const r = await pool.query<{ label_id: string; order_id: string; stream_id: string }>(
+    `SELECT label_id, order_id, stream_id FROM rm_orders
+     WHERE status IN ('received', 'rendering') AND updated_at < now() - $1::interval
+     ORDER BY received_at LIMIT $2`,
+    [`${settledMs} milliseconds`, limit],
+  );
+  return r.rows;
+}

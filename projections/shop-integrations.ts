@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import {
   type ShopIntegrationEvent,
   shopIntegrationEvents,
@@ -61,7 +62,7 @@ export function evolveRow(
   }
 }
 
-export const SELECT_ROW = `SELECT integration_id, label_id, name, shop_system, shop_url,
+const SELECT_ROW = `SELECT integration_id, label_id, name, shop_system, shop_url,
   notification_url, permissions, api_key_prefix, created_at::text, updated_at::text
   FROM rm_shop_integrations`;
 
@@ -134,3 +135,28 @@ export const shopIntegrationsProjection: Projection = {
     );
   },
 };
+
+// ---- queries ----
+
+export async function findShopIntegration(
+  pool: pg.Pool,
+  labelId: string,
+  id: string,
+): Promise<ShopIntegrationRow | undefined> {
+  const r = await pool.query<ShopIntegrationRow>(
+    `${SELECT_ROW} WHERE integration_id = $1 AND label_id = $2`,
+    [id, labelId],
+  );
+  return r.rows[0];
+}
+
+export async function listShopIntegrations(
+  pool: pg.Pool,
+  labelId: string,
+): Promise<ShopIntegrationRow[]> {
+  const r = await pool.query<ShopIntegrationRow>(
+    `${SELECT_ROW} WHERE label_id = $1 ORDER BY created_at, integration_id`,
+    [labelId],
+  );
+  return r.rows;
+}

@@ -1,14 +1,13 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { handleCommand, loadState } from '../app/command-handler.ts';
-import { importDecider } from '../domain/import/decider.ts';
+import { importAggregate } from '../domain/import/decider.ts';
 import {
   type ImportItem,
   importChunkEvents,
   importChunkStream,
-  importEvents,
   importStream,
 } from '../domain/import/events.ts';
-import { productDecider } from '../domain/product/decider.ts';
+import { productAggregate, productDecider } from '../domain/product/decider.ts';
 import { productEvents, productStream } from '../domain/product/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import { deterministicId } from '../domain/shared/ids.ts';
@@ -32,7 +31,7 @@ async function forEachParallel<T>(items: T[], n: number, fn: (item: T) => Promis
  */
 export function importActivities(store: EventStore) {
   async function state(importId: string) {
-    const s = await loadState(store, importEvents, importDecider, importStream(importId));
+    const s = await loadState(store, importAggregate, importStream(importId));
     if (!s.exists)
       throw ApplicationFailure.nonRetryable(`import ${importId} not found`, 'ImportNotFound');
     return s;
@@ -55,7 +54,9 @@ export function importActivities(store: EventStore) {
     };
     try {
       if (kind === 'catalog') {
-        // an import replaces whatever is there: no state to read, one round trip
+        // decided on the initial state, appended at `any`, not through handleCommand: a
+        // catalogue import replaces whatever is there, so no state needs reading and the
+        // append is one round trip (10,000 configurations in one request)
         const [event] = productDecider.decide(command, productDecider.initialState);
         await store.append(
           stream,
@@ -63,7 +64,7 @@ export function importActivities(store: EventStore) {
           'any',
         );
       } else {
-        await handleCommand(store, productEvents, productDecider, stream, command, meta, () => id);
+        await handleCommand(store, productAggregate, stream, command, meta, { eventIds: () => id });
       }
       return undefined;
     } catch (err) {
@@ -100,12 +101,11 @@ export function importActivities(store: EventStore) {
       const created = added.data.items.length - skipped.length;
       await handleCommand(
         store,
-        importEvents,
-        importDecider,
+        importAggregate,
         importStream(importId),
         { type: 'RecordChunkApplied', chunk, created, skipped },
         meta,
-        () => deterministicId('import-chunk', importId, String(chunk)),
+        { eventIds: () => deterministicId('import-chunk', importId, String(chunk)) },
       );
       return { created, skipped: skipped.length };
     },
@@ -113,12 +113,11 @@ export function importActivities(store: EventStore) {
     async completeImport(importId: string) {
       const r = await handleCommand(
         store,
-        importEvents,
-        importDecider,
+        importAggregate,
         importStream(importId),
         { type: 'CompleteImport', at: new Date() },
         meta,
-        () => deterministicId('import-completed', importId),
+        { eventIds: () => deterministicId('import-completed', importId) },
       );
       const s = r.state;
       if (!s.exists) throw ApplicationFailure.nonRetryable('import vanished', 'ImportNotFound');

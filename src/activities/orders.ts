@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { handleCommandOn, readState } from '../app/command-handler.ts';
+import { derivedIds, handleCommand, readState } from '../app/command-handler.ts';
 import { loadImage } from '../app/images.ts';
-import { type ItemState, type OrderCommand, orderDecider } from '../domain/order/decider.ts';
-import { orderEvents } from '../domain/order/events.ts';
-import { deterministicId } from '../domain/shared/ids.ts';
+import { type ItemState, type OrderCommand, orderAggregate } from '../domain/order/decider.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import { renderBarcode } from '../print/barcode.ts';
 import { RenderError } from '../print/errors.ts';
@@ -78,27 +76,22 @@ export function orderActivities(deps: {
   const loader = (src: string) => loadImage(images, src);
   /** reads the order once; `read` lets the command that follows skip a second read */
   const load = async (stream: string) => {
-    const read = await readState(store, orderEvents, orderDecider, stream);
+    const read = await readState(store, orderAggregate, stream);
     const s = read.state;
     if (!s.exists) throw ApplicationFailure.nonRetryable(`no order in ${stream}`, 'OrderNotFound');
     return { s, read };
   };
+  /** an order command with ids derived from the stream and `idParts`: a retry appends nothing twice */
   const run = (
     stream: string,
     read: Awaited<ReturnType<typeof load>>['read'] | undefined,
     command: OrderCommand,
     ...idParts: string[]
   ) =>
-    handleCommandOn(
-      store,
-      orderEvents,
-      orderDecider,
-      stream,
-      command,
-      meta,
-      (i) => deterministicId(stream, ...idParts, String(i)),
-      read,
-    );
+    handleCommand(store, orderAggregate, stream, command, meta, {
+      eventIds: derivedIds(stream, ...idParts),
+      ...(read ? { read } : {}),
+    });
 
   return {
     async startRendering(stream: string): Promise<string[]> {

@@ -40,7 +40,7 @@ export class TooManyAttempts extends DomainError {
       'rate_limited',
       `too many ${what}; try again in ${retryAfterSeconds} s`,
       'too_many_attempts',
-      retryAfterSeconds,
+      { retryAfterSeconds },
     );
   }
 }

@@ -1,14 +1,10 @@
-import { labelDecider } from '../domain/label/decider.ts';
-import { labelEvents, labelStream } from '../domain/label/events.ts';
-import { printshopKeyDecider } from '../domain/printshop-key/decider.ts';
-import { printshopKeyEvents, printshopKeyStream } from '../domain/printshop-key/events.ts';
+import { labelAggregate } from '../domain/label/decider.ts';
+import { labelStream } from '../domain/label/events.ts';
+import { printshopKeyAggregate } from '../domain/printshop-key/decider.ts';
+import { printshopKeyStream } from '../domain/printshop-key/events.ts';
 import { keyMatches, parseKey, secretEquals } from '../domain/shared/keys.ts';
-import { shopIntegrationDecider } from '../domain/shop-integration/decider.ts';
-import {
-  type Permission,
-  shopIntegrationEvents,
-  shopIntegrationStream,
-} from '../domain/shop-integration/events.ts';
+import { shopIntegrationAggregate } from '../domain/shop-integration/decider.ts';
+import { type Permission, shopIntegrationStream } from '../domain/shop-integration/events.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import { loadState } from './command-handler.ts';
 import type { StreamStateCache } from './stream-state-cache.ts';
@@ -50,9 +46,7 @@ export async function resolveApiKey(
     case 'adm':
     case 'ful': {
       const stream = labelStream(parsed.ownerId);
-      const s = await cached(cache, stream, () =>
-        loadState(store, labelEvents, labelDecider, stream),
-      );
+      const s = await cached(cache, stream, () => loadState(store, labelAggregate, stream));
       if (!s.exists) return undefined;
       if (parsed.kind === 'adm') {
         return keyMatches(presented, s.adminKey)
@@ -66,7 +60,7 @@ export async function resolveApiKey(
     case 'int': {
       const stream = shopIntegrationStream(parsed.ownerId);
       const s = await cached(cache, stream, () =>
-        loadState(store, shopIntegrationEvents, shopIntegrationDecider, stream),
+        loadState(store, shopIntegrationAggregate, stream),
       );
       if (!s.exists || !keyMatches(presented, s.apiKey)) return undefined;
       return {
@@ -78,9 +72,7 @@ export async function resolveApiKey(
     }
     case 'psk': {
       const stream = printshopKeyStream(parsed.ownerId);
-      const s = await cached(cache, stream, () =>
-        loadState(store, printshopKeyEvents, printshopKeyDecider, stream),
-      );
+      const s = await cached(cache, stream, () => loadState(store, printshopKeyAggregate, stream));
       return s.exists && keyMatches(presented, s.key)
         ? { kind: 'printshop', keyId: s.keyId }
         : undefined;

@@ -1,10 +1,12 @@
 import type pg from 'pg';
 import { decrypt, encrypt, ensureOwnerKey, ownerKey } from '../db/encryption-keys.ts';
-import { labelDecider } from '../domain/label/decider.ts';
-import { type Environment, labelEvents, labelStream } from '../domain/label/events.ts';
+import { labelAggregate } from '../domain/label/decider.ts';
+import { type Environment, labelStream } from '../domain/label/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import type { EventMetadata, EventStore } from '../eventstore/port.ts';
+import type { CallbackTarget } from '../partner/client.ts';
 import { handleCommand, loadState } from './command-handler.ts';
+import type { AppContext } from './context.ts';
 
 export interface CallbackInput {
   staging?: { url: string; apiKey: string } | undefined;
@@ -14,13 +16,12 @@ export interface CallbackInput {
 
 /** Sets a label's partner callback addresses; the keys are stored encrypted only. */
 export async function configureCallbacks(
-  store: EventStore,
-  pool: pg.Pool,
+  { store, pool }: AppContext,
   labelId: string,
   input: CallbackInput,
   metadata: EventMetadata,
 ): Promise<void> {
-  const label = await loadState(store, labelEvents, labelDecider, labelStream(labelId));
+  const label = await loadState(store, labelAggregate, labelStream(labelId));
   if (!label.exists) throw new DomainError('not_found', 'label not found', 'label_not_found');
   const key = await ensureOwnerKey(pool, labelId);
   const seal = (t: { url: string; apiKey: string }) => ({
@@ -29,8 +30,7 @@ export async function configureCallbacks(
   });
   await handleCommand(
     store,
-    labelEvents,
-    labelDecider,
+    labelAggregate,
     labelStream(labelId),
     {
       type: 'ConfigureCallbacks',
@@ -43,15 +43,13 @@ export async function configureCallbacks(
   );
 }
 
-export type CallbackTarget = { url: string; apiKey: string; environment: Environment };
-
 /** The label's callback for its active environment; undefined: no such label; null: not configured. */
 export async function activeCallback(
   store: EventStore,
   pool: pg.Pool,
   labelId: string,
 ): Promise<CallbackTarget | null | undefined> {
-  const label = await loadState(store, labelEvents, labelDecider, labelStream(labelId));
+  const label = await loadState(store, labelAggregate, labelStream(labelId));
   if (!label.exists) return undefined;
   if (!label.callbacks) return null;
   const { environment } = label.callbacks;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type Decider, fold } from '../domain/shared/decider.ts';
-import type { EventRegistry } from '../domain/shared/events.ts';
+import { type Aggregate, fold } from '../domain/shared/decider.ts';
+import { deterministicId } from '../domain/shared/ids.ts';
 import {
   type AppendResult,
   type EventMetadata,
@@ -16,6 +16,22 @@ export interface Handled<E, S> {
   appended: AppendResult | undefined;
 }
 
+export interface CommandOptions<S> {
+  /**
+   * Ids for the decided events (default: random). Ids derived from what is recorded
+   * (`derivedIds`) make a retried command, a retried activity say, append nothing twice.
+   */
+  eventIds?: (index: number) => string;
+  /** the stream as the caller has just read and folded it: spares a read */
+  read?: { stored: RecordedEvent[]; state: S };
+}
+
+/** Event ids derived from business facts: the same facts, the same ids. */
+export const derivedIds =
+  (...parts: string[]) =>
+  (index: number) =>
+    deterministicId(...parts, String(index));
+
 /**
  * read stream -> fold -> decide -> append at the revision that was read. A concurrent
  * writer makes the append fail with WrongExpectedRevisionError; the command is then
@@ -24,34 +40,17 @@ export interface Handled<E, S> {
  */
 export async function handleCommand<C, E extends { type: string; data: unknown }, S>(
   store: EventStore,
-  registry: EventRegistry<E>,
-  decider: Decider<C, E, S>,
+  aggregate: Aggregate<C, E, S, never>,
   streamId: string,
   command: C,
   metadata: EventMetadata,
-  /** ids for the decided events; derived ids make a retried command append nothing twice */
-  eventId: (index: number) => string = () => randomUUID(),
+  options: CommandOptions<S> = {},
 ): Promise<Handled<E, S>> {
-  return handleCommandOn(store, registry, decider, streamId, command, metadata, eventId, undefined);
-}
-
-/**
- * handleCommand on events the caller has just read and folded itself, which saves a
- * read; a conflict still re-reads and decides once more.
- */
-export async function handleCommandOn<C, E extends { type: string; data: unknown }, S>(
-  store: EventStore,
-  registry: EventRegistry<E>,
-  decider: Decider<C, E, S>,
-  streamId: string,
-  command: C,
-  metadata: EventMetadata,
-  eventId: (index: number) => string,
-  read: { stored: RecordedEvent[]; state: S } | undefined,
-): Promise<Handled<E, S>> {
+  const eventId = options.eventIds ?? (() => randomUUID());
+  const { events: registry, decider } = aggregate;
   for (let attempt = 0; ; attempt++) {
     const { stored, state } =
-      read && attempt === 0 ? read : await readState(store, registry, decider, streamId);
+      options.read && attempt === 0 ? options.read : await readState(store, aggregate, streamId);
     const events = decider.decide(command, state);
     if (events.length === 0) return { events, state, appended: undefined };
     const expected = stored.length === 0 ? 'no_stream' : stored[stored.length - 1]!.revision;
@@ -72,26 +71,24 @@ export async function handleCommandOn<C, E extends { type: string; data: unknown
 /** Reads an aggregate's current state. */
 export async function loadState<C, E extends { type: string; data: unknown }, S>(
   store: EventStore,
-  registry: EventRegistry<E>,
-  decider: Decider<C, E, S>,
+  aggregate: Aggregate<C, E, S, never>,
   streamId: string,
 ): Promise<S> {
-  return (await readState(store, registry, decider, streamId)).state;
+  return (await readState(store, aggregate, streamId)).state;
 }
 
 /** The stream's events and the state they fold to. */
 export async function readState<C, E extends { type: string; data: unknown }, S>(
   store: EventStore,
-  registry: EventRegistry<E>,
-  decider: Decider<C, E, S>,
+  aggregate: Aggregate<C, E, S, never>,
   streamId: string,
 ): Promise<{ stored: RecordedEvent[]; state: S }> {
   const stored = await store.readStream(streamId);
   return {
     stored,
     state: fold(
-      decider,
-      stored.map((e) => registry.deserialize(e)),
+      aggregate.decider,
+      stored.map((e) => aggregate.events.deserialize(e)),
     ),
   };
 }

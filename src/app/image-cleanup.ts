@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { ProjectionRunner } from '../../projections/runner.ts';
+import { heldImages, holdImageRefsAt } from '#projections/image-refs';
+import type { ProjectionRunner } from '#projections/runner';
 import { inTransaction } from '../db/database.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import type { FileStorage } from '../storage/port.ts';
@@ -35,19 +36,11 @@ export async function removeUnheldImages(
   for (let i = 0; i < keys.length; i += BATCH) {
     const batch = keys.slice(i, i + BATCH);
     const done = await inTransaction(deps.pool, async (tx) => {
-      // the checkpoint row shared-locked: a rebuild (which empties the read model) or
-      // a step of the runner waits until this batch is decided and done
-      const fresh = await tx.query<{ ok: boolean }>(
-        `SELECT (commit_pos, prepare_pos) >= ($1::numeric, $2::numeric) AS ok
-         FROM projection_checkpoints WHERE name = 'image-refs' FOR SHARE`,
-        [head.commit.toString(), head.prepare.toString()],
+      if (!(await holdImageRefsAt(tx, head))) return undefined;
+      const heldSet = await heldImages(
+        tx,
+        batch.map((k) => path.basename(k)),
       );
-      if (!fresh.rows[0]?.ok) return undefined;
-      const held = await tx.query<{ sha256: string }>(
-        'SELECT DISTINCT sha256 FROM rm_image_refs WHERE sha256 = ANY($1::text[])',
-        [batch.map((k) => path.basename(k))],
-      );
-      const heldSet = new Set(held.rows.map((r) => r.sha256));
       let n = 0;
       for (const key of batch) {
         if (!heldSet.has(path.basename(key)) && (await deps.images.remove(key, since))) n++;

@@ -1,16 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { importDecider } from '../domain/import/decider.ts';
+import { findImport } from '#projections/imports';
+import { importAggregate } from '../domain/import/decider.ts';
 import {
   CHUNK_SIZE,
   type ImportItem,
   type ImportKind,
   importChunkEvents,
   importChunkStream,
-  importEvents,
   importStream,
 } from '../domain/import/events.ts';
-import type { EventMetadata, EventStore, Position } from '../eventstore/port.ts';
+import type { Configuration } from '../domain/product/configuration.ts';
+import { DomainError } from '../domain/shared/decider.ts';
+import type { EventMetadata, Position } from '../eventstore/port.ts';
 import { handleCommand } from './command-handler.ts';
+import type { AppContext } from './context.ts';
 
 export interface RequestedImport {
   importId: string;
@@ -23,7 +26,7 @@ export interface RequestedImport {
  * recorded leaves only unreferenced chunk streams behind.
  */
 export async function requestImport(
-  store: EventStore,
+  { store }: AppContext,
   input: { kind: ImportKind; supplier: string; items: ImportItem[]; groups?: number },
   metadata: EventMetadata,
 ): Promise<RequestedImport> {
@@ -37,6 +40,7 @@ export async function requestImport(
         type: 'ImportChunkAdded',
         data: { importId, chunk, items: chunkItems },
       });
+      // a chunk is data, not an aggregate: written once, at no_stream, no decision to make
       return store.append(
         importChunkStream(importId, chunk),
         [{ id: randomUUID(), ...event, metadata }],
@@ -46,8 +50,7 @@ export async function requestImport(
   );
   const { appended } = await handleCommand(
     store,
-    importEvents,
-    importDecider,
+    importAggregate,
     importStream(importId),
     {
       type: 'RequestImport',
@@ -60,4 +63,36 @@ export async function requestImport(
     metadata,
   );
   return { importId, position: appended!.position };
+}
+
+/** A catalogue of a supplier: configurations that replace those with the same SKU. */
+export async function importCatalog(
+  ctx: AppContext,
+  supplier: string,
+  configurations: (Configuration & { sku: string; supplier?: string | undefined })[],
+  metadata: EventMetadata,
+): Promise<{ importId: string; accepted: number }> {
+  const wrong = configurations.findIndex(
+    (c) => c.supplier !== undefined && c.supplier !== supplier,
+  );
+  if (wrong >= 0) {
+    throw new DomainError(
+      'invalid',
+      `${wrong}.supplier must be ${supplier}, the supplier in the path`,
+      'validation_failed',
+    );
+  }
+  const items = configurations.map(({ sku, supplier: _s, ...configuration }) => ({
+    sku,
+    configuration,
+  }));
+  const { importId } = await requestImport(ctx, { kind: 'catalog', supplier, items }, metadata);
+  return { importId, accepted: items.length };
+}
+
+/** An import's progress; one of another kind is not found. */
+export async function importProgress(ctx: AppContext, importId: string, kind: ImportKind) {
+  const view = await findImport(ctx.pool, importId, kind);
+  if (!view) throw new DomainError('not_found', 'no such import', 'import_not_found');
+  return view;
 }

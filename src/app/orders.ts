@@ -1,20 +1,21 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { findOffering } from '../../projections/offerings.ts';
-import { findOrderItem } from '../../projections/orders.ts';
+import { findOffering } from '#projections/offerings';
+import { findOrder, findOrderItem } from '#projections/orders';
 import { encrypt, ensureOwnerKey } from '../db/encryption-keys.ts';
-import { cartItemDecider } from '../domain/cart/decider.ts';
-import { cartItemEvents, cartItemStream } from '../domain/cart/events.ts';
+import { cartItemAggregate } from '../domain/cart/decider.ts';
+import { cartItemStream } from '../domain/cart/events.ts';
 import type { BarcodeFormat } from '../domain/order/barcode.ts';
-import { type OrderState, orderDecider } from '../domain/order/decider.ts';
-import { type OrderItem, orderEvents, orderStream } from '../domain/order/events.ts';
-import { projectDecider } from '../domain/project/decider.ts';
-import { projectEvents, projectStream } from '../domain/project/events.ts';
+import { type OrderState, orderAggregate } from '../domain/order/decider.ts';
+import { type OrderItem, orderStream } from '../domain/order/events.ts';
+import { projectAggregate } from '../domain/project/decider.ts';
+import { projectStream } from '../domain/project/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import type { EventMetadata, EventStore, Position } from '../eventstore/port.ts';
 import { WrongExpectedRevisionError } from '../eventstore/port.ts';
 import { workflowIds } from '../temporal/workflow-ids.ts';
 import { handleCommand, loadState } from './command-handler.ts';
+import type { AppContext } from './context.ts';
 
 export interface Notification {
   orderId: string;
@@ -71,12 +72,7 @@ async function resolveItems(
     let projectId = line.projectId;
     let cartItemId: string | undefined;
     if (line.cartItemId) {
-      const cart = await loadState(
-        store,
-        cartItemEvents,
-        cartItemDecider,
-        cartItemStream(line.cartItemId),
-      );
+      const cart = await loadState(store, cartItemAggregate, cartItemStream(line.cartItemId));
       if (cart.status !== 'active' || cart.labelId !== labelId) {
         problems.push(`unknown cart item ${line.cartItemId}`);
         continue;
@@ -84,12 +80,7 @@ async function resolveItems(
       projectId = cart.projectId;
       cartItemId = line.cartItemId;
     }
-    const project = await loadState(
-      store,
-      projectEvents,
-      projectDecider,
-      projectStream(projectId!),
-    );
+    const project = await loadState(store, projectAggregate, projectStream(projectId!));
     if (project.status !== 'active' || project.labelId !== labelId) {
       problems.push(`unknown project ${projectId}`);
       continue;
@@ -119,13 +110,26 @@ async function resolveItems(
 }
 
 /**
- * Records a sale notification. The order's stream is created with no_stream; the same
- * order id with the same body answers what was recorded, with another body 409; unknown
- * projects or cart items are 400 and record nothing. Customer data is stored encrypted.
+ * Records a sale notification; its print workflow is started from the log, so
+ * `accepted` means recorded, whether or not the workflow service answers right now. The
+ * order's stream is created with no_stream; the same order id with the same body
+ * answers what was recorded, with another body 409; unknown projects or cart items are
+ * 400 and record nothing. Customer data is stored encrypted.
  */
 export async function receiveOrder(
-  store: EventStore,
-  pool: pg.Pool,
+  ctx: AppContext,
+  labelId: string,
+  source: { channel: 'shop' | 'fulfillment'; integrationId?: string },
+  n: Notification,
+  metadata: EventMetadata,
+): Promise<NotificationAnswer> {
+  const { answer, position } = await recordOrder(ctx, labelId, source, n, metadata);
+  await ctx.readModels.seen('orders', position);
+  return answer;
+}
+
+async function recordOrder(
+  { store, pool }: AppContext,
   labelId: string,
   source: { channel: 'shop' | 'fulfillment'; integrationId?: string },
   n: Notification,
@@ -134,7 +138,7 @@ export async function receiveOrder(
   const bodyHash = createHash('sha256').update(canonical(n)).digest('hex');
   const stream = orderStream(labelId, n.orderId);
   for (let attempt = 0; attempt < 3; attempt++) {
-    const existing = await loadState(store, orderEvents, orderDecider, stream);
+    const existing = await loadState(store, orderAggregate, stream);
     if (existing.exists) {
       if (existing.bodyHash !== bodyHash) {
         throw new DomainError(
@@ -153,8 +157,7 @@ export async function receiveOrder(
     try {
       const r = await handleCommand(
         store,
-        orderEvents,
-        orderDecider,
+        orderAggregate,
         stream,
         {
           type: 'ReceiveOrder',
@@ -182,11 +185,11 @@ export async function receiveOrder(
 
 /** An order's state from its stream. */
 export const loadOrderState = (store: EventStore, stream: string) =>
-  loadState(store, orderEvents, orderDecider, stream);
+  loadState(store, orderAggregate, stream);
 
 /** The order's state, for a label; another label's order is not found. */
-export async function loadOrder(store: EventStore, labelId: string, orderId: string) {
-  const state = await loadState(store, orderEvents, orderDecider, orderStream(labelId, orderId));
+async function loadOrder(store: EventStore, labelId: string, orderId: string) {
+  const state = await loadState(store, orderAggregate, orderStream(labelId, orderId));
   return state.exists && state.labelId === labelId ? state : undefined;
 }
 
@@ -195,7 +198,7 @@ export async function loadOrder(store: EventStore, labelId: string, orderId: str
  * 404 for an unknown order (or another label's), 409 when it has no print file yet.
  */
 export async function requestReplay(
-  store: EventStore,
+  { store }: AppContext,
   labelId: string,
   orderId: string,
   metadata: EventMetadata,
@@ -205,8 +208,7 @@ export async function requestReplay(
   const replayId = randomUUID();
   await handleCommand(
     store,
-    orderEvents,
-    orderDecider,
+    orderAggregate,
     orderStream(labelId, orderId),
     { type: 'RequestReplay', replayId, at: new Date() },
     { ...metadata, labelId },
@@ -219,8 +221,7 @@ export async function requestReplay(
  * from the log, one workflow per update.
  */
 export async function changeBarcode(
-  store: EventStore,
-  pool: pg.Pool,
+  { store, pool }: AppContext,
   labelId: string,
   orderItemId: string,
   barcode: { format: BarcodeFormat; value: string },
@@ -230,8 +231,7 @@ export async function changeBarcode(
   if (!item) throw new DomainError('not_found', 'order item not found', 'order_item_not_found');
   const r = await handleCommand(
     store,
-    orderEvents,
-    orderDecider,
+    orderAggregate,
     item.stream_id,
     { type: 'UpdateBarcode', orderItemId, barcode, at: new Date() },
     { ...metadata, labelId },
@@ -239,4 +239,36 @@ export async function changeBarcode(
   if (!r.state.exists) throw new Error('order vanished');
   const version = r.state.items.get(orderItemId)!.barcodeVersion;
   return { orderItemId, workflowId: workflowIds.barcode(orderItemId, version) };
+}
+
+const orderNotFound = () => new DomainError('not_found', 'order not found', 'order_not_found');
+
+/** An order of a label with its items, from the orders read model. */
+export async function orderView(ctx: AppContext, labelId: string, orderId: string) {
+  const order = await findOrder(ctx.pool, labelId, orderId);
+  if (!order) throw orderNotFound();
+  return order;
+}
+
+/** The order's events as stored, in order (personal data stays encrypted in them). */
+export async function orderHistory(ctx: AppContext, labelId: string, orderId: string) {
+  if (!(await loadOrder(ctx.store, labelId, orderId))) throw orderNotFound();
+  return ctx.store.readStream(orderStream(labelId, orderId));
+}
+
+/** An order item's print file: the one with `sha256`, else the latest. */
+export async function printFile(
+  ctx: AppContext,
+  labelId: string,
+  orderItemId: string,
+  sha256?: string,
+): Promise<{ bytes: Buffer; sha256: string }> {
+  const item = await findOrderItem(ctx.pool, labelId, orderItemId);
+  const file = sha256
+    ? item?.print_files.find((f) => f.sha256 === sha256)
+    : item?.print_files.at(-1);
+  const bytes = file && (await ctx.storage.get(file.storageKey));
+  if (!file || !bytes)
+    throw new DomainError('not_found', 'no print file for this order item', 'print_file_not_found');
+  return { bytes, sha256: file.sha256 };
 }

@@ -1,53 +1,33 @@
 import { randomUUID } from 'node:crypto';
-import type pg from 'pg';
+import { findUserRef } from '#projections/partner-users';
+import { countUserProjects, listUserProjects } from '#projections/projects';
 import { destroyOwnerKey, encrypt, ensureOwnerKey } from '../db/encryption-keys.ts';
-import {
-  type PartnerUserCommand,
-  partnerUserDecider,
-  type UserIdClaimCommand,
-  userIdClaimDecider,
-} from '../domain/partner-user/decider.ts';
+import { partnerUserAggregate, userIdClaimAggregate } from '../domain/partner-user/decider.ts';
 import {
   type Profile,
-  partnerUserEvents,
   partnerUserStream,
-  userIdClaimEvents,
   userIdClaimStream,
 } from '../domain/partner-user/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import type { EventMetadata, EventStore, Position } from '../eventstore/port.ts';
 import { handleCommand, loadState } from './command-handler.ts';
+import type { AppContext } from './context.ts';
 
 const notFound = () => new DomainError('not_found', 'user not found', 'user_not_found');
 
-const onUser = (
-  store: EventStore,
-  userRef: string,
-  command: PartnerUserCommand,
-  meta: EventMetadata,
-) =>
-  handleCommand(
-    store,
-    partnerUserEvents,
-    partnerUserDecider,
-    partnerUserStream(userRef),
-    command,
-    meta,
-  );
-
-const onClaim = (
+/** Claims a partner's user id for a user (409 when another user holds it). */
+const claimUserId = (
   store: EventStore,
   labelId: string,
   userId: string,
-  command: UserIdClaimCommand,
+  userRef: string,
   meta: EventMetadata,
 ) =>
   handleCommand(
     store,
-    userIdClaimEvents,
-    userIdClaimDecider,
+    userIdClaimAggregate,
     userIdClaimStream(labelId, userId),
-    command,
+    { type: 'ClaimUserId', labelId, userRef },
     meta,
   );
 
@@ -58,7 +38,14 @@ const releaseUserId = (
   userId: string,
   userRef: string,
   meta: EventMetadata,
-) => onClaim(store, labelId, userId, { type: 'ReleaseUserId', userRef }, meta);
+) =>
+  handleCommand(
+    store,
+    userIdClaimAggregate,
+    userIdClaimStream(labelId, userId),
+    { type: 'ReleaseUserId', userRef },
+    meta,
+  );
 
 /** The user a partner's user id names in a label, read from the event store (consistent). */
 export async function resolveUser(
@@ -66,19 +53,9 @@ export async function resolveUser(
   labelId: string,
   userId: string,
 ): Promise<string | undefined> {
-  const claim = await loadState(
-    store,
-    userIdClaimEvents,
-    userIdClaimDecider,
-    userIdClaimStream(labelId, userId),
-  );
+  const claim = await loadState(store, userIdClaimAggregate, userIdClaimStream(labelId, userId));
   if (!claim.claimedBy) return undefined;
-  const user = await loadState(
-    store,
-    partnerUserEvents,
-    partnerUserDecider,
-    partnerUserStream(claim.claimedBy),
-  );
+  const user = await loadState(store, partnerUserAggregate, partnerUserStream(claim.claimedBy));
   return user.status === 'active' && user.userId === userId && user.labelId === labelId
     ? user.userRef
     : undefined;
@@ -89,12 +66,7 @@ export async function isActiveUser(
   labelId: string,
   userRef: string,
 ): Promise<boolean> {
-  const user = await loadState(
-    store,
-    partnerUserEvents,
-    partnerUserDecider,
-    partnerUserStream(userRef),
-  );
+  const user = await loadState(store, partnerUserAggregate, partnerUserStream(userRef));
   return user.status === 'active' && user.labelId === labelId;
 }
 
@@ -103,8 +75,19 @@ export async function isActiveUser(
  * name) is stored encrypted with the user's own key; a changed profile is recorded.
  */
 export async function registerPartnerUser(
-  store: EventStore,
-  pool: pg.Pool,
+  ctx: Pick<AppContext, 'store' | 'pool' | 'readModels'>,
+  labelId: string,
+  userId: string,
+  profile: Profile | undefined,
+  metadata: EventMetadata,
+): Promise<{ userRef: string }> {
+  const { userRef, position } = await register(ctx, labelId, userId, profile, metadata);
+  await ctx.readModels.seen('partner-users', position);
+  return { userRef };
+}
+
+async function register(
+  { store, pool }: Pick<AppContext, 'store' | 'pool'>,
   labelId: string,
   userId: string,
   profile: Profile | undefined,
@@ -115,9 +98,10 @@ export async function registerPartnerUser(
   if (existing) {
     if (!profile) return { userRef: existing, position: undefined };
     const key = await ensureOwnerKey(pool, existing);
-    const r = await onUser(
+    const r = await handleCommand(
       store,
-      existing,
+      partnerUserAggregate,
+      partnerUserStream(existing),
       {
         type: 'ChangeProfile',
         profile: encrypt(key, profile),
@@ -129,20 +113,11 @@ export async function registerPartnerUser(
   }
   const userRef = randomUUID();
   const key = await ensureOwnerKey(pool, userRef);
-  await onClaim(
+  await claimUserId(store, labelId, userId, userRef, meta);
+  const r = await handleCommand(
     store,
-    labelId,
-    userId,
-    {
-      type: 'ClaimUserId',
-      labelId,
-      userRef,
-    },
-    meta,
-  );
-  const r = await onUser(
-    store,
-    userRef,
+    partnerUserAggregate,
+    partnerUserStream(userRef),
     {
       type: 'RegisterPartnerUser',
       userRef,
@@ -162,6 +137,18 @@ export async function registerPartnerUser(
  * to the user, not to the id, so they follow.
  */
 export async function rekeyPartnerUser(
+  ctx: AppContext,
+  labelId: string,
+  userId: string,
+  newUserId: string,
+  metadata: EventMetadata,
+): Promise<{ userId: string; projects: number }> {
+  const { userRef, position } = await rekey(ctx.store, labelId, userId, newUserId, metadata);
+  await ctx.readModels.seen('partner-users', position);
+  return { userId: newUserId, projects: await countUserProjects(ctx.pool, userRef) };
+}
+
+async function rekey(
   store: EventStore,
   labelId: string,
   userId: string,
@@ -172,20 +159,11 @@ export async function rekeyPartnerUser(
   if (!userRef) throw notFound();
   const meta = { ...metadata, labelId };
   if (newUserId === userId) return { userRef, position: undefined };
-  await onClaim(
+  await claimUserId(store, labelId, newUserId, userRef, meta);
+  const r = await handleCommand(
     store,
-    labelId,
-    newUserId,
-    {
-      type: 'ClaimUserId',
-      labelId,
-      userRef,
-    },
-    meta,
-  );
-  const r = await onUser(
-    store,
-    userRef,
+    partnerUserAggregate,
+    partnerUserStream(userRef),
     {
       type: 'RekeyPartnerUser',
       newUserId,
@@ -203,19 +181,19 @@ export async function rekeyPartnerUser(
  * projects and cart items) and the partner id released.
  */
 export async function deletePartnerUser(
-  store: EventStore,
-  pool: pg.Pool,
+  { store, pool, readModels }: AppContext,
   labelId: string,
   userId: string,
   metadata: EventMetadata,
-): Promise<Position | undefined> {
+): Promise<{ userId: string; deleted: true }> {
   const userRef = await resolveUser(store, labelId, userId);
   if (!userRef) throw notFound();
   const meta = { ...metadata, labelId };
   await destroyOwnerKey(pool, userRef);
-  const r = await onUser(
+  const r = await handleCommand(
     store,
-    userRef,
+    partnerUserAggregate,
+    partnerUserStream(userRef),
     {
       type: 'DeletePartnerUser',
       at: new Date(),
@@ -223,5 +201,19 @@ export async function deletePartnerUser(
     meta,
   );
   await releaseUserId(store, labelId, userId, userRef, meta);
-  return r.appended?.position;
+  await readModels.seen('projects', r.appended?.position);
+  await readModels.seen('partner-users', r.appended?.position);
+  return { userId, deleted: true };
+}
+
+/** A user's projects, a page of them; an unknown user (or another label's) is not found. */
+export async function userProjects(
+  ctx: AppContext,
+  labelId: string,
+  userId: string,
+  page: { limit: number; offset: number },
+) {
+  const userRef = await findUserRef(ctx.pool, labelId, userId);
+  if (!userRef) throw notFound();
+  return listUserProjects(ctx.pool, userRef, page.limit, page.offset);
 }

@@ -1,31 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import type pg from 'pg';
-import { priceListDecider } from '../domain/price-list/decider.ts';
-import { type Price, priceListEvents, priceListStream } from '../domain/price-list/events.ts';
+import { unknownConfigurations } from '#projections/offerings';
+import { priceListAggregate } from '../domain/price-list/decider.ts';
+import { type Price, priceListStream } from '../domain/price-list/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
-import type { EventMetadata, EventStore, Position } from '../eventstore/port.ts';
+import type { EventMetadata } from '../eventstore/port.ts';
 import { handleCommand } from './command-handler.ts';
+import type { AppContext } from './context.ts';
 
 /** Imports a label's prices; every SKU must be a configuration on the platform. */
 export async function importPrices(
-  store: EventStore,
-  pool: pg.Pool,
+  ctx: AppContext,
   labelId: string,
   input: { currency: string; prices: Price[] },
   metadata: EventMetadata,
-): Promise<{ importId: string; imported: number; position: Position }> {
-  const pairs = [...new Set(input.prices.map((p) => `${p.supplier}\u0000${p.sku.toLowerCase()}`))];
-  const known = await pool.query<{ supplier: string; sku_lower: string }>(
-    `SELECT supplier, sku_lower FROM rm_offerings
-     WHERE (supplier, sku_lower) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
-    [pairs.map((p) => p.split('\u0000')[0]), pairs.map((p) => p.split('\u0000')[1])],
-  );
-  const found = new Set(known.rows.map((r) => `${r.supplier}\u0000${r.sku_lower}`));
-  const unknown = input.prices.filter(
-    (p) => !found.has(`${p.supplier}\u0000${p.sku.toLowerCase()}`),
-  );
+): Promise<{ importId: string; imported: number }> {
+  const unknown = await unknownConfigurations(ctx.pool, input.prices);
   if (unknown.length > 0) {
-    const names = [...new Set(unknown.map((p) => `${p.supplier}/${p.sku}`))];
+    const names = unknown.map((p) => `${p.supplier}/${p.sku}`);
     throw new DomainError(
       'invalid',
       `unknown SKUs: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ` and ${names.length - 20} more` : ''}`,
@@ -34,9 +25,8 @@ export async function importPrices(
   }
   const importId = randomUUID();
   const { appended } = await handleCommand(
-    store,
-    priceListEvents,
-    priceListDecider,
+    ctx.store,
+    priceListAggregate,
     priceListStream(labelId),
     {
       type: 'ImportPrices',
@@ -47,5 +37,6 @@ export async function importPrices(
     },
     metadata,
   );
-  return { importId, imported: input.prices.length, position: appended!.position };
+  await ctx.readModels.seen('prices', appended?.position);
+  return { importId, imported: input.prices.length };
 }

@@ -1,15 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { printshopKeyDecider } from '../domain/printshop-key/decider.ts';
-import { printshopKeyEvents, printshopKeyStream } from '../domain/printshop-key/events.ts';
-import { productDecider } from '../domain/product/decider.ts';
-import { productEvents, productStream } from '../domain/product/events.ts';
+import { existingSkus } from '#projections/offerings';
+import { printshopKeyAggregate } from '../domain/printshop-key/decider.ts';
+import { printshopKeyStream } from '../domain/printshop-key/events.ts';
+import { configurationSchema, slugify } from '../domain/product/configuration.ts';
+import { productAggregate } from '../domain/product/decider.ts';
+import { productStream } from '../domain/product/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import { issueKey } from '../domain/shared/keys.ts';
 import type { EventMetadata, EventStore, Position } from '../eventstore/port.ts';
 import { handleCommand, loadState } from './command-handler.ts';
+import type { AppContext } from './context.ts';
+import { requestImport } from './imports.ts';
 
+/** A key for the print partner's SKU maintenance, shown this once. */
 export async function issuePrintshopKey(
-  store: EventStore,
+  { store }: AppContext,
   name: string,
   metadata: EventMetadata,
 ): Promise<{ keyId: string; apiKey: string }> {
@@ -17,8 +22,7 @@ export async function issuePrintshopKey(
   const key = issueKey('psk', keyId);
   await handleCommand(
     store,
-    printshopKeyEvents,
-    printshopKeyDecider,
+    printshopKeyAggregate,
     printshopKeyStream(keyId),
     {
       type: 'IssuePrintshopKey',
@@ -39,6 +43,17 @@ export async function issuePrintshopKey(
  * A crash between the two appends is healed by sending the same change again.
  */
 export async function changePrintshopSku(
+  ctx: AppContext,
+  supplier: string,
+  change: { oldSku: string; newSku: string; publish: boolean },
+  metadata: EventMetadata,
+): Promise<{ oldSku: string; newSku: string; published: boolean }> {
+  const { published, positions } = await rename(ctx.store, supplier, change, metadata);
+  for (const p of positions) await ctx.readModels.seen('offerings', p);
+  return { oldSku: change.oldSku, newSku: change.newSku, published };
+}
+
+async function rename(
   store: EventStore,
   supplier: string,
   change: { oldSku: string; newSku: string; publish: boolean },
@@ -48,21 +63,11 @@ export async function changePrintshopSku(
   if (oldSku.toLowerCase() === newSku.toLowerCase()) {
     throw new DomainError('invalid', 'newSku must differ from oldSku', 'same_sku');
   }
-  const old = await loadState(
-    store,
-    productEvents,
-    productDecider,
-    productStream(supplier, oldSku),
-  );
+  const old = await loadState(store, productAggregate, productStream(supplier, oldSku));
   if (old.status !== 'live') {
     throw new DomainError('not_found', `SKU ${oldSku} is not on the platform`, 'sku_not_found');
   }
-  const target = await loadState(
-    store,
-    productEvents,
-    productDecider,
-    productStream(supplier, newSku),
-  );
+  const target = await loadState(store, productAggregate, productStream(supplier, newSku));
   if (target.status === 'live' && target.renamedFrom !== old.sku) {
     throw new DomainError('conflict', `SKU ${newSku} is already on the platform`, 'sku_exists');
   }
@@ -70,8 +75,7 @@ export async function changePrintshopSku(
   if (!publish) {
     const r = await handleCommand(
       store,
-      productEvents,
-      productDecider,
+      productAggregate,
       productStream(supplier, oldSku),
       {
         type: 'StageRename',
@@ -85,8 +89,7 @@ export async function changePrintshopSku(
   }
   const moved = await handleCommand(
     store,
-    productEvents,
-    productDecider,
+    productAggregate,
     productStream(supplier, newSku),
     {
       type: 'ReceiveRename',
@@ -100,8 +103,7 @@ export async function changePrintshopSku(
   if (moved.appended) positions.push(moved.appended.position);
   const renamed = await handleCommand(
     store,
-    productEvents,
-    productDecider,
+    productAggregate,
     productStream(supplier, oldSku),
     {
       type: 'PublishRename',
@@ -112,4 +114,45 @@ export async function changePrintshopSku(
   );
   if (renamed.appended) positions.push(renamed.appended.position);
   return { published: true, positions };
+}
+
+/**
+ * New SKU groups of the print partner: each SKU a configuration under the printshop
+ * supplier, its group's slug as skuGroup. SKUs already on the platform are refused (400)
+ * before anything is recorded; the import then runs from the log.
+ */
+export async function addSkuGroups(
+  ctx: AppContext,
+  supplier: string,
+  groups: { groupName: string; skus: string[] }[],
+  metadata: EventMetadata,
+): Promise<{ importId: string; groups: number; skus: number }> {
+  const items = groups.flatMap((g) =>
+    g.skus.map((sku) => ({
+      sku,
+      configuration: configurationSchema.parse({
+        baseSKU: sku,
+        skuGroup: slugify(g.groupName),
+        name: g.groupName,
+      }),
+    })),
+  );
+  const existing = await existingSkus(
+    ctx.pool,
+    supplier,
+    items.map((i) => i.sku),
+  );
+  if (existing.length > 0) {
+    throw new DomainError(
+      'invalid',
+      `already on the platform: ${existing.slice(0, 20).join(', ')}${existing.length > 20 ? ` and ${existing.length - 20} more` : ''}`,
+      'sku_exists',
+    );
+  }
+  const { importId } = await requestImport(
+    ctx,
+    { kind: 'printshop-skus', supplier, items, groups: groups.length },
+    metadata,
+  );
+  return { importId, groups: groups.length, skus: items.length };
 }

@@ -1,18 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import sharp, { type Metadata } from 'sharp';
-import { findOffering } from '../../projections/offerings.ts';
-import { cartItemDecider } from '../domain/cart/decider.ts';
-import { cartItemEvents, cartItemStream } from '../domain/cart/events.ts';
-import { type ProjectContent, projectDecider } from '../domain/project/decider.ts';
+import { findOffering } from '#projections/offerings';
+import { findProject } from '#projections/projects';
+import { cartItemAggregate } from '../domain/cart/decider.ts';
+import { cartItemStream } from '../domain/cart/events.ts';
+import {
+  type ProjectCommand,
+  type ProjectContent,
+  projectAggregate,
+} from '../domain/project/decider.ts';
 import { layerBox, MAX_IMAGE_BYTES, parseDataUrl } from '../domain/project/design.ts';
-import { projectEvents, projectStream } from '../domain/project/events.ts';
+import { projectStream } from '../domain/project/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
-import type { AppendResult, EventMetadata, EventStore } from '../eventstore/port.ts';
+import type { EventMetadata } from '../eventstore/port.ts';
 import { LIMIT_PIXELS, prepareImage } from '../print/images.ts';
-import type { FileStorage } from '../storage/port.ts';
 import { handleCommand, loadState } from './command-handler.ts';
-import { storeDesignImages } from './images.ts';
+import type { AppContext } from './context.ts';
+import { inlineDesignImages, storeDesignImages } from './images.ts';
 
 const invalid = (path: string, message: string) =>
   new DomainError('invalid', `${path}: ${message}`, 'invalid_design');
@@ -110,44 +115,67 @@ async function validateImage(
   }
 }
 
-export async function createProject(
-  store: EventStore,
-  pool: pg.Pool,
-  images: FileStorage,
-  session: { labelId: string; userRef: string },
-  content: ProjectContent,
-  metadata: EventMetadata,
-): Promise<{ projectId: string; appended: AppendResult }> {
-  await validateDesign(pool, content);
-  const stored = { ...content, design: await storeDesignImages(images, content.design) };
-  const projectId = randomUUID();
-  const r = await handleCommand(
-    store,
-    projectEvents,
-    projectDecider,
-    projectStream(projectId),
-    {
-      type: 'CreateProject',
-      projectId,
-      ...session,
-      content: stored,
-      at: new Date(),
-    },
-    metadata,
-  );
-  return { projectId, appended: r.appended! };
+type Session = { labelId: string; userRef: string };
+
+/** A project of the session's user, its design with images inline; another's is not found. */
+export async function getProject(ctx: AppContext, session: Session, projectId: string) {
+  const view = await findProject(ctx.pool, session.labelId, session.userRef, projectId);
+  if (!view) throw new DomainError('not_found', 'project not found', 'project_not_found');
+  // clients get the design as they sent it: images as data URLs
+  return { ...view, design: await inlineDesignImages(ctx.images, view.design) };
 }
 
-export async function updateProject(
-  store: EventStore,
-  pool: pg.Pool,
-  images: FileStorage,
-  session: { labelId: string; userRef: string },
+/**
+ * Checks a design, puts its images into the image store (the events keep references)
+ * and records the command made of the stored content; answers the project as read back.
+ */
+async function save(
+  ctx: AppContext,
+  session: Session,
   projectId: string,
   content: ProjectContent,
   metadata: EventMetadata,
-): Promise<AppendResult> {
-  const current = await loadState(store, projectEvents, projectDecider, projectStream(projectId));
+  command: (stored: ProjectContent) => ProjectCommand,
+) {
+  await validateDesign(ctx.pool, content);
+  const stored = { ...content, design: await storeDesignImages(ctx.images, content.design) };
+  const r = await handleCommand(
+    ctx.store,
+    projectAggregate,
+    projectStream(projectId),
+    command(stored),
+    metadata,
+  );
+  await ctx.readModels.seen('projects', r.appended?.position);
+  return getProject(ctx, session, projectId);
+}
+
+/** Saves a new project of the session's user. */
+export function createProject(
+  ctx: AppContext,
+  session: Session,
+  content: ProjectContent,
+  metadata: EventMetadata,
+) {
+  const projectId = randomUUID();
+  return save(ctx, session, projectId, content, metadata, (stored) => ({
+    type: 'CreateProject',
+    projectId,
+    ...session,
+    content: stored,
+    at: new Date(),
+  }));
+}
+
+/** Replaces a project of the session's user; another's (or none) is not found. */
+export async function updateProject(
+  ctx: AppContext,
+  session: Session,
+  projectId: string,
+  content: ProjectContent,
+  metadata: EventMetadata,
+) {
+  const current = await loadState(ctx.store, projectAggregate, projectStream(projectId));
   if (
     current.status !== 'active' ||
     current.labelId !== session.labelId ||
@@ -155,34 +183,23 @@ export async function updateProject(
   ) {
     throw new DomainError('not_found', 'project not found', 'project_not_found');
   }
-  await validateDesign(pool, content);
-  const stored = { ...content, design: await storeDesignImages(images, content.design) };
-  const r = await handleCommand(
-    store,
-    projectEvents,
-    projectDecider,
-    projectStream(projectId),
-    {
-      type: 'UpdateProject',
-      ...session,
-      content: stored,
-      at: new Date(),
-    },
-    metadata,
-  );
-  return r.appended!;
+  return save(ctx, session, projectId, content, metadata, (stored) => ({
+    type: 'UpdateProject',
+    ...session,
+    content: stored,
+    at: new Date(),
+  }));
 }
 
 export async function deleteProject(
-  store: EventStore,
+  ctx: AppContext,
   labelId: string,
   projectId: string,
   metadata: EventMetadata,
 ) {
   const r = await handleCommand(
-    store,
-    projectEvents,
-    projectDecider,
+    ctx.store,
+    projectAggregate,
     projectStream(projectId),
     {
       type: 'DeleteProject',
@@ -191,22 +208,18 @@ export async function deleteProject(
     },
     metadata,
   );
-  return r.appended!;
+  await ctx.readModels.seen('projects', r.appended?.position);
+  return { id: projectId, deleted: true as const };
 }
 
 /** A saved project of this user into the cart; someone else's project is unknown (400). */
 export async function addCartItem(
-  store: EventStore,
-  session: { labelId: string; userRef: string },
+  ctx: AppContext,
+  session: Session,
   input: { projectId: string; quantity: number },
   metadata: EventMetadata,
-): Promise<{ cartItemId: string; appended: AppendResult }> {
-  const project = await loadState(
-    store,
-    projectEvents,
-    projectDecider,
-    projectStream(input.projectId),
-  );
+): Promise<{ id: string }> {
+  const project = await loadState(ctx.store, projectAggregate, projectStream(input.projectId));
   if (
     project.status !== 'active' ||
     project.labelId !== session.labelId ||
@@ -216,9 +229,8 @@ export async function addCartItem(
   }
   const cartItemId = randomUUID();
   const r = await handleCommand(
-    store,
-    cartItemEvents,
-    cartItemDecider,
+    ctx.store,
+    cartItemAggregate,
     cartItemStream(cartItemId),
     {
       type: 'AddCartItem',
@@ -229,19 +241,19 @@ export async function addCartItem(
     },
     metadata,
   );
-  return { cartItemId, appended: r.appended! };
+  await ctx.readModels.seen('projects', r.appended?.position);
+  return { id: cartItemId };
 }
 
 export async function removeCartItem(
-  store: EventStore,
+  ctx: AppContext,
   labelId: string,
   cartItemId: string,
   metadata: EventMetadata,
 ) {
   const r = await handleCommand(
-    store,
-    cartItemEvents,
-    cartItemDecider,
+    ctx.store,
+    cartItemAggregate,
     cartItemStream(cartItemId),
     {
       type: 'RemoveCartItem',
@@ -250,5 +262,6 @@ export async function removeCartItem(
     },
     metadata,
   );
-  return r.appended!;
+  await ctx.readModels.seen('projects', r.appended?.position);
+  return { id: cartItemId, deleted: true as const };
 }

@@ -1,10 +1,12 @@
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { allProjections } from '../../projections/index.ts';
-import { ProjectionRunner } from '../../projections/runner.ts';
+import { allProjections } from '#projections/index';
+import { ProjectionRunner } from '#projections/runner';
 import { AuthThrottle } from '../app/auth-throttle.ts';
+import type { AppContext } from '../app/context.ts';
 import { scheduleImageCleanup } from '../app/image-cleanup.ts';
+import { readYourWrites } from '../app/read-your-writes.ts';
 import { type Config, persistedSecret, type Role } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { EventStore } from '../eventstore/port.ts';
@@ -35,6 +37,8 @@ import {
 } from './temporal.ts';
 
 export interface App {
+  /** what the use cases work with */
+  context: AppContext;
   db: Database;
   store: EventStore;
   storage: FileStorage;
@@ -86,6 +90,13 @@ export async function startApp(
       },
     );
     await migrateSchema(data, [runner]);
+    const context: AppContext = {
+      store: data.store,
+      pool: data.db.pool,
+      storage: data.storage,
+      images: data.images,
+      readModels: readYourWrites(runner, data.feed),
+    };
     if (!config.databaseUrl) {
       await makePrivate(config.dataDir);
       const kept = keepPrivate(config.dataDir);
@@ -127,16 +138,12 @@ export async function startApp(
       http = await buildHttpServer(
         {
           config,
-          store: data.store,
-          pool: data.db.pool,
-          runner,
+          app: context,
           runners: reactions ? [runner, reactions] : [runner],
           feed: data.feed,
           principals: data.principals,
           readiness,
           throttle: new AuthThrottle(data.db.pool),
-          storage: data.storage,
-          images: data.images,
         },
         log,
       );
@@ -152,6 +159,7 @@ export async function startApp(
       stops.add(() => health.close());
     }
     return {
+      context,
       db: data.db,
       store: data.store,
       storage: data.storage,

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Principal, PrincipalKind } from '../app/auth.ts';
+import type { EventMetadata } from '../eventstore/port.ts';
 import { HttpProblem } from './problem.ts';
 
 declare module 'fastify' {
@@ -14,6 +15,31 @@ declare module 'fastify' {
 }
 
 export type KeyResolver = (presented: string) => Promise<Principal | undefined>;
+
+/**
+ * Who made a request, for the events it records: the actor (the key's kind and owner,
+ * or the editor's user), the request id as correlation id, and the label when there is
+ * one.
+ */
+export function metadataOf(request: FastifyRequest): EventMetadata {
+  const correlationId = request.id;
+  const session = request.editorSession;
+  if (session) return { correlationId, actor: `user:${session.userRef}`, labelId: session.labelId };
+  const p = request.principal;
+  if (!p) return { correlationId, actor: 'editor' }; // signup, login: no one yet
+  switch (p.kind) {
+    case 'operator':
+      return { correlationId, actor: 'operator' };
+    case 'admin':
+      return { correlationId, actor: `admin:${p.labelId}`, labelId: p.labelId };
+    case 'integration':
+      return { correlationId, actor: `integration:${p.integrationId}`, labelId: p.labelId };
+    case 'fulfillment':
+      return { correlationId, actor: `fulfillment:${p.labelId}`, labelId: p.labelId };
+    case 'printshop':
+      return { correlationId, actor: `printshop:${p.keyId}` };
+  }
+}
 
 export function principalOf<K extends PrincipalKind>(
   request: FastifyRequest,

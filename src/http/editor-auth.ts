@@ -25,7 +25,7 @@ export function requireEditorSession(deps: HttpDeps) {
         'send the editor token as Authorization: Bearer <token>',
       );
     const session = verifyEditorToken(deps.config.editorTokenSecret, token);
-    if (!session || !(await isActiveUser(deps.store, session.labelId, session.userRef))) {
+    if (!session || !(await isActiveUser(deps.app.store, session.labelId, session.userRef))) {
       throw new HttpProblem(
         401,
         'invalid_token',

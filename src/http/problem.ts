@@ -78,6 +78,7 @@ const DOMAIN_STATUS: Record<DomainErrorKind, number> = {
   invalid: 400,
   forbidden: 403,
   rate_limited: 429,
+  unavailable: 503,
 };
 
 const FASTIFY_CODES: Record<string, [number, string, string]> = {
@@ -141,8 +142,14 @@ export function errorToProblem(error: unknown): { problem: Problem; internal: bo
     };
   }
   if (error instanceof DomainError) {
+    const { field } = error.details;
     return {
-      problem: toProblem(DOMAIN_STATUS[error.kind], error.code, error.message),
+      problem: toProblem(
+        DOMAIN_STATUS[error.kind],
+        error.code,
+        field ? 'the request is invalid' : error.message,
+        field ? [{ path: field, message: error.message }] : undefined,
+      ),
       internal: false,
     };
   }
@@ -193,8 +200,8 @@ export function errorHandler(error: unknown, request: FastifyRequest, reply: Fas
   else if (problem.code === 'service_unavailable')
     request.log.warn({ status: 503, error: (error as Error).message }, 'dependency unavailable');
   else request.log.info({ status: problem.status, code: problem.code }, 'request rejected');
-  if (error instanceof DomainError && error.retryAfterSeconds !== undefined)
-    reply.header('retry-after', String(error.retryAfterSeconds));
+  if (error instanceof DomainError && error.details.retryAfterSeconds !== undefined)
+    reply.header('retry-after', String(error.details.retryAfterSeconds));
   if (problem.status === 503 && !reply.hasHeader('retry-after'))
     reply.header('retry-after', String(RETRY_AFTER_UNAVAILABLE));
   return sendProblem(reply, problem);

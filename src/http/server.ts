@@ -100,7 +100,7 @@ export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<F
 
   await app.register(authPlugin, {
     resolve: (presented) =>
-      resolveApiKey(deps.store, deps.config.operatorApiKey, presented, deps.principals),
+      resolveApiKey(deps.app.store, deps.config.operatorApiKey, presented, deps.principals),
   });
   await app.register(systemRoutes, { readiness: deps.readiness });
   await app.register(operatorApi, { deps, prefix: '/operator' });

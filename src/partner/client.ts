@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { CallbackTarget } from '../app/callbacks.ts';
+import type { Environment } from '../domain/label/events.ts';
 import { findBadText } from '../domain/shared/text.ts';
 import { forgotPasswordResultSchema, partnerErrorSchema, partnerUserSchema } from './responses.ts';
 
@@ -19,8 +19,11 @@ export type PartnerOutcome<K extends CallbackKind> =
 
 const MAX_BODY = 64 * 1024;
 
+/** A label's partner-hosted callbacks for its active environment: base URL and key. */
+export type CallbackTarget = { url: string; apiKey: string; environment: Environment };
+
 /** What the client logs through: method, URL, status, time; never the key or the body. */
-interface Log {
+export interface PartnerLog {
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
 }
@@ -63,7 +66,7 @@ export async function callPartner<K extends CallbackKind>(
   target: CallbackTarget,
   kind: K,
   body: Record<string, unknown>,
-  options: { timeoutMs: number; log: Log },
+  options: { timeoutMs: number; log: PartnerLog },
 ): Promise<PartnerOutcome<K>> {
   const url = `${target.url.replace(/\/+$/, '')}/${kind}`;
   const attempts = kind === 'forgot-password' ? 2 : 1;

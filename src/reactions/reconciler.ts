@@ -1,6 +1,7 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { unfinishedOrders } from '#projections/orders';
 import { loadOrderState } from '../app/orders.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import { describeError } from '../subscriptions/parked.ts';
@@ -38,14 +39,8 @@ async function workflowState(client: Client, workflowId: string): Promise<Workfl
  * the last word (the read model may lag). Returns the orders it started.
  */
 export async function reconcileOrders(deps: ReconcilerDeps, log: Logger): Promise<string[]> {
-  const r = await deps.pool.query<{ label_id: string; order_id: string; stream_id: string }>(
-    `SELECT label_id, order_id, stream_id FROM rm_orders
-     WHERE status IN ('received', 'rendering') AND updated_at < now() - $1::interval
-     ORDER BY received_at LIMIT $2`,
-    [`${SETTLE_MS} milliseconds`, BATCH],
-  );
   const started: string[] = [];
-  for (const row of r.rows) {
+  for (const row of await unfinishedOrders(deps.pool, SETTLE_MS, BATCH)) {
     const id = workflowIds.order(row.label_id, row.order_id);
     const state = await workflowState(deps.client, id);
     if (state === 'running') continue;

@@ -154,14 +154,9 @@ export async function editorUser(
 ): Promise<{ userRef: string; token: string }> {
   const { registerPartnerUser } = await import('../../src/app/partner-users.ts');
   const { issueEditorToken } = await import('../../src/app/editor-token.ts');
-  const { userRef } = await registerPartnerUser(
-    t.app.store,
-    t.app.db.pool,
-    labelId,
-    userId,
-    profile,
-    { actor: 'test' },
-  );
+  const { userRef } = await registerPartnerUser(t.app.context, labelId, userId, profile, {
+    actor: 'test',
+  });
   await settled(t);
   return { userRef, token: issueEditorToken(t.editorTokenSecret, labelId, userRef) };
 }

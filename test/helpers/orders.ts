@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { expect } from 'vitest';
+import { noReadModels } from '../../src/app/context.ts';
 import { issueEditorToken } from '../../src/app/editor-token.ts';
 import { registerPartnerUser } from '../../src/app/partner-users.ts';
 import type { EventStore } from '../../src/eventstore/port.ts';
@@ -76,8 +77,8 @@ export async function setUpShop(
   });
   expect(shop.status).toBe(201);
   const { userRef } = await registerPartnerUser(
-    access.store,
-    access.pool,
+    // the service (maybe another process) waits for its own read models
+    { store: access.store, pool: access.pool, readModels: noReadModels },
     label.body.labelId,
     `u-${randomUUID()}`,
     undefined,

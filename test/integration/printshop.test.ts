@@ -156,7 +156,7 @@ describe('printshop SKU maintenance (/v1/api/printshop/sku)', () => {
       configuration: configurationSchema.parse({ skuGroup: 'resume' }),
     }));
     const { importId } = await requestImport(
-      t.app.store,
+      t.app.context,
       { kind: 'printshop-skus', supplier: 'printshop', items, groups: 1 },
       { actor: 'test' },
     );
@@ -198,12 +198,12 @@ describe('printshop SKU maintenance (/v1/api/printshop/sku)', () => {
       configuration: configurationSchema.parse({}),
     }));
     const first = await requestImport(
-      t.app.store,
+      t.app.context,
       { kind: 'printshop-skus', supplier: 'printshop', items: items.slice(0, 1), groups: 1 },
       { actor: 'test' },
     );
     const second = await requestImport(
-      t.app.store,
+      t.app.context,
       { kind: 'printshop-skus', supplier: 'printshop', items, groups: 1 },
       { actor: 'test' },
     );

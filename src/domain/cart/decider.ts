@@ -1,6 +1,6 @@
-import type { Decider } from '../shared/decider.ts';
+import type { Aggregate, Decider } from '../shared/decider.ts';
 import { DomainError } from '../shared/decider.ts';
-import type { CartItemEvent } from './events.ts';
+import { type CartItemEvent, cartItemEvents, cartItemStream } from './events.ts';
 
 export type CartItemCommand =
   | {
@@ -62,4 +62,15 @@ export const cartItemDecider: Decider<CartItemCommand, CartItemEvent, CartItemSt
         return state.status === 'none' ? state : { ...state, status: 'removed' };
     }
   },
+};
+
+export const cartItemAggregate: Aggregate<
+  CartItemCommand,
+  CartItemEvent,
+  CartItemState,
+  Parameters<typeof cartItemStream>
+> = {
+  events: cartItemEvents,
+  decider: cartItemDecider,
+  stream: cartItemStream,
 };

@@ -1,6 +1,6 @@
-import type { Decider } from '../shared/decider.ts';
+import type { Aggregate, Decider } from '../shared/decider.ts';
 import { DomainError } from '../shared/decider.ts';
-import type { ImportEvent, ImportKind } from './events.ts';
+import { type ImportEvent, type ImportKind, importEvents, importStream } from './events.ts';
 
 export type ImportCommand =
   | {
@@ -119,4 +119,15 @@ export const importDecider: Decider<ImportCommand, ImportEvent, ImportState> = {
         return state.exists ? { ...state, completed: true } : state;
     }
   },
+};
+
+export const importAggregate: Aggregate<
+  ImportCommand,
+  ImportEvent,
+  ImportState,
+  Parameters<typeof importStream>
+> = {
+  events: importEvents,
+  decider: importDecider,
+  stream: importStream,
 };

@@ -1,8 +1,16 @@
-import type { Decider } from '../shared/decider.ts';
+import type { Aggregate, Decider } from '../shared/decider.ts';
 import { DomainError } from '../shared/decider.ts';
 import type { Encrypted } from '../shared/encrypted.ts';
 import type { StoredKey } from '../shared/keys.ts';
-import type { Environment, LabelEvent, PartnerIdEvent } from './events.ts';
+import {
+  type Environment,
+  type LabelEvent,
+  labelEvents,
+  labelStream,
+  type PartnerIdEvent,
+  partnerIdEvents,
+  partnerIdStream,
+} from './events.ts';
 
 type CallbackTarget = { url: string; apiKey: Encrypted };
 
@@ -134,4 +142,26 @@ export const partnerIdDecider: Decider<PartnerIdCommand, PartnerIdEvent, Partner
   evolve(_state, event) {
     return { reservedBy: event.data.labelId };
   },
+};
+
+export const labelAggregate: Aggregate<
+  LabelCommand,
+  LabelEvent,
+  LabelState,
+  Parameters<typeof labelStream>
+> = {
+  events: labelEvents,
+  decider: labelDecider,
+  stream: labelStream,
+};
+
+export const partnerIdAggregate: Aggregate<
+  PartnerIdCommand,
+  PartnerIdEvent,
+  PartnerIdState,
+  Parameters<typeof partnerIdStream>
+> = {
+  events: partnerIdEvents,
+  decider: partnerIdDecider,
+  stream: partnerIdStream,
 };

@@ -1,8 +1,8 @@
-import type { Decider } from '../shared/decider.ts';
+import type { Aggregate, Decider } from '../shared/decider.ts';
 import { DomainError } from '../shared/decider.ts';
 import type { Encrypted } from '../shared/encrypted.ts';
 import type { BarcodeFormat } from './barcode.ts';
-import type { OrderEvent, OrderItem } from './events.ts';
+import { type OrderEvent, type OrderItem, orderEvents, orderStream } from './events.ts';
 
 type Barcode = { format: BarcodeFormat; value: string };
 type PrintFileFacts = {
@@ -261,4 +261,15 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
         return state;
     }
   },
+};
+
+export const orderAggregate: Aggregate<
+  OrderCommand,
+  OrderEvent,
+  OrderState,
+  Parameters<typeof orderStream>
+> = {
+  events: orderEvents,
+  decider: orderDecider,
+  stream: orderStream,
 };

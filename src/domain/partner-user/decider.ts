@@ -1,7 +1,14 @@
-import type { Decider } from '../shared/decider.ts';
+import type { Aggregate, Decider } from '../shared/decider.ts';
 import { DomainError } from '../shared/decider.ts';
 import type { Encrypted } from '../shared/encrypted.ts';
-import type { PartnerUserEvent, UserIdClaimEvent } from './events.ts';
+import {
+  type PartnerUserEvent,
+  partnerUserEvents,
+  partnerUserStream,
+  type UserIdClaimEvent,
+  userIdClaimEvents,
+  userIdClaimStream,
+} from './events.ts';
 
 export type PartnerUserCommand =
   | {
@@ -132,4 +139,26 @@ export const userIdClaimDecider: Decider<UserIdClaimCommand, UserIdClaimEvent, U
       ? { labelId: event.data.labelId, claimedBy: event.data.userRef }
       : { labelId: event.data.labelId, claimedBy: undefined };
   },
+};
+
+export const partnerUserAggregate: Aggregate<
+  PartnerUserCommand,
+  PartnerUserEvent,
+  PartnerUserState,
+  Parameters<typeof partnerUserStream>
+> = {
+  events: partnerUserEvents,
+  decider: partnerUserDecider,
+  stream: partnerUserStream,
+};
+
+export const userIdClaimAggregate: Aggregate<
+  UserIdClaimCommand,
+  UserIdClaimEvent,
+  UserIdClaimState,
+  Parameters<typeof userIdClaimStream>
+> = {
+  events: userIdClaimEvents,
+  decider: userIdClaimDecider,
+  stream: userIdClaimStream,
 };

@@ -1,6 +1,6 @@
-import type { Decider } from '../shared/decider.ts';
+import type { Aggregate, Decider } from '../shared/decider.ts';
 import { DomainError } from '../shared/decider.ts';
-import type { Price, PriceListEvent } from './events.ts';
+import { type Price, type PriceListEvent, priceListEvents, priceListStream } from './events.ts';
 
 export type PriceListCommand = {
   type: 'ImportPrices';
@@ -39,4 +39,15 @@ export const priceListDecider: Decider<PriceListCommand, PriceListEvent, PriceLi
   evolve(state) {
     return { imports: state.imports + 1 };
   },
+};
+
+export const priceListAggregate: Aggregate<
+  PriceListCommand,
+  PriceListEvent,
+  PriceListState,
+  Parameters<typeof priceListStream>
+> = {
+  events: priceListEvents,
+  decider: priceListDecider,
+  stream: priceListStream,
 };

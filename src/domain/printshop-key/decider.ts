@@ -1,7 +1,7 @@
-import type { Decider } from '../shared/decider.ts';
+import type { Aggregate, Decider } from '../shared/decider.ts';
 import { DomainError } from '../shared/decider.ts';
 import type { StoredKey } from '../shared/keys.ts';
-import type { PrintshopKeyEvent } from './events.ts';
+import { type PrintshopKeyEvent, printshopKeyEvents, printshopKeyStream } from './events.ts';
 
 export type PrintshopKeyCommand = {
   type: 'IssuePrintshopKey';
@@ -26,4 +26,15 @@ export const printshopKeyDecider: Decider<
   evolve(_state, event) {
     return { exists: true, keyId: event.data.keyId, key: event.data.key };
   },
+};
+
+export const printshopKeyAggregate: Aggregate<
+  PrintshopKeyCommand,
+  PrintshopKeyEvent,
+  PrintshopKeyState,
+  Parameters<typeof printshopKeyStream>
+> = {
+  events: printshopKeyEvents,
+  decider: printshopKeyDecider,
+  stream: printshopKeyStream,
 };

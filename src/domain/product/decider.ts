@@ -1,7 +1,7 @@
-import type { Decider } from '../shared/decider.ts';
+import type { Aggregate, Decider } from '../shared/decider.ts';
 import { DomainError } from '../shared/decider.ts';
 import type { Configuration } from './configuration.ts';
-import type { ProductEvent } from './events.ts';
+import { type ProductEvent, productEvents, productStream } from './events.ts';
 
 export type ProductCommand =
   | {
@@ -126,4 +126,15 @@ export const productDecider: Decider<ProductCommand, ProductEvent, ProductState>
           : { ...state, status: 'renamed', stagedRename: undefined, renamedTo: event.data.newSku };
     }
   },
+};
+
+export const productAggregate: Aggregate<
+  ProductCommand,
+  ProductEvent,
+  ProductState,
+  Parameters<typeof productStream>
+> = {
+  events: productEvents,
+  decider: productDecider,
+  stream: productStream,
 };

@@ -1,7 +1,7 @@
-import type { Decider } from '../shared/decider.ts';
+import type { Aggregate, Decider } from '../shared/decider.ts';
 import { DomainError } from '../shared/decider.ts';
 import type { Design } from './design.ts';
-import type { ProjectEvent } from './events.ts';
+import { type ProjectEvent, projectEvents, projectStream } from './events.ts';
 
 export interface ProjectContent {
   name: string;
@@ -102,4 +102,15 @@ export const projectDecider: Decider<ProjectCommand, ProjectEvent, ProjectState>
         return state.status === 'none' ? state : { ...state, status: 'deleted' };
     }
   },
+};
+
+export const projectAggregate: Aggregate<
+  ProjectCommand,
+  ProjectEvent,
+  ProjectState,
+  Parameters<typeof projectStream>
+> = {
+  events: projectEvents,
+  decider: projectDecider,
+  stream: projectStream,
 };

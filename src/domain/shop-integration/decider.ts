@@ -1,7 +1,12 @@
-import type { Decider } from '../shared/decider.ts';
+import type { Aggregate, Decider } from '../shared/decider.ts';
 import { DomainError } from '../shared/decider.ts';
 import type { StoredKey } from '../shared/keys.ts';
-import type { Permission, ShopIntegrationEvent } from './events.ts';
+import {
+  type Permission,
+  type ShopIntegrationEvent,
+  shopIntegrationEvents,
+  shopIntegrationStream,
+} from './events.ts';
 
 export interface ShopIntegrationFields {
   name: string;
@@ -154,3 +159,14 @@ export const shopIntegrationDecider: Decider<
 function withoutUndefined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }
+
+export const shopIntegrationAggregate: Aggregate<
+  ShopIntegrationCommand,
+  ShopIntegrationEvent,
+  ShopIntegrationState,
+  Parameters<typeof shopIntegrationStream>
+> = {
+  events: shopIntegrationEvents,
+  decider: shopIntegrationDecider,
+  stream: shopIntegrationStream,
+};

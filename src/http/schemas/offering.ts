@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { OfferingRow } from '../../../projections/offerings.ts';
-import type { PriceView } from '../../../projections/prices.ts';
+import type { OfferingRow } from '#projections/offerings';
+import type { PriceView } from '#projections/prices';
 import { printAreaSchema } from '../../domain/product/configuration.ts';
 
 /** Product configuration as a list item (description 2.4), exactly these fields. */

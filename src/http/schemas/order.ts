@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import type { findOrder } from '#projections/orders';
 import { orderIdSchema } from '../../domain/order/events.ts';
+import type { RecordedEvent } from '../../eventstore/port.ts';
 
 export const notificationBody = z
   .object({
@@ -41,3 +43,75 @@ export const notificationAnswer = z.object({
   status: z.literal('accepted'),
   items: z.array(z.object({ itemId: z.string(), orderItemId: z.uuid() })),
 });
+
+const printFileSchema = z.object({
+  url: z.string(),
+  sha256: z.string(),
+  pages: z.number().int(),
+  bytes: z.number().int(),
+});
+
+export const orderSchema = z.object({
+  orderId: z.string(),
+  status: z.enum(['received', 'rendering', 'ready', 'failed']),
+  reason: z.string().optional(),
+  items: z.array(
+    z.object({
+      orderItemId: z.uuid(),
+      itemId: z.string(),
+      sku: z.string(),
+      quantity: z.number().int(),
+      status: z.string(),
+      reason: z.string().optional(),
+      warnings: z.array(z.string()),
+      printFiles: z.array(printFileSchema),
+      barcode: z.object({ format: z.string(), value: z.string() }).optional(),
+    }),
+  ),
+});
+
+/** An order as its admin sees it; print files by URL. */
+export function toOrderAnswer(
+  order: Awaited<ReturnType<typeof findOrder>> & object,
+  orderId: string,
+  publicBaseUrl: string,
+): z.infer<typeof orderSchema> {
+  return {
+    orderId,
+    status: order.status as z.infer<typeof orderSchema>['status'],
+    ...(order.reason ? { reason: order.reason } : {}),
+    items: order.items.map((i) => ({
+      orderItemId: i.order_item_id,
+      itemId: i.item_id,
+      sku: i.sku,
+      quantity: i.quantity,
+      status: i.status,
+      ...(i.reason ? { reason: i.reason } : {}),
+      warnings: i.warnings,
+      printFiles: i.print_files.map((f) => ({
+        url: `${publicBaseUrl}/api/orderitem/${i.order_item_id}/printfile?sha256=${f.sha256}`,
+        sha256: f.sha256,
+        pages: f.pages,
+        bytes: f.bytes,
+      })),
+      ...(i.barcode ? { barcode: i.barcode } : {}),
+    })),
+  };
+}
+
+export const historySchema = z.array(
+  z.object({
+    type: z.string(),
+    at: z.string(),
+    revision: z.number().int(),
+    data: z.record(z.string(), z.unknown()),
+  }),
+);
+
+export const toHistory = (events: RecordedEvent[]): z.infer<typeof historySchema> =>
+  events.map((e) => ({
+    type: e.type,
+    at: e.recordedAt.toISOString(),
+    revision: Number(e.revision),
+    data: e.data,
+  }));

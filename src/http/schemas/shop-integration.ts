@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ShopIntegrationRow } from '#projections/shop-integrations';
 import { httpUrl } from './common.ts';
 
 const name = z.string().trim().min(1).max(200);
@@ -54,3 +55,18 @@ export const shopIntegrationWithKeySchema = shopIntegrationSchema.extend({
 });
 
 export const rotatedKeySchema = z.object({ id: z.uuid(), apiKey: z.string() });
+
+/** A row of the shop integrations read model, as clients see it. */
+export const toShopIntegration = (
+  r: ShopIntegrationRow,
+): z.infer<typeof shopIntegrationSchema> => ({
+  id: r.integration_id,
+  name: r.name,
+  shopSystem: r.shop_system,
+  shopUrl: r.shop_url,
+  ...(r.notification_url !== null ? { notificationUrl: r.notification_url } : {}),
+  permissions: r.permissions,
+  apiKeyPrefix: r.api_key_prefix,
+  createdAt: new Date(r.created_at).toISOString(),
+  updatedAt: new Date(r.updated_at).toISOString(),
+});

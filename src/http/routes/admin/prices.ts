@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { importPrices } from '../../../app/prices.ts';
 import { currencySchema, priceSchema } from '../../../domain/price-list/events.ts';
-import { principalOf } from '../../auth.ts';
-import { type HttpDeps, readYourWrite } from '../../deps.ts';
+import { metadataOf, principalOf } from '../../auth.ts';
+import type { HttpDeps } from '../../deps.ts';
 import { apiKeySecurity, problems } from '../../schemas/common.ts';
 
 export const priceRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app, { deps }) => {
@@ -52,13 +52,9 @@ export const priceRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
     },
     async (request, reply) => {
       const { labelId } = principalOf(request, 'admin');
-      const r = await importPrices(deps.store, deps.pool, labelId, request.body, {
-        labelId,
-        actor: `admin:${labelId}`,
-        correlationId: request.id,
-      });
-      await readYourWrite(deps, 'prices', r.position);
-      return reply.status(201).send({ importId: r.importId, imported: r.imported });
+      return reply
+        .status(201)
+        .send(await importPrices(deps.app, labelId, request.body, metadataOf(request)));
     },
   );
 };

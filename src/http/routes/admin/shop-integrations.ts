@@ -7,28 +7,26 @@ import {
   rotateShopIntegrationKey,
   updateShopIntegration,
 } from '../../../app/shop-integrations.ts';
-import { principalOf } from '../../auth.ts';
-import { type HttpDeps, readYourWrite } from '../../deps.ts';
-import { HttpProblem } from '../../problem.ts';
+import { metadataOf, principalOf } from '../../auth.ts';
+import type { HttpDeps } from '../../deps.ts';
 import { apiKeySecurity, idParams, problems } from '../../schemas/common.ts';
 import {
   createShopIntegrationBody,
   rotatedKeySchema,
   shopIntegrationSchema,
   shopIntegrationWithKeySchema,
+  toShopIntegration,
   updateShopIntegrationBody,
 } from '../../schemas/shop-integration.ts';
 
-const PROJECTION = 'shop-integrations';
 const tags = ['Administrator API'];
-const notFound = () =>
-  new HttpProblem(404, 'shop_integration_not_found', 'shop integration not found');
 
 export const shopIntegrationRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (
   app,
   { deps },
 ) => {
-  const actor = (labelId: string) => ({ labelId, actor: `admin:${labelId}` });
+  const label = (request: Parameters<typeof principalOf>[0]) =>
+    principalOf(request, 'admin').labelId;
 
   app.get(
     '/shop-integration',
@@ -40,7 +38,8 @@ export const shopIntegrationRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = 
         response: { 200: z.array(shopIntegrationSchema), ...problems(401, 403) },
       },
     },
-    async (request) => listShopIntegrations(deps.pool, principalOf(request, 'admin').labelId),
+    async (request) =>
+      (await listShopIntegrations(deps.app, label(request))).map(toShopIntegration),
   );
 
   app.post(
@@ -55,15 +54,13 @@ export const shopIntegrationRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = 
       },
     },
     async (request, reply) => {
-      const { labelId } = principalOf(request, 'admin');
-      const created = await createShopIntegration(deps.store, labelId, request.body, {
-        ...actor(labelId),
-        correlationId: request.id,
-      });
-      await readYourWrite(deps, PROJECTION, created.appended.position);
-      const view = await getShopIntegration(deps.pool, labelId, created.id);
-      if (!view) throw new Error('projection did not catch up in time');
-      return reply.status(201).send({ ...view, apiKey: created.apiKey });
+      const { row, apiKey } = await createShopIntegration(
+        deps.app,
+        label(request),
+        request.body,
+        metadataOf(request),
+      );
+      return reply.status(201).send({ ...toShopIntegration(row), apiKey });
     },
   );
 
@@ -78,15 +75,8 @@ export const shopIntegrationRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = 
         response: { 200: shopIntegrationSchema, ...problems(400, 401, 403, 404) },
       },
     },
-    async (request) => {
-      const view = await getShopIntegration(
-        deps.pool,
-        principalOf(request, 'admin').labelId,
-        request.params.id,
-      );
-      if (!view) throw notFound();
-      return view;
-    },
+    async (request) =>
+      toShopIntegration(await getShopIntegration(deps.app, label(request), request.params.id)),
   );
 
   app.put(
@@ -101,23 +91,16 @@ export const shopIntegrationRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = 
         response: { 200: shopIntegrationSchema, ...problems(400, 401, 403, 404, 413, 415) },
       },
     },
-    async (request) => {
-      const { labelId } = principalOf(request, 'admin');
-      const appended = await updateShopIntegration(
-        deps.store,
-        labelId,
-        request.params.id,
-        request.body,
-        {
-          ...actor(labelId),
-          correlationId: request.id,
-        },
-      );
-      await readYourWrite(deps, PROJECTION, appended?.position);
-      const view = await getShopIntegration(deps.pool, labelId, request.params.id);
-      if (!view) throw notFound();
-      return view;
-    },
+    async (request) =>
+      toShopIntegration(
+        await updateShopIntegration(
+          deps.app,
+          label(request),
+          request.params.id,
+          request.body,
+          metadataOf(request),
+        ),
+      ),
   );
 
   app.put(
@@ -131,19 +114,7 @@ export const shopIntegrationRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = 
         response: { 200: rotatedKeySchema, ...problems(400, 401, 403, 404) },
       },
     },
-    async (request) => {
-      const { labelId } = principalOf(request, 'admin');
-      const { apiKey, appended } = await rotateShopIntegrationKey(
-        deps.store,
-        labelId,
-        request.params.id,
-        {
-          ...actor(labelId),
-          correlationId: request.id,
-        },
-      );
-      await readYourWrite(deps, PROJECTION, appended.position);
-      return { id: request.params.id, apiKey };
-    },
+    async (request) =>
+      rotateShopIntegrationKey(deps.app, label(request), request.params.id, metadataOf(request)),
   );
 };

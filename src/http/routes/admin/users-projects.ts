@@ -1,13 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { findUserRef } from '../../../../projections/partner-users.ts';
-import { countUserProjects, listUserProjects } from '../../../../projections/projects.ts';
-import { deletePartnerUser, rekeyPartnerUser } from '../../../app/partner-users.ts';
+import { deletePartnerUser, rekeyPartnerUser, userProjects } from '../../../app/partner-users.ts';
 import { deleteProject, removeCartItem } from '../../../app/projects.ts';
 import { partnerUserIdSchema } from '../../../domain/partner-user/events.ts';
-import { principalOf } from '../../auth.ts';
-import { type HttpDeps, readYourWrite } from '../../deps.ts';
-import { HttpProblem } from '../../problem.ts';
+import { metadataOf, principalOf } from '../../auth.ts';
+import type { HttpDeps } from '../../deps.ts';
 import { apiKeySecurity, idParams, problems } from '../../schemas/common.ts';
 import { projectSummarySchema } from '../../schemas/project.ts';
 
@@ -18,11 +15,8 @@ export const userProjectRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = asyn
   app,
   { deps },
 ) => {
-  const meta = (labelId: string, correlationId: string) => ({
-    labelId,
-    actor: `admin:${labelId}`,
-    correlationId,
-  });
+  const label = (request: Parameters<typeof principalOf>[0]) =>
+    principalOf(request, 'admin').labelId;
   const userIdQuery = z.object({ userId: partnerUserIdSchema }).strict();
 
   app.put(
@@ -42,21 +36,14 @@ export const userProjectRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = asyn
         },
       },
     },
-    async (request) => {
-      const { labelId } = principalOf(request, 'admin');
-      const { userRef, position } = await rekeyPartnerUser(
-        deps.store,
-        labelId,
+    async (request) =>
+      rekeyPartnerUser(
+        deps.app,
+        label(request),
         request.body.userId,
         request.body.newUserId,
-        meta(labelId, request.id),
-      );
-      await readYourWrite(deps, 'partner-users', position);
-      return {
-        userId: request.body.newUserId,
-        projects: await countUserProjects(deps.pool, userRef),
-      };
-    },
+        metadataOf(request),
+      ),
   );
 
   app.delete(
@@ -74,19 +61,8 @@ export const userProjectRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = asyn
         },
       },
     },
-    async (request) => {
-      const { labelId } = principalOf(request, 'admin');
-      const position = await deletePartnerUser(
-        deps.store,
-        deps.pool,
-        labelId,
-        request.query.userId,
-        meta(labelId, request.id),
-      );
-      await readYourWrite(deps, 'projects', position);
-      await readYourWrite(deps, 'partner-users', position);
-      return { userId: request.query.userId, deleted: true as const };
-    },
+    async (request) =>
+      deletePartnerUser(deps.app, label(request), request.query.userId, metadataOf(request)),
   );
 
   app.get(
@@ -104,10 +80,8 @@ export const userProjectRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = asyn
       },
     },
     async (request) => {
-      const { labelId } = principalOf(request, 'admin');
-      const userRef = await findUserRef(deps.pool, labelId, request.query.userId);
-      if (!userRef) throw new HttpProblem(404, 'user_not_found', 'user not found');
-      return listUserProjects(deps.pool, userRef, request.query.limit, request.query.offset);
+      const { userId, ...page } = request.query;
+      return userProjects(deps.app, label(request), userId, page);
     },
   );
 
@@ -131,17 +105,7 @@ export const userProjectRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = asyn
           },
         },
       },
-      async (request) => {
-        const { labelId } = principalOf(request, 'admin');
-        const appended = await remove(
-          deps.store,
-          labelId,
-          request.params.id,
-          meta(labelId, request.id),
-        );
-        await readYourWrite(deps, 'projects', appended.position);
-        return { id: request.params.id, deleted: true as const };
-      },
+      async (request) => remove(deps.app, label(request), request.params.id, metadataOf(request)),
     );
   deleteById('/product/:id', 'Delete a project created by a user', deleteProject);
   deleteById('/shoppingcartitem/:id', 'Delete a shopping cart item', removeCartItem);

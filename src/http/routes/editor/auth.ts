@@ -1,12 +1,18 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { activeCallback } from '../../../app/callbacks.ts';
-import { issueEditorToken } from '../../../app/editor-token.ts';
-import { registerPartnerUser } from '../../../app/partner-users.ts';
-import { type CallbackKind, callPartner, type PartnerOutcome } from '../../../partner/client.ts';
+import {
+  type Caller,
+  forgotPassword,
+  logIn,
+  PartnerRefused,
+  type SessionDeps,
+  signUp,
+} from '../../../app/editor-sessions.ts';
+import type { CallbackKind, PartnerOutcome } from '../../../partner/client.ts';
 import { forgotPasswordResultSchema } from '../../../partner/responses.ts';
-import { type HttpDeps, readYourWrite } from '../../deps.ts';
+import { metadataOf } from '../../auth.ts';
+import type { HttpDeps } from '../../deps.ts';
 import { HttpProblem } from '../../problem.ts';
 import { problems } from '../../schemas/common.ts';
 
@@ -71,54 +77,31 @@ function partnerProblem(
   }
 }
 
+/** What the partner said, as an HTTP problem (a PartnerRefused from the use case). */
+async function asPartnerAnswer<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof PartnerRefused) throw partnerProblem(err.kind, err.outcome);
+    throw err;
+  }
+}
+
 /** Signup, login and forgot password through the label's partner-hosted callbacks. */
 export const editorAuthRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (
   app,
   { deps },
 ) => {
-  async function target(labelId: string) {
-    const t = await activeCallback(deps.store, deps.pool, labelId);
-    if (t === undefined) throw new HttpProblem(404, 'label_not_found', 'label not found');
-    if (t === null)
-      throw new HttpProblem(
-        503,
-        'partner_not_configured',
-        'this label has no partner login configured',
-      );
-    return t;
-  }
-
-  async function session(
-    labelId: string,
-    request: FastifyRequest,
-    user: z.infer<typeof userSchema>,
-  ) {
-    const { userRef, position } = await registerPartnerUser(
-      deps.store,
-      deps.pool,
-      labelId,
-      user.id,
-      {
-        firstName: user.firstName,
-        lastName: user.lastName,
-        userName: user.userName,
-      },
-      { actor: 'editor', correlationId: request.id },
-    );
-    await readYourWrite(deps, 'partner-users', position);
-    return { token: issueEditorToken(deps.config.editorTokenSecret, labelId, userRef), user };
-  }
-
-  const clean = (u: {
-    id: string;
-    firstName?: string | null;
-    lastName?: string | null;
-    userName?: string | null;
-  }) => ({
-    id: u.id,
-    ...(u.firstName ? { firstName: u.firstName } : {}),
-    ...(u.lastName ? { lastName: u.lastName } : {}),
-    ...(u.userName ? { userName: u.userName } : {}),
+  const sessions: SessionDeps = {
+    app: deps.app,
+    throttle: deps.throttle,
+    editorTokenSecret: deps.config.editorTokenSecret,
+    partnerTimeoutMs: deps.config.partnerTimeoutMs,
+  };
+  const caller = (request: FastifyRequest): Caller => ({
+    address: request.ip,
+    log: request.log,
+    metadata: metadataOf(request),
   });
 
   app.post(
@@ -143,23 +126,14 @@ export const editorAuthRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
         response: { 201: sessionSchema, ...problems(400, 404, 409, 413, 415, 422, 429, 502, 503) },
       },
     },
-    async (request, reply) => {
-      const { labelId } = request.params;
-      const partner = await target(labelId);
-      await deps.throttle.beforeSignup(labelId, request.body.userName, request.ip);
-      const outcome = await callPartner(partner, 'signup', request.body, {
-        timeoutMs: deps.config.partnerTimeoutMs,
-        log: request.log,
-      });
-      if (!outcome.ok) throw partnerProblem('signup', outcome);
-      const user = clean({
-        ...outcome.value,
-        firstName: outcome.value.firstName ?? request.body.firstName,
-        lastName: outcome.value.lastName ?? request.body.lastName,
-        userName: outcome.value.userName ?? request.body.userName,
-      });
-      return reply.status(201).send(await session(labelId, request, user));
-    },
+    async (request, reply) =>
+      reply
+        .status(201)
+        .send(
+          await asPartnerAnswer(() =>
+            signUp(sessions, request.params.labelId, request.body, caller(request)),
+          ),
+        ),
   );
 
   app.post(
@@ -182,21 +156,8 @@ export const editorAuthRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
         response: { 200: sessionSchema, ...problems(400, 401, 404, 413, 415, 429, 502, 503) },
       },
     },
-    async (request) => {
-      const { labelId } = request.params;
-      const partner = await target(labelId);
-      const attempt = await deps.throttle.beforeLogin(labelId, request.body.userName, request.ip);
-      const outcome = await callPartner(partner, 'login', request.body, {
-        timeoutMs: deps.config.partnerTimeoutMs,
-        log: request.log,
-      });
-      if (!outcome.ok) {
-        await (outcome.failure === 'rejected' ? attempt.rejected() : attempt.unanswered());
-        throw partnerProblem('login', outcome);
-      }
-      await attempt.succeeded();
-      return session(labelId, request, clean(outcome.value));
-    },
+    async (request) =>
+      asPartnerAnswer(() => logIn(sessions, request.params.labelId, request.body, caller(request))),
   );
 
   app.post(
@@ -216,16 +177,9 @@ export const editorAuthRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
         },
       },
     },
-    async (request) => {
-      const { labelId } = request.params;
-      const partner = await target(labelId);
-      await deps.throttle.beforeForgotPassword(labelId, request.body.userName, request.ip);
-      const outcome = await callPartner(partner, 'forgot-password', request.body, {
-        timeoutMs: deps.config.partnerTimeoutMs,
-        log: request.log,
-      });
-      if (!outcome.ok) throw partnerProblem('forgot-password', outcome);
-      return outcome.value;
-    },
+    async (request) =>
+      asPartnerAnswer(() =>
+        forgotPassword(sessions, request.params.labelId, request.body, caller(request)),
+      ),
   );
 };

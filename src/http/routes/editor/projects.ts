@@ -1,12 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { findProject } from '../../../../projections/projects.ts';
-import { inlineDesignImages } from '../../../app/images.ts';
-import { addCartItem, createProject, updateProject } from '../../../app/projects.ts';
-import { type HttpDeps, readYourWrite } from '../../deps.ts';
+import { addCartItem, createProject, getProject, updateProject } from '../../../app/projects.ts';
+import { metadataOf } from '../../auth.ts';
+import type { HttpDeps } from '../../deps.ts';
 import { requireEditorSession, sessionOf } from '../../editor-auth.ts';
 import { PROJECT_BODY_LIMIT } from '../../limits.ts';
-import { HttpProblem } from '../../problem.ts';
 import { idParams, problems } from '../../schemas/common.ts';
 import { projectBody, projectSchema } from '../../schemas/project.ts';
 
@@ -20,17 +18,6 @@ export const editorProjectRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = as
 ) => {
   app.decorateRequest('editorSession', null);
   app.addHook('onRequest', requireEditorSession(deps));
-  const meta = (s: { labelId: string; userRef: string }, correlationId: string) => ({
-    labelId: s.labelId,
-    actor: `user:${s.userRef}`,
-    correlationId,
-  });
-  const read = async (s: { labelId: string; userRef: string }, id: string) => {
-    const view = await findProject(deps.pool, s.labelId, s.userRef, id);
-    if (!view) throw new HttpProblem(404, 'project_not_found', 'project not found');
-    // clients get the design as they sent it: images as data URLs
-    return { ...view, design: await inlineDesignImages(deps.images, view.design) };
-  };
 
   app.post(
     '/projects',
@@ -44,19 +31,10 @@ export const editorProjectRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = as
         response: { 201: projectSchema, ...problems(400, 401, 413, 415) },
       },
     },
-    async (request, reply) => {
-      const s = sessionOf(request);
-      const { projectId, appended } = await createProject(
-        deps.store,
-        deps.pool,
-        deps.images,
-        s,
-        request.body,
-        meta(s, request.id),
-      );
-      await readYourWrite(deps, 'projects', appended.position);
-      return reply.status(201).send(await read(s, projectId));
-    },
+    async (request, reply) =>
+      reply
+        .status(201)
+        .send(await createProject(deps.app, sessionOf(request), request.body, metadataOf(request))),
   );
 
   app.put(
@@ -72,20 +50,14 @@ export const editorProjectRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = as
         response: { 200: projectSchema, ...problems(400, 401, 404, 413, 415) },
       },
     },
-    async (request) => {
-      const s = sessionOf(request);
-      const appended = await updateProject(
-        deps.store,
-        deps.pool,
-        deps.images,
-        s,
+    async (request) =>
+      updateProject(
+        deps.app,
+        sessionOf(request),
         request.params.id,
         request.body,
-        meta(s, request.id),
-      );
-      await readYourWrite(deps, 'projects', appended.position);
-      return read(s, request.params.id);
-    },
+        metadataOf(request),
+      ),
   );
 
   app.get(
@@ -99,7 +71,7 @@ export const editorProjectRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = as
         response: { 200: projectSchema, ...problems(400, 401, 404) },
       },
     },
-    async (request) => read(sessionOf(request), request.params.id),
+    async (request) => getProject(deps.app, sessionOf(request), request.params.id),
   );
 
   app.post(
@@ -118,16 +90,9 @@ export const editorProjectRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = as
         response: { 201: z.object({ id: z.uuid() }), ...problems(400, 401, 415) },
       },
     },
-    async (request, reply) => {
-      const s = sessionOf(request);
-      const { cartItemId, appended } = await addCartItem(
-        deps.store,
-        s,
-        request.body,
-        meta(s, request.id),
-      );
-      await readYourWrite(deps, 'projects', appended.position);
-      return reply.status(201).send({ id: cartItemId });
-    },
+    async (request, reply) =>
+      reply
+        .status(201)
+        .send(await addCartItem(deps.app, sessionOf(request), request.body, metadataOf(request))),
   );
 };

@@ -1,18 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { findImport } from '../../../../projections/imports.ts';
-import { requestImport } from '../../../app/imports.ts';
-import { changePrintshopSku } from '../../../app/printshop.ts';
-import {
-  configurationSchema,
-  GROUP_NAME_MAX,
-  skuSchema,
-  slugify,
-} from '../../../domain/product/configuration.ts';
-import { principalOf } from '../../auth.ts';
-import { type HttpDeps, readYourWrite } from '../../deps.ts';
+import { importProgress } from '../../../app/imports.ts';
+import { addSkuGroups, changePrintshopSku } from '../../../app/printshop.ts';
+import { GROUP_NAME_MAX, skuSchema, slugify } from '../../../domain/product/configuration.ts';
+import { metadataOf } from '../../auth.ts';
+import type { HttpDeps } from '../../deps.ts';
 import { BULK_BODY_LIMIT } from '../../limits.ts';
-import { HttpProblem } from '../../problem.ts';
 import { apiKeySecurity, problems } from '../../schemas/common.ts';
 import { importViewSchema } from '../../schemas/import.ts';
 
@@ -60,10 +53,6 @@ export const printshopSkuRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = asy
 ) => {
   const supplier = deps.config.printshopSupplier;
   app.addHook('onRequest', app.requireKey('printshop'));
-  const meta = (keyId: string, correlationId: string) => ({
-    actor: `printshop:${keyId}`,
-    correlationId,
-  });
 
   app.put(
     '/sku',
@@ -85,17 +74,7 @@ export const printshopSkuRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = asy
         },
       },
     },
-    async (request) => {
-      const { keyId } = principalOf(request, 'printshop');
-      const r = await changePrintshopSku(
-        deps.store,
-        supplier,
-        request.body,
-        meta(keyId, request.id),
-      );
-      for (const p of r.positions) await readYourWrite(deps, 'offerings', p);
-      return { oldSku: request.body.oldSku, newSku: request.body.newSku, published: r.published };
-    },
+    async (request) => changePrintshopSku(deps.app, supplier, request.body, metadataOf(request)),
   );
 
   app.post(
@@ -114,37 +93,10 @@ export const printshopSkuRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = asy
         },
       },
     },
-    async (request, reply) => {
-      const { keyId } = principalOf(request, 'printshop');
-      const items = request.body.flatMap((g) =>
-        g.skus.map((sku) => ({
-          sku,
-          configuration: configurationSchema.parse({
-            baseSKU: sku,
-            skuGroup: slugify(g.groupName),
-            name: g.groupName,
-          }),
-        })),
-      );
-      const existing = await deps.pool.query<{ sku: string }>(
-        'SELECT sku FROM rm_offerings WHERE supplier = $1 AND sku_lower = ANY($2::text[]) ORDER BY sku',
-        [supplier, items.map((i) => i.sku.toLowerCase())],
-      );
-      if (existing.rows.length > 0) {
-        const names = existing.rows.map((r) => r.sku);
-        throw new HttpProblem(
-          400,
-          'sku_exists',
-          `already on the platform: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ` and ${names.length - 20} more` : ''}`,
-        );
-      }
-      const { importId } = await requestImport(
-        deps.store,
-        { kind: 'printshop-skus', supplier, items, groups: request.body.length },
-        meta(keyId, request.id),
-      );
-      return reply.status(202).send({ importId, groups: request.body.length, skus: items.length });
-    },
+    async (request, reply) =>
+      reply
+        .status(202)
+        .send(await addSkuGroups(deps.app, supplier, request.body, metadataOf(request))),
   );
 
   app.get(
@@ -158,10 +110,6 @@ export const printshopSkuRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = asy
         response: { 200: importViewSchema, ...problems(400, 401, 403, 404) },
       },
     },
-    async (request) => {
-      const view = await findImport(deps.pool, request.params.importId, 'printshop-skus');
-      if (!view) throw new HttpProblem(404, 'import_not_found', 'no such import');
-      return view;
-    },
+    async (request) => importProgress(deps.app, request.params.importId, 'printshop-skus'),
   );
 };

@@ -5,7 +5,7 @@ import {
   SMARTLINK_CAP,
   searchOfferings,
   smartlinkPage,
-} from '../../../../projections/offerings.ts';
+} from '#projections/offerings';
 import { skuSchema } from '../../../domain/product/configuration.ts';
 import { principalOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
@@ -60,7 +60,7 @@ export const offeringRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (
       },
     },
     async (request) => {
-      const rows = await searchOfferings(deps.pool, request.query.supplier, request.query.sku);
+      const rows = await searchOfferings(deps.app.pool, request.query.supplier, request.query.sku);
       return rows.map((r) => ({ ...toItem(r), supplier: r.supplier }));
     },
   );
@@ -79,7 +79,7 @@ export const offeringRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (
     async (request) => {
       const { labelId } = principalOf(request, 'integration');
       const found = await findOfferingWithPrices(
-        deps.pool,
+        deps.app.pool,
         labelId,
         request.query.supplier,
         request.query.sku,
@@ -113,7 +113,7 @@ export const offeringRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (
     },
     async (request, reply) => {
       const { supplier: s, limit, offset } = request.query;
-      const { rows, reachable } = await smartlinkPage(deps.pool, s, limit, offset);
+      const { rows, reachable } = await smartlinkPage(deps.app.pool, s, limit, offset);
       const page = (o: number) =>
         `/api/offering/smartlink?supplier=${encodeURIComponent(s)}&limit=${limit}&offset=${o}`;
       reply.header('x-total-records', String(reachable));

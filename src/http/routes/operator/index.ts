@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { findImport } from '../../../../projections/imports.ts';
+import { MAX_PARTNER_ID } from '#projections/labels';
 import { configureCallbacks } from '../../../app/callbacks.ts';
-import { requestImport } from '../../../app/imports.ts';
+import { importCatalog, importProgress } from '../../../app/imports.ts';
 import { createLabel } from '../../../app/labels.ts';
 import { issuePrintshopKey } from '../../../app/printshop.ts';
 import { changeShopIntegrationPermissions } from '../../../app/shop-integrations.ts';
@@ -10,14 +10,13 @@ import { parkedEvents, retryParked, subscriptionStatus } from '../../../app/subs
 import { ENVIRONMENTS } from '../../../domain/label/events.ts';
 import { configurationSchema, skuSchema } from '../../../domain/product/configuration.ts';
 import { permissionSchema } from '../../../domain/shop-integration/events.ts';
-import { type HttpDeps, readYourWrite } from '../../deps.ts';
+import { metadataOf } from '../../auth.ts';
+import type { HttpDeps } from '../../deps.ts';
 import { BULK_BODY_LIMIT } from '../../limits.ts';
-import { HttpProblem } from '../../problem.ts';
 import { apiKeySecurity, httpUrl, idParams, problems } from '../../schemas/common.ts';
 import { importViewSchema } from '../../schemas/import.ts';
 
 const tags = ['Operator API'];
-const operator = { actor: 'operator' };
 
 /** Operator API (/operator): the operator key from configuration. */
 export const operatorApi: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app, { deps }) => {
@@ -33,7 +32,7 @@ export const operatorApi: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
         body: z
           .object({
             name: z.string().trim().min(1).max(200),
-            partnerId: z.number().int().min(1).max(2_147_483_647).optional(),
+            partnerId: z.number().int().min(1).max(MAX_PARTNER_ID).optional(),
           })
           .strict()
           .meta({ example: { name: 'Acme Print', partnerId: 42 } }),
@@ -48,14 +47,8 @@ export const operatorApi: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
         },
       },
     },
-    async (request, reply) => {
-      const { position, ...created } = await createLabel(deps.store, deps.pool, request.body, {
-        ...operator,
-        correlationId: request.id,
-      });
-      await readYourWrite(deps, 'labels', position);
-      return reply.status(201).send(created);
-    },
+    async (request, reply) =>
+      reply.status(201).send(await createLabel(deps.app, request.body, metadataOf(request))),
   );
 
   const callbackTarget = z.object({ url: httpUrl, apiKey: z.string().min(1).max(500) }).strict();
@@ -99,10 +92,7 @@ export const operatorApi: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
     async (request) => {
       const { labelId } = request.params;
       const { staging, production, environment } = request.body;
-      await configureCallbacks(deps.store, deps.pool, labelId, request.body, {
-        ...operator,
-        correlationId: request.id,
-      });
+      await configureCallbacks(deps.app, labelId, request.body, metadataOf(request));
       return {
         labelId,
         environment,
@@ -127,19 +117,13 @@ export const operatorApi: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
         },
       },
     },
-    async (request) => {
-      const r = await changeShopIntegrationPermissions(
-        deps.store,
+    async (request) =>
+      changeShopIntegrationPermissions(
+        deps.app,
         request.params.id,
         request.body.permissions,
-        {
-          ...operator,
-          correlationId: request.id,
-        },
-      );
-      await readYourWrite(deps, 'shop-integrations', r.appended?.position);
-      return { id: request.params.id, permissions: r.permissions };
-    },
+        metadataOf(request),
+      ),
   );
 
   const suppliers = deps.config.suppliers as [string, ...string[]];
@@ -195,30 +179,12 @@ export const operatorApi: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
         },
       },
     },
-    async (request, reply) => {
-      const { supplier } = request.params;
-      const wrong = request.body.findIndex(
-        (c) => c.supplier !== undefined && c.supplier !== supplier,
-      );
-      if (wrong >= 0) {
-        throw new HttpProblem(400, 'validation_failed', 'the request is invalid', [
-          { path: `${wrong}.supplier`, message: `must be ${supplier}, the supplier in the path` },
-        ]);
-      }
-      const items = request.body.map(({ sku, supplier: _s, ...configuration }) => ({
-        sku,
-        configuration,
-      }));
-      const { importId } = await requestImport(
-        deps.store,
-        { kind: 'catalog', supplier, items },
-        {
-          ...operator,
-          correlationId: request.id,
-        },
-      );
-      return reply.status(202).send({ importId, accepted: items.length });
-    },
+    async (request, reply) =>
+      reply
+        .status(202)
+        .send(
+          await importCatalog(deps.app, request.params.supplier, request.body, metadataOf(request)),
+        ),
   );
 
   app.get(
@@ -232,11 +198,7 @@ export const operatorApi: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
         response: { 200: importViewSchema, ...problems(400, 401, 403, 404) },
       },
     },
-    async (request) => {
-      const view = await findImport(deps.pool, request.params.importId, 'catalog');
-      if (!view) throw new HttpProblem(404, 'import_not_found', 'no such import');
-      return view;
-    },
+    async (request) => importProgress(deps.app, request.params.importId, 'catalog'),
   );
 
   app.post(
@@ -251,10 +213,7 @@ export const operatorApi: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
       },
     },
     async (request, reply) => {
-      const { apiKey } = await issuePrintshopKey(deps.store, request.body.name, {
-        ...operator,
-        correlationId: request.id,
-      });
+      const { apiKey } = await issuePrintshopKey(deps.app, request.body.name, metadataOf(request));
       return reply.status(201).send({ apiKey });
     },
   );

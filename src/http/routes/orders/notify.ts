@@ -1,33 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { type Notification, receiveOrder } from '../../../app/orders.ts';
-import { principalOf } from '../../auth.ts';
-import { type HttpDeps, readYourWrite } from '../../deps.ts';
+import { receiveOrder } from '../../../app/orders.ts';
+import { metadataOf, principalOf } from '../../auth.ts';
+import type { HttpDeps } from '../../deps.ts';
 import { HttpProblem } from '../../problem.ts';
 import { apiKeySecurity, problems } from '../../schemas/common.ts';
 import { notificationAnswer, notificationBody } from '../../schemas/order.ts';
-
-/**
- * Records the order; its print workflow is started from the log (accepted means
- * recorded, whether or not the workflow service answers right now).
- */
-async function notify(
-  deps: HttpDeps,
-  labelId: string,
-  source: { channel: 'shop' | 'fulfillment'; integrationId?: string },
-  body: Notification,
-  requestId: string,
-) {
-  const actor = source.integrationId
-    ? `integration:${source.integrationId}`
-    : `fulfillment:${labelId}`;
-  const { answer, position } = await receiveOrder(deps.store, deps.pool, labelId, source, body, {
-    actor,
-    correlationId: requestId,
-  });
-  await readYourWrite(deps, 'orders', position);
-  return answer;
-}
 
 const summary = 'Sale notification: record the order and generate its print files';
 
@@ -50,7 +28,13 @@ export const shopNotifyRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
     },
     async (request) => {
       const { labelId, integrationId } = principalOf(request, 'integration');
-      return notify(deps, labelId, { channel: 'shop', integrationId }, request.body, request.id);
+      return receiveOrder(
+        deps.app,
+        labelId,
+        { channel: 'shop', integrationId },
+        request.body,
+        metadataOf(request),
+      );
     },
   );
 };
@@ -80,7 +64,15 @@ export const fulfillmentNotifyRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> 
       }
       return reply
         .status(201)
-        .send(await notify(deps, labelId, { channel: 'fulfillment' }, request.body, request.id));
+        .send(
+          await receiveOrder(
+            deps.app,
+            labelId,
+            { channel: 'fulfillment' },
+            request.body,
+            metadataOf(request),
+          ),
+        );
     },
   );
 };

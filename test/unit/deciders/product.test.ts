@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { configurationSchema, slugify } from '../../src/domain/product/configuration.ts';
-import { productDecider } from '../../src/domain/product/decider.ts';
-import type { ProductEvent } from '../../src/domain/product/events.ts';
-import { specFor } from '../helpers/decider-spec.ts';
+import { configurationSchema, slugify } from '../../../src/domain/product/configuration.ts';
+import { productDecider } from '../../../src/domain/product/decider.ts';
+import type { ProductEvent } from '../../../src/domain/product/events.ts';
+import { specFor } from '../../helpers/decider-spec.ts';
 
 const given = specFor(productDecider);
 const configuration = configurationSchema.parse({ name: 'Mug' });

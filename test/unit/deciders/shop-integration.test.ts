@@ -1,7 +1,7 @@
 import { describe, it } from 'vitest';
-import { shopIntegrationDecider } from '../../src/domain/shop-integration/decider.ts';
-import type { ShopIntegrationEvent } from '../../src/domain/shop-integration/events.ts';
-import { specFor } from '../helpers/decider-spec.ts';
+import { shopIntegrationDecider } from '../../../src/domain/shop-integration/decider.ts';
+import type { ShopIntegrationEvent } from '../../../src/domain/shop-integration/events.ts';
+import { specFor } from '../../helpers/decider-spec.ts';
 
 const given = specFor(shopIntegrationDecider);
 const id = '11111111-1111-4111-8111-111111111111';

@@ -1,7 +1,7 @@
 import { describe, it } from 'vitest';
-import { labelDecider, partnerIdDecider } from '../../src/domain/label/decider.ts';
-import type { LabelEvent } from '../../src/domain/label/events.ts';
-import { specFor } from '../helpers/decider-spec.ts';
+import { labelDecider, partnerIdDecider } from '../../../src/domain/label/decider.ts';
+import type { LabelEvent } from '../../../src/domain/label/events.ts';
+import { specFor } from '../../helpers/decider-spec.ts';
 
 const labelId = '22222222-2222-4222-8222-222222222222';
 const key = (c: string) => ({ prefix: 'ep_adm_22222222', sha256: c.repeat(64) });

@@ -1,0 +1,23 @@
+import type pg from 'pg';
+import type { EventStore, Position } from '../eventstore/port.ts';
+import type { FileStorage } from '../storage/port.ts';
+
+/** Waits until a read model has taken an append, so a caller reads its own write. */
+export interface ReadModels {
+  seen(projection: string, position: Position | undefined): Promise<void>;
+}
+
+/** What the use cases work with; the composition root (src/bootstrap) makes it. */
+export interface AppContext {
+  store: EventStore;
+  /** read models and the side tables (encryption keys, throttle counters) */
+  pool: pg.Pool;
+  /** print files */
+  storage: FileStorage;
+  /** design images, content-addressed */
+  images: FileStorage;
+  readModels: ReadModels;
+}
+
+/** For callers that read nothing back (scripts, tests over another process's database). */
+export const noReadModels: ReadModels = { seen: async () => {} };

@@ -1,0 +1,18 @@
+import type { ProjectionRunner } from '#projections/runner';
+import type { ChangeFeed } from '../db/change-feed.ts';
+import type { ReadModels } from './context.ts';
+
+/**
+ * Waits (at most 3 s) until a projection has taken an append, so the caller can read
+ * its write; then drops this process's cached reads of that read model, which the
+ * projector's own notice could otherwise reach after the caller's next read.
+ */
+export function readYourWrites(runner: ProjectionRunner, feed: ChangeFeed): ReadModels {
+  return {
+    async seen(projection, position) {
+      if (!position) return;
+      await runner.waitFor(projection, position, 3000);
+      feed.publish({ kind: 'readModel', projection, phase: 'seen' });
+    },
+  };
+}

@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Activities } from '../../src/activities/index.ts';
+import { saleNotificationWorkflow } from '../../workflows/sale-notification.ts';
+
+/**
+ * The sale notification workflow alone, its activities mocked (as Temporal's samples test
+ * workflows), on the run's real Temporal dev server.
+ */
+describe('sale notification workflow (mocked activities)', () => {
+  let connection: Connection;
+  let client: Client;
+  let native: NativeConnection;
+
+  beforeAll(async () => {
+    connection = await Connection.connect({ address: inject('temporalAddress') });
+    client = new Client({ connection });
+    native = await NativeConnection.connect({ address: inject('temporalAddress') });
+  });
+  afterAll(async () => {
+    await connection?.close();
+    await native?.close();
+  });
+
+  async function run(mocks: Partial<Activities>, items: string[]) {
+    const taskQueue = `wf-${randomUUID()}`;
+    const worker = await Worker.create({
+      connection: native,
+      taskQueue,
+      workflowsPath: new URL('../../workflows/index.ts', import.meta.url).pathname,
+      activities: mocks,
+    });
+    return worker.runUntil(
+      client.workflow.execute(saleNotificationWorkflow, {
+        taskQueue,
+        workflowId: `test-${randomUUID()}`,
+        args: [`Order-test-${items.length}`],
+      }),
+    );
+  }
+
+  it('renders every pending item, two at a time, then completes the order', async () => {
+    const items = ['i1', 'i2', 'i3', 'i4', 'i5'];
+    const calls: string[] = [];
+    let inFlight = 0;
+    let most = 0;
+    const result = await run(
+      {
+        startRendering: async () => items,
+        renderOrderItem: async (_stream: string, id: string) => {
+          inFlight++;
+          most = Math.max(most, inFlight);
+          await new Promise((r) => setTimeout(r, 20));
+          inFlight--;
+          calls.push(id);
+          return { outcome: 'ready' as const, sha256: `sha-${id}` };
+        },
+        completeOrder: async () => {
+          calls.push('complete');
+          return { status: 'ready' as const };
+        },
+      } as Partial<Activities>,
+      items,
+    );
+    expect(result).toEqual({ status: 'ready' });
+    expect([...calls].slice(0, -1).sort()).toEqual(items);
+    expect(calls.at(-1)).toBe('complete');
+    expect(most).toBe(2);
+  });
+
+  it('completes at once when nothing is pending (a restarted workflow of a rendered order)', async () => {
+    const rendered: string[] = [];
+    const result = await run(
+      {
+        startRendering: async () => [],
+        renderOrderItem: async (_s: string, id: string) => {
+          rendered.push(id);
+          return { outcome: 'ready' as const, sha256: undefined };
+        },
+        completeOrder: async () => ({ status: 'failed' as const, reason: 'l1: broken image' }),
+      } as Partial<Activities>,
+      [],
+    );
+    expect(rendered).toEqual([]);
+    expect(result).toEqual({ status: 'failed', reason: 'l1: broken image' });
+  });
+});

@@ -1,0 +1,106 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+/**
+ * The layers of the code, lowest first. A file may import its own layer and those below
+ * it, never one above: imports run one way, down.
+ */
+const LAYERS: [name: string, folders: string[]][] = [
+  ['domain', ['src/domain']],
+  [
+    'infrastructure',
+    [
+      'src/db',
+      'src/eventstore',
+      'src/storage',
+      'src/print',
+      'src/partner',
+      'src/errors.ts',
+      'src/processes.ts',
+      'src/config.ts',
+      'src/temporal/workflow-ids.ts',
+      'src/temporal/calls.ts',
+      'src/temporal/dev-server.ts',
+    ],
+  ],
+  ['read models and runners', ['projections', 'src/subscriptions']],
+  ['use cases', ['src/app']],
+  [
+    'workflows, activities, reactions',
+    ['workflows', 'src/activities', 'src/reactions', 'src/temporal'],
+  ],
+  ['health, HTTP', ['src/health', 'src/http']],
+  ['composition', ['src/bootstrap', 'src/cli', 'src/main.ts']],
+];
+
+function layerOf(file: string): number {
+  const rel = path.relative(root, file);
+  let best = -1;
+  let bestLength = -1;
+  LAYERS.forEach(([, folders], i) => {
+    for (const f of folders) {
+      if ((rel === f || rel.startsWith(`${f}/`)) && f.length > bestLength) {
+        best = i;
+        bestLength = f.length;
+      }
+    }
+  });
+  return best;
+}
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((e) => {
+    const full = path.join(dir, e);
+    if (statSync(full).isDirectory()) return sources(full);
+    return full.endsWith('.ts') ? [full] : [];
+  });
+}
+
+const IMPORT = /^\s*(?:import|export)\s[^'"]*?from\s+'([^']+)'/gm;
+
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const out: string[] = [];
+  for (const m of text.matchAll(IMPORT)) {
+    const spec = m[1]!;
+    if (spec.startsWith('.')) out.push(path.resolve(path.dirname(file), spec));
+    else if (spec.startsWith('#projections/'))
+      out.push(path.join(root, 'projections', spec.slice('#projections/'.length)));
+  }
+  return out;
+}
+
+describe('layering', () => {
+  it('has no import that runs up: domain < infrastructure < read models < use cases < workflows < HTTP < composition', () => {
+    const files = ['src', 'projections', 'workflows'].flatMap((d) => sources(path.join(root, d)));
+    const upward: string[] = [];
+    const unplaced: string[] = [];
+    for (const file of files) {
+      const from = layerOf(file);
+      if (from < 0) unplaced.push(path.relative(root, file));
+      for (const target of importsOf(file)) {
+        const to = layerOf(target);
+        if (to > from)
+          upward.push(
+            `${path.relative(root, file)} (${LAYERS[from]![0]}) -> ${path.relative(root, target)} (${LAYERS[to]![0]})`,
+          );
+      }
+    }
+    expect(unplaced).toEqual([]);
+    expect(upward).toEqual([]);
+    expect(files.length).toBeGreaterThan(100);
+  });
+
+  it('keeps the domain free of anything but zod and node:crypto', () => {
+    const outside = sources(path.join(root, 'src/domain')).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(IMPORT)]
+        .map((m) => m[1]!)
+        .filter((spec) => !spec.startsWith('.') && !['zod', 'node:crypto'].includes(spec))
+        .map((spec) => `${path.relative(root, file)}: ${spec}`),
+    );
+    expect(outside).toEqual([]);
+  });
+});

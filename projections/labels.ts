@@ -1,36 +1,55 @@
 import type pg from 'pg';
-import { labelEvents } from '../src/domain/label/events.ts';
+import { DEFAULT_RENDER_WITHIN_MINUTES, labelEvents } from '../src/domain/label/events.ts';
 import type { Projection } from './projection.ts';
 
 export const labelsProjection: Projection = {
   name: 'labels',
+  // 2: the render deadline
+  version: 2,
   tables: ['rm_labels'],
   schema: `
     CREATE TABLE IF NOT EXISTS rm_labels (
       label_id   uuid PRIMARY KEY,
       name       text NOT NULL,
       partner_id integer NOT NULL UNIQUE,
+      render_within_minutes integer NOT NULL DEFAULT ${DEFAULT_RENDER_WITHIN_MINUTES},
       created_at timestamptz NOT NULL
     );`,
-  handles: new Set(['LabelCreated']),
+  handles: new Set(['LabelCreated', 'LabelRenderDeadlineSet']),
   async apply(tx, stored) {
-    const labels = stored.flatMap((s) => {
+    const labels = [];
+    for (const s of stored) {
       const e = labelEvents.deserialize(s);
-      return e.type === 'LabelCreated' ? [e.data] : [];
-    });
-    await tx.query(
-      `INSERT INTO rm_labels (label_id, name, partner_id, created_at)
-       SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::timestamptz[])
-       ON CONFLICT (label_id) DO NOTHING`,
-      [
-        labels.map((l) => l.labelId),
-        labels.map((l) => l.name),
-        labels.map((l) => l.partnerId),
-        labels.map((l) => l.createdAt),
-      ],
-    );
+      if (e.type === 'LabelCreated') labels.push(e.data);
+      else if (e.type === 'LabelRenderDeadlineSet') {
+        await insertLabels(tx, labels.splice(0)); // in order: the label exists first
+        await tx.query('UPDATE rm_labels SET render_within_minutes = $2 WHERE label_id = $1', [
+          e.data.labelId,
+          e.data.renderWithinMinutes,
+        ]);
+      }
+    }
+    await insertLabels(tx, labels);
   },
 };
+
+async function insertLabels(
+  tx: pg.PoolClient,
+  labels: { labelId: string; name: string; partnerId: number; createdAt: string }[],
+): Promise<void> {
+  if (labels.length === 0) return;
+  await tx.query(
+    `INSERT INTO rm_labels (label_id, name, partner_id, created_at)
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::timestamptz[])
+     ON CONFLICT (label_id) DO NOTHING`,
+    [
+      labels.map((l) => l.labelId),
+      labels.map((l) => l.name),
+      labels.map((l) => l.partnerId),
+      labels.map((l) => l.createdAt),
+    ],
+  );
+}
 
 // ---- queries ----
 
@@ -54,4 +73,21 @@ export async function freePartnerId(pool: pg.Pool, from: number): Promise<number
   );
   const next = r.rows[0]?.next;
   return next === null || next === undefined ? undefined : Number(next);
+}
+
+export interface LabelRow {
+  label_id: string;
+  name: string;
+  partner_id: number;
+  render_within_minutes: number;
+}
+
+/** Labels by name (one label's only, when `labelId` is given). */
+export async function listLabels(pool: pg.Pool, labelId?: string): Promise<LabelRow[]> {
+  const r = await pool.query<LabelRow>(
+    `SELECT label_id, name, partner_id, render_within_minutes FROM rm_labels
+     WHERE $1::uuid IS NULL OR label_id = $1 ORDER BY name, label_id`,
+    [labelId ?? null],
+  );
+  return r.rows;
 }

@@ -2,19 +2,39 @@ import type pg from 'pg';
 import { orderEvents } from '../src/domain/order/events.ts';
 import type { Projection } from './projection.ts';
 
-/** Orders and their items, for the order routes and for finding an order item by id. */
+export const ORDER_STATUSES = ['received', 'rendering', 'ready', 'failed', 'cancelled'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+/** Not finished: what can still become ready, and what counts as overdue past its deadline. */
+const UNFINISHED = `('received', 'rendering', 'failed')`;
+
+/**
+ * Orders and their items: for the order routes, the order lists of operators and label
+ * admins (keyset pages, newest first, indexed for every filter at a million orders), the
+ * ops page and the metrics, and for finding an order item by id.
+ */
 export const ordersProjection: Projection = {
   name: 'orders',
+  // 2: lists, lateness, retry and cancel (counts, deadlines, last error, indexes)
+  version: 2,
   tables: ['rm_orders', 'rm_order_items'],
   schema: `
     CREATE TABLE IF NOT EXISTS rm_orders (
-      stream_id   text PRIMARY KEY,
-      label_id    uuid NOT NULL,
-      order_id    text NOT NULL,
-      status      text NOT NULL,
-      reason      text,
-      received_at timestamptz NOT NULL,
-      updated_at  timestamptz NOT NULL,
+      stream_id      text PRIMARY KEY,
+      label_id       uuid NOT NULL,
+      order_id       text COLLATE "C" NOT NULL,
+      status         text NOT NULL,
+      reason         text,
+      last_error     text,
+      items_total    integer NOT NULL DEFAULT 0,
+      items_ready    integer NOT NULL DEFAULT 0,
+      items_failed   integer NOT NULL DEFAULT 0,
+      items_rendering integer NOT NULL DEFAULT 0,
+      received_at    timestamptz NOT NULL,
+      render_due_at  timestamptz NOT NULL,
+      ready_at       timestamptz,
+      overdue_at     timestamptz,
+      cancelled_at   timestamptz,
+      updated_at     timestamptz NOT NULL,
       UNIQUE (label_id, order_id)
     );
     CREATE TABLE IF NOT EXISTS rm_order_items (
@@ -22,17 +42,29 @@ export const ordersProjection: Projection = {
       stream_id     text NOT NULL,
       label_id      uuid NOT NULL,
       order_id      text NOT NULL,
-      item_id       text NOT NULL,
+      item_id       text COLLATE "C" NOT NULL,
       position      integer NOT NULL,
       sku           text NOT NULL,
       quantity      integer NOT NULL,
       status        text NOT NULL,
       reason        text,
+      failure_kind  text,
       barcode       jsonb,
       print_files   jsonb NOT NULL DEFAULT '[]',
       warnings      jsonb NOT NULL DEFAULT '[]'
     );
-    CREATE INDEX IF NOT EXISTS rm_order_items_stream ON rm_order_items (stream_id, position);`,
+    CREATE INDEX IF NOT EXISTS rm_order_items_stream ON rm_order_items (stream_id, position);
+    CREATE INDEX IF NOT EXISTS rm_order_items_item ON rm_order_items (item_id, stream_id);
+    CREATE INDEX IF NOT EXISTS rm_order_items_id_text ON rm_order_items ((order_item_id::text) COLLATE "C");
+    CREATE INDEX IF NOT EXISTS rm_orders_all ON rm_orders (received_at DESC, stream_id DESC);
+    CREATE INDEX IF NOT EXISTS rm_orders_label ON rm_orders (label_id, received_at DESC, stream_id DESC);
+    CREATE INDEX IF NOT EXISTS rm_orders_status ON rm_orders (status, received_at DESC, stream_id DESC);
+    CREATE INDEX IF NOT EXISTS rm_orders_label_status
+      ON rm_orders (label_id, status, received_at DESC, stream_id DESC);
+    CREATE INDEX IF NOT EXISTS rm_orders_unfinished
+      ON rm_orders (received_at DESC, stream_id DESC) WHERE status IN ${UNFINISHED};
+    CREATE INDEX IF NOT EXISTS rm_orders_due ON rm_orders (render_due_at) WHERE status IN ${UNFINISHED};
+    CREATE INDEX IF NOT EXISTS rm_orders_order_id ON rm_orders (order_id, label_id);`,
   handles: new Set([
     'OrderReceived',
     'OrderRenderingStarted',
@@ -42,23 +74,28 @@ export const ordersProjection: Projection = {
     'OrderFailed',
     'OrderItemBarcodeUpdated',
     'PrintFileMismatchDetected',
+    'OrderRetryRequested',
+    'OrderCancelled',
+    'OrderWentOverdue',
   ]),
   async apply(tx, stored) {
     for (const s of stored) {
       const e = orderEvents.deserialize(s);
       const at = s.recordedAt.toISOString();
-      const setStatus = (status: string, reason: string | null = null) =>
-        tx.query(
-          'UPDATE rm_orders SET status = $2, reason = $3, updated_at = $4 WHERE stream_id = $1',
-          [s.streamId, status, reason, at],
-        );
+      const setOrder = (fields: string, values: unknown[]) =>
+        tx.query(`UPDATE rm_orders SET ${fields}, updated_at = $2 WHERE stream_id = $1`, [
+          s.streamId,
+          at,
+          ...values,
+        ]);
       switch (e.type) {
         case 'OrderReceived': {
           const d = e.data;
           await tx.query(
-            `INSERT INTO rm_orders (stream_id, label_id, order_id, status, received_at, updated_at)
-             VALUES ($1, $2, $3, 'received', $4, $4) ON CONFLICT DO NOTHING`,
-            [s.streamId, d.labelId, d.orderId, d.receivedAt],
+            `INSERT INTO rm_orders (stream_id, label_id, order_id, status, items_total, received_at,
+               render_due_at, updated_at)
+             VALUES ($1, $2, $3, 'received', $4, $5, $6, $5) ON CONFLICT DO NOTHING`,
+            [s.streamId, d.labelId, d.orderId, d.items.length, d.receivedAt, d.renderDueAt],
           );
           for (const [position, item] of d.items.entries()) {
             await tx.query(
@@ -79,11 +116,11 @@ export const ordersProjection: Projection = {
           break;
         }
         case 'OrderRenderingStarted':
-          await setStatus('rendering');
           await tx.query(
             "UPDATE rm_order_items SET status = 'rendering' WHERE stream_id = $1 AND status = 'received'",
             [s.streamId],
           );
+          await setOrder("status = 'rendering'", []);
           break;
         case 'PrintFileGenerated': {
           const d = e.data;
@@ -94,7 +131,7 @@ export const ordersProjection: Projection = {
             bytes: d.bytes,
           };
           await tx.query(
-            `UPDATE rm_order_items SET status = 'ready', reason = NULL, print_files = print_files || $2::jsonb, warnings = $3
+            `UPDATE rm_order_items SET status = 'ready', reason = NULL, failure_kind = NULL, print_files = print_files || $2::jsonb, warnings = $3
              WHERE order_item_id = $1`,
             [d.orderItemId, JSON.stringify([file]), JSON.stringify(d.warnings)],
           );
@@ -102,9 +139,10 @@ export const ordersProjection: Projection = {
         }
         case 'OrderItemFailed':
           await tx.query(
-            "UPDATE rm_order_items SET status = 'failed', reason = $2 WHERE order_item_id = $1",
-            [e.data.orderItemId, e.data.reason],
+            "UPDATE rm_order_items SET status = 'failed', reason = $2, failure_kind = $3 WHERE order_item_id = $1",
+            [e.data.orderItemId, e.data.reason, e.data.kind],
           );
+          await setOrder('last_error = $3', [e.data.reason]);
           break;
         case 'OrderItemBarcodeUpdated':
           await tx.query('UPDATE rm_order_items SET barcode = $2 WHERE order_item_id = $1', [
@@ -122,15 +160,44 @@ export const ordersProjection: Projection = {
           break;
         }
         case 'OrderReady':
-          await setStatus('ready');
+          await setOrder("status = 'ready', reason = NULL, ready_at = $3", [e.data.readyAt]);
           break;
         case 'OrderFailed':
-          await setStatus('failed', e.data.reason);
+          await setOrder("status = 'failed', reason = $3, last_error = $3", [e.data.reason]);
           break;
+        case 'OrderRetryRequested':
+          await tx.query(
+            `UPDATE rm_order_items SET status = 'received', reason = NULL, failure_kind = NULL
+             WHERE order_item_id = ANY($1::uuid[])`,
+            [e.data.orderItemIds],
+          );
+          await setOrder("status = 'received', reason = NULL", []);
+          break;
+        case 'OrderCancelled':
+          await setOrder("status = 'cancelled', cancelled_at = $3", [e.data.cancelledAt]);
+          break;
+        case 'OrderWentOverdue':
+          await setOrder('overdue_at = $3', [e.data.noticedAt]);
+          break;
+      }
+      // the item counts follow every change of an item's status
+      if (e.type !== 'OrderReceived') {
+        await tx.query(
+          `UPDATE rm_orders o SET
+             items_ready = c.ready, items_failed = c.failed, items_rendering = c.rendering
+           FROM (SELECT count(*) FILTER (WHERE status = 'ready')::int AS ready,
+                        count(*) FILTER (WHERE status = 'failed')::int AS failed,
+                        count(*) FILTER (WHERE status = 'rendering')::int AS rendering
+                 FROM rm_order_items WHERE stream_id = $1) c
+           WHERE o.stream_id = $1`,
+          [s.streamId],
+        );
       }
     }
   },
 };
+
+// ---- queries ----
 
 export interface OrderItemRow {
   order_item_id: string;
@@ -142,14 +209,40 @@ export interface OrderItemRow {
   quantity: number;
   status: string;
   reason: string | null;
+  failure_kind: string | null;
   barcode: { format: string; value: string } | null;
   print_files: { storageKey: string; sha256: string; pages: number; bytes: number }[];
   warnings: string[];
 }
 
+/** A row of an order list (and the head of an order view). */
+export interface OrderRow {
+  stream_id: string;
+  label_id: string;
+  order_id: string;
+  status: OrderStatus;
+  reason: string | null;
+  last_error: string | null;
+  items_total: number;
+  items_ready: number;
+  items_failed: number;
+  items_rendering: number;
+  received_at: Date;
+  render_due_at: Date;
+  ready_at: Date | null;
+  overdue_at: Date | null;
+  cancelled_at: Date | null;
+  /** computed as read: unfinished and past its deadline now */
+  overdue: boolean;
+}
+
+const ORDER_COLUMNS = `stream_id, label_id, order_id, status, reason, last_error, items_total,
+  items_ready, items_failed, items_rendering, received_at, render_due_at, ready_at,
+  overdue_at, cancelled_at, (status IN ${UNFINISHED} AND render_due_at < now()) AS overdue`;
+
 export async function findOrder(pool: pg.Pool, labelId: string, orderId: string) {
-  const order = await pool.query<{ stream_id: string; status: string; reason: string | null }>(
-    'SELECT stream_id, status, reason FROM rm_orders WHERE label_id = $1 AND order_id = $2',
+  const order = await pool.query<OrderRow>(
+    `SELECT ${ORDER_COLUMNS} FROM rm_orders WHERE label_id = $1 AND order_id = $2`,
     [labelId, orderId],
   );
   const row = order.rows[0];
@@ -173,6 +266,85 @@ export async function findOrderItem(
   return r.rows[0];
 }
 
+export interface OrderListFilter {
+  /** a label's own orders; every label's when absent (the operator) */
+  labelId?: string | undefined;
+  status?: OrderStatus | 'overdue' | undefined;
+  since?: Date | undefined;
+  until?: Date | undefined;
+  /** a prefix of the order id, of a shop's item id or of an order item id */
+  q?: string | undefined;
+  /** the keyset position after which the page starts: the last row of the page before */
+  after?: { receivedAt: Date; streamId: string } | undefined;
+  limit: number;
+}
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * A page of orders, newest first (received_at, then stream id), after a keyset position:
+ * every filter is served by an index, so a deep page costs what the first does.
+ */
+export async function listOrders(pool: pg.Pool, f: OrderListFilter): Promise<OrderRow[]> {
+  const where: string[] = [];
+  const values: unknown[] = [];
+  const param = (v: unknown) => {
+    values.push(v);
+    return `$${values.length}`;
+  };
+  if (f.labelId) where.push(`label_id = ${param(f.labelId)}`);
+  if (f.status === 'overdue') where.push(`status IN ${UNFINISHED} AND render_due_at < now()`);
+  else if (f.status) where.push(`status = ${param(f.status)}`);
+  if (f.since) where.push(`received_at >= ${param(f.since)}`);
+  if (f.until) where.push(`received_at < ${param(f.until)}`);
+  if (f.q) {
+    const like = param(`${escapeLike(f.q)}%`);
+    where.push(`(order_id LIKE ${like} ESCAPE '\\' OR stream_id IN (
+      SELECT stream_id FROM rm_order_items WHERE item_id LIKE ${like} ESCAPE '\\'
+      UNION SELECT stream_id FROM rm_order_items
+        WHERE (order_item_id::text) COLLATE "C" LIKE ${like} ESCAPE '\\'))`);
+  }
+  if (f.after)
+    where.push(
+      `(received_at, stream_id) < (${param(f.after.receivedAt)}, ${param(f.after.streamId)})`,
+    );
+  const r = await pool.query<OrderRow>(
+    `SELECT ${ORDER_COLUMNS} FROM rm_orders
+     ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+     ORDER BY received_at DESC, stream_id DESC LIMIT ${param(f.limit)}`,
+    values,
+  );
+  return r.rows;
+}
+
+export interface OrderCounts {
+  byStatus: { labelId: string; status: OrderStatus; count: number }[];
+  /** unfinished (failed included) and past the deadline */
+  overdue: number;
+  /** received_at of the oldest order still received or rendering, if any */
+  oldestUnfinished: Date | undefined;
+}
+
+/** Counts for the overview and the metrics, of one label or of all. */
+export async function orderCounts(pool: pg.Pool, labelId?: string): Promise<OrderCounts> {
+  const byStatus = await pool.query<{ label_id: string; status: OrderStatus; n: number }>(
+    `SELECT label_id, status, count(*)::int AS n FROM rm_orders
+     WHERE $1::uuid IS NULL OR label_id = $1 GROUP BY label_id, status ORDER BY label_id, status`,
+    [labelId ?? null],
+  );
+  const late = await pool.query<{ overdue: number; oldest: Date | null }>(
+    `SELECT count(*) FILTER (WHERE render_due_at < now())::int AS overdue,
+            min(received_at) FILTER (WHERE status <> 'failed') AS oldest
+     FROM rm_orders WHERE status IN ${UNFINISHED} AND ($1::uuid IS NULL OR label_id = $1)`,
+    [labelId ?? null],
+  );
+  return {
+    byStatus: byStatus.rows.map((r) => ({ labelId: r.label_id, status: r.status, count: r.n })),
+    overdue: late.rows[0]!.overdue,
+    oldestUnfinished: late.rows[0]!.oldest ?? undefined,
+  };
+}
+
 /** Orders still received or rendering that last changed more than `settledMs` ago, oldest first. */
 export async function unfinishedOrders(
   pool: pg.Pool,
@@ -184,6 +356,17 @@ export async function unfinishedOrders(
      WHERE status IN ('received', 'rendering') AND updated_at < now() - $1::interval
      ORDER BY received_at LIMIT $2`,
     [`${settledMs} milliseconds`, limit],
+  );
+  return r.rows;
+}
+
+/** Unfinished orders past their deadline whose lateness is not recorded yet. */
+export async function lateOrders(pool: pg.Pool, limit: number): Promise<{ stream_id: string }[]> {
+  const r = await pool.query<{ stream_id: string }>(
+    `SELECT stream_id FROM rm_orders
+     WHERE status IN ${UNFINISHED} AND render_due_at < now() AND overdue_at IS NULL
+     ORDER BY render_due_at LIMIT $1`,
+    [limit],
   );
   return r.rows;
 }

@@ -9,6 +9,11 @@ import type { RecordedEvent } from '../src/eventstore/port.ts';
  */
 export interface Projection {
   name: string;
+  /**
+   * The shape of its tables (1 when absent). When it differs from the version the
+   * tables were built with, the tables are rebuilt from the event log at start.
+   */
+  version?: number;
   /** tables this projection owns; a rebuild drops them */
   tables: string[];
   /** creates the tables (idempotent) */

@@ -30,6 +30,12 @@ export interface RunnerOptions extends BaseOptions {
 
 const ANALYZE_AFTER = 5000;
 
+const PROJECTION_VERSIONS_SCHEMA = `
+CREATE TABLE IF NOT EXISTS projection_versions (
+  name    text PRIMARY KEY,
+  version integer NOT NULL
+);`;
+
 /**
  * Runs projections. Each batch: read a page of events (outside any transaction: see
  * database.ts on PGlite), then in one transaction re-check the stored checkpoint, apply
@@ -54,10 +60,44 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
     this.onCommit = options.onCommit ?? (() => {});
   }
 
-  /** Creates the checkpoint and parking tables and every projection's tables. */
+  /**
+   * Creates the checkpoint and parking tables and every projection's tables. A
+   * projection whose version changed since its tables were built is dropped and starts
+   * over from the first event (its old rows may lack what the new code reads).
+   * Runs inside the caller's schema transaction.
+   */
   override async migrate(db: Pick<pg.Pool, 'query'> = this.pool): Promise<void> {
     await super.migrate(db);
-    for (const p of this.byName.values()) await db.query(p.schema);
+    await db.query(PROJECTION_VERSIONS_SCHEMA);
+    for (const p of this.byName.values()) {
+      const version = p.version ?? 1;
+      const r = await db.query<{ version: number }>(
+        'SELECT version FROM projection_versions WHERE name = $1',
+        [p.name],
+      );
+      // no row: built before versions were recorded, which is version 1
+      const built = r.rows[0]?.version ?? 1;
+      if (built !== version) {
+        this.log.warn(
+          { projection: p.name, from: built, to: version },
+          'projection rebuilt for a new version',
+        );
+        await this.dropTables(db, p);
+      }
+      await db.query(p.schema);
+      await db.query(
+        `INSERT INTO projection_versions (name, version) VALUES ($1, $2)
+         ON CONFLICT (name) DO UPDATE SET version = $2`,
+        [p.name, version],
+      );
+    }
+  }
+
+  /** Drops a projection's tables and forgets its checkpoint and parked events. */
+  private async dropTables(db: Pick<pg.Pool, 'query'>, p: Projection): Promise<void> {
+    for (const t of p.tables) await db.query(`DROP TABLE IF EXISTS ${t} CASCADE`);
+    await db.query('DELETE FROM projection_checkpoints WHERE name = $1', [p.name]);
+    await db.query('DELETE FROM parked_events WHERE subscription = $1', [p.name]);
   }
 
   /**
@@ -198,10 +238,8 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
     try {
       await inTransaction(this.pool, async (tx) => {
         await tx.query('SELECT 1 FROM projection_checkpoints WHERE name = $1 FOR UPDATE', [name]);
-        for (const t of p.tables) await tx.query(`DROP TABLE IF EXISTS ${t} CASCADE`);
+        await this.dropTables(tx, p);
         await tx.query(p.schema);
-        await tx.query('DELETE FROM projection_checkpoints WHERE name = $1', [name]);
-        await tx.query('DELETE FROM parked_events WHERE subscription = $1', [name]);
         await tx.query(`SELECT pg_notify('${READ_MODEL_CHANNEL}', $1)`, [name]);
       });
     } finally {

@@ -23,6 +23,23 @@ const envSchema = z.object({
   TEMPORAL_NAMESPACE: z.preprocess(emptyAsUndefined, z.string().min(1).default('default')),
   TEMPORAL_CLI_PATH: optionalString,
   TEMPORAL_TASK_QUEUE: z.preprocess(emptyAsUndefined, z.string().min(1).default('editor-platform')),
+  TEMPORAL_UI_PORT: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(0).max(65535).default(8233),
+  ),
+  TEMPORAL_UI_URL: optionalUrl,
+  TEMPORAL_METRICS_PORT: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(0).max(65535).default(0),
+  ),
+  METRICS_TOKEN: z.preprocess(
+    emptyAsUndefined,
+    z.string().min(16, 'must be at least 16 characters').optional(),
+  ),
+  OVERDUE_SWEEP_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(100).default(15_000),
+  ),
   SUPPLIERS: z.preprocess(
     emptyAsUndefined,
     z
@@ -114,7 +131,17 @@ export interface Config {
     namespace: string;
     cliPath: string | undefined;
     taskQueue: string;
+    /** the embedded dev server's web UI port; 0: no UI */
+    uiPort: number;
+    /** where operators open a workflow (TEMPORAL_UI_URL; the embedded UI when not set) */
+    uiUrl: string | undefined;
+    /** the loopback port of the SDK's own metrics in a worker (0: any free one) */
+    metricsPort: number;
   };
+  /** a bearer token that may read /metrics besides the operator key */
+  metricsToken: string | undefined;
+  /** how often the worker looks for unfinished orders past their deadline */
+  overdueSweepMs: number;
   suppliers: string[];
   printshopSupplier: string;
   editorTokenSecret: string;
@@ -216,7 +243,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
         namespace: e.TEMPORAL_NAMESPACE,
         cliPath: e.TEMPORAL_CLI_PATH,
         taskQueue: e.TEMPORAL_TASK_QUEUE,
+        uiPort: e.TEMPORAL_UI_PORT,
+        uiUrl: e.TEMPORAL_UI_URL,
+        metricsPort: e.TEMPORAL_METRICS_PORT,
       },
+      metricsToken: e.METRICS_TOKEN,
+      overdueSweepMs: e.OVERDUE_SWEEP_MS,
       suppliers: [...e.SUPPLIERS, e.PRINTSHOP_SUPPLIER],
       printshopSupplier: e.PRINTSHOP_SUPPLIER,
       editorTokenSecret,

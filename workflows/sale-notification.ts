@@ -1,25 +1,48 @@
-import { proxyActivities } from '@temporalio/workflow';
+import {
+  isCancellation,
+  proxyActivities,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../src/activities/index.ts';
 import { RENDERING } from './policies.ts';
+import { ORDER_ID, ORDER_STATUS } from './search-attributes.ts';
 
 const { startRendering, renderOrderItem, completeOrder } = proxyActivities<Activities>(RENDERING);
 
 const PARALLEL_ITEMS = 2;
 
+/** The order's status as a search attribute, where the workflow was started with them. */
+function showStatus(status: string): void {
+  if (workflowInfo().typedSearchAttributes.get(ORDER_ID) === undefined) return;
+  upsertSearchAttributes([{ key: ORDER_STATUS, value: status }]);
+}
+
 /**
  * A sale notification becomes print files: every pending item is rendered (two at a
  * time), then the order is marked ready, or failed with the reasons of the items that
- * could not be rendered once all the others are done.
+ * could not be rendered once all the others are done. A cancelled order's workflow is
+ * cancelled: it stops at once, and a render still running is recorded by nobody (the
+ * order refuses print files once cancelled).
  */
 export async function saleNotificationWorkflow(
   orderStream: string,
 ): Promise<{ status: string; reason?: string }> {
-  const pending = await startRendering(orderStream);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(PARALLEL_ITEMS, pending.length) }, async () => {
-      while (next < pending.length) await renderOrderItem(orderStream, pending[next++]!);
-    }),
-  );
-  return completeOrder(orderStream);
+  try {
+    const pending = await startRendering(orderStream);
+    showStatus('rendering');
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(PARALLEL_ITEMS, pending.length) }, async () => {
+        while (next < pending.length) await renderOrderItem(orderStream, pending[next++]!);
+      }),
+    );
+    const done = await completeOrder(orderStream);
+    showStatus(done.status);
+    return done;
+  } catch (err) {
+    // cancelled because the order was (OrderCancelled): the order's events say so already
+    if (isCancellation(err)) showStatus('cancelled');
+    throw err;
+  }
 }

@@ -9,6 +9,8 @@ export interface ActivityDeps {
   storage: FileStorage;
   /** design images, content-addressed */
   images: FileStorage;
+  /** told how long each item's rendering took (seconds) and how it ended */
+  observeRender?: (seconds: number, outcome: 'ready' | 'failed') => void;
 }
 
 /** Activities as plain async functions over injected dependencies. */

@@ -3,12 +3,12 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { derivedIds, handleCommand, readState } from '../app/command-handler.ts';
 import { loadImage } from '../app/images.ts';
+import { storePreviews } from '../app/previews.ts';
 import { type ItemState, type OrderCommand, orderAggregate } from '../domain/order/decider.ts';
-import type { EventStore } from '../eventstore/port.ts';
 import { renderBarcode } from '../print/barcode.ts';
 import { RenderError } from '../print/errors.ts';
 import { type ImageLoader, type PrintFile, renderPrintFile } from '../print/pdf.ts';
-import type { FileStorage } from '../storage/port.ts';
+import type { ActivityDeps } from './index.ts';
 
 const RENDER_LIMIT_MS = 60_000;
 const meta = { actor: 'workflow:print' };
@@ -27,7 +27,7 @@ function withTimeLimit<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout;
   const limit = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new RenderError(`rendering took longer than ${ms / 1000} s`)),
+      () => reject(new RenderError(`rendering took longer than ${ms / 1000} s`, 'timeout')),
       ms,
     );
   });
@@ -67,12 +67,9 @@ function render(
  * derived from what it records, so a retried activity appends nothing twice and writes
  * the same content-addressed file again at most.
  */
-export function orderActivities(deps: {
-  store: EventStore;
-  storage: FileStorage;
-  images: FileStorage;
-}) {
+export function orderActivities(deps: ActivityDeps) {
   const { store, storage, images } = deps;
+  const observe = deps.observeRender ?? (() => {});
   const loader = (src: string) => loadImage(images, src);
   /** reads the order once; `read` lets the command that follows skip a second read */
   const load = async (stream: string) => {
@@ -93,10 +90,22 @@ export function orderActivities(deps: {
       ...(read ? { read } : {}),
     });
 
+  /**
+   * What a run's derived ids add: nothing for the first run (ids as they always were),
+   * the retry's number after that, so a retry's events are new events, not duplicates.
+   */
+  const runOf = (s: { retries: number }) => (s.retries ? [`retry-${s.retries}`] : []);
+
   return {
     async startRendering(stream: string): Promise<string[]> {
-      const { read } = await load(stream);
-      const r = await run(stream, read, { type: 'StartRendering', at: new Date() }, 'rendering');
+      const { s, read } = await load(stream);
+      const r = await run(
+        stream,
+        read,
+        { type: 'StartRendering', at: new Date() },
+        'rendering',
+        ...runOf(s),
+      );
       if (!r.state.exists)
         throw ApplicationFailure.nonRetryable(`no order in ${stream}`, 'OrderNotFound');
       return [...r.state.items.values()]
@@ -129,22 +138,28 @@ export function orderActivities(deps: {
         };
       }
       let file: PrintFile;
+      const started = performance.now();
+      const took = () => (performance.now() - started) / 1000;
       try {
         file = await render(loader, s.orderId, s.receivedAt, item);
       } catch (err) {
         if (!(err instanceof RenderError)) throw err;
+        observe(took(), 'failed');
         await run(
           stream,
           read,
-          { type: 'FailItem', orderItemId, reason: err.message, at: new Date() },
+          { type: 'FailItem', orderItemId, reason: err.message, kind: err.kind, at: new Date() },
           'failed',
           orderItemId,
+          ...runOf(s),
         );
         return { outcome: 'failed' as const, reason: err.message };
       }
       beat();
       const hash = sha256(file.bytes);
       const storageKey = `${s.labelId}/${orderItemId}/${hash}.pdf`;
+      // the previews are drawn while the PDF is stored and recorded
+      const previews = storePreviews(storage, storageKey, file.bytes);
       await storage.put(storageKey, file.bytes);
       beat();
       const r = await run(
@@ -168,7 +183,10 @@ export function orderActivities(deps: {
         'print',
         orderItemId,
         String(target),
+        ...runOf(s),
       );
+      await previews;
+      observe(took(), 'ready');
       return r.events.length === 0 && r.appended === undefined
         ? { outcome: 'superseded' as const }
         : { outcome: 'ready' as const, sha256: hash };
@@ -198,7 +216,14 @@ export function orderActivities(deps: {
     },
 
     async completeOrder(stream: string) {
-      const r = await run(stream, undefined, { type: 'CompleteOrder', at: new Date() }, 'complete');
+      const { s: before, read } = await load(stream);
+      const r = await run(
+        stream,
+        read,
+        { type: 'CompleteOrder', at: new Date() },
+        'complete',
+        ...runOf(before),
+      );
       const s = r.state;
       if (!s.exists)
         throw ApplicationFailure.nonRetryable(`no order in ${stream}`, 'OrderNotFound');

@@ -5,6 +5,8 @@ import { findOrder, findOrderItem } from '#projections/orders';
 import { encrypt, ensureOwnerKey } from '../db/encryption-keys.ts';
 import { cartItemAggregate } from '../domain/cart/decider.ts';
 import { cartItemStream } from '../domain/cart/events.ts';
+import { labelAggregate } from '../domain/label/decider.ts';
+import { labelStream } from '../domain/label/events.ts';
 import type { BarcodeFormat } from '../domain/order/barcode.ts';
 import { type OrderState, orderAggregate } from '../domain/order/decider.ts';
 import { type OrderItem, orderStream } from '../domain/order/events.ts';
@@ -150,6 +152,8 @@ async function recordOrder(
       return { answer: answerOf(existing), position: undefined };
     }
     const items = await resolveItems(store, pool, labelId, n);
+    const label = await loadState(store, labelAggregate, labelStream(labelId));
+    if (!label.exists) throw new DomainError('not_found', 'label not found', 'label_not_found');
     const customer =
       n.customer && (n.customer.name || n.customer.email)
         ? encrypt(await ensureOwnerKey(pool, labelId), n.customer)
@@ -167,6 +171,7 @@ async function recordOrder(
           source,
           customer,
           items,
+          renderWithinMinutes: label.renderWithinMinutes,
           at: new Date(),
         },
         { ...metadata, labelId },

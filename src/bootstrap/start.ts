@@ -6,6 +6,7 @@ import { ProjectionRunner } from '#projections/runner';
 import { AuthThrottle } from '../app/auth-throttle.ts';
 import type { AppContext } from '../app/context.ts';
 import { scheduleImageCleanup } from '../app/image-cleanup.ts';
+import { markOverdueOrders } from '../app/order-operations.ts';
 import { readYourWrites } from '../app/read-your-writes.ts';
 import { type Config, persistedSecret, type Role } from '../config.ts';
 import type { Database } from '../db/database.ts';
@@ -22,10 +23,17 @@ import {
 } from '../health/readiness.ts';
 import { startHealthServer } from '../http/health-server.ts';
 import { buildHttpServer } from '../http/server.ts';
+import { instrumentedStore } from '../metrics/instrumented-store.ts';
+import { Metrics } from '../metrics/metrics.ts';
 import { startPartnerSimulator } from '../partner/simulator.ts';
+import { every } from '../processes.ts';
 import type { ReactionRunner } from '../reactions/reactor.ts';
 import type { FileStorage } from '../storage/port.ts';
+import { describeError } from '../subscriptions/parked.ts';
+import { taskQueuePollers } from '../temporal/pollers.ts';
+import { temporalCoreMetrics } from '../temporal/worker.ts';
 import { type DataParts, migrateSchema, openData } from './data.ts';
+import { registerGauges } from './metrics.ts';
 import { keepPrivate, makePrivate } from './private-files.ts';
 import { Stops } from './stops.ts';
 import {
@@ -90,8 +98,11 @@ export async function startApp(
       },
     );
     await migrateSchema(data, [runner]);
+    const metrics = new Metrics();
+    // commands append through this one: appends timed, orders and items counted
+    const store = instrumentedStore(data.store, metrics);
     const context: AppContext = {
-      store: data.store,
+      store,
       pool: data.db.pool,
       storage: data.storage,
       images: data.images,
@@ -111,11 +122,29 @@ export async function startApp(
     let temporal: TemporalParts | undefined;
     let reactions: ReactionRunner | undefined;
     if (has(role, 'api') || has(role, 'worker')) {
-      temporal = await connectTemporal(config, log, stops);
+      temporal = await connectTemporal(config, log, stops, { worker: has(role, 'worker') });
       readiness.push(temporalCheck(temporal.client));
       reactions = createReactions(config, data, temporal, log, options);
       if (has(role, 'worker')) {
-        const worker = startWorkerRole(config, data, temporal, reactions, log, stops, options);
+        const worker = startWorkerRole(
+          config,
+          { ...data, store },
+          temporal,
+          reactions,
+          log,
+          stops,
+          {
+            ...options,
+            observeRender: (seconds, outcome) =>
+              metrics.renderDuration.observe({ outcome }, seconds),
+          },
+        );
+        const deadlines = every(
+          config.overdueSweepMs,
+          () => markOverdueOrders(context),
+          (err) => log.warn({ error: describeError(err) }, 'looking for overdue orders failed'),
+        );
+        stops.add(() => deadlines.stop());
         readiness.push(
           workerCheck(worker),
           subscriptionsCheck('reactions', reactions, config.maxLagMs),
@@ -131,6 +160,27 @@ export async function startApp(
       ? await startSimulator(config, log, stops)
       : undefined;
 
+    const client = temporal?.client;
+    const target = temporal?.target;
+    const pollers =
+      client && target
+        ? () => taskQueuePollers(client, target.namespace, target.taskQueue)
+        : undefined;
+    const runners = [
+      ...(has(role, 'api') || has(role, 'projector') ? [runner] : []),
+      ...(reactions && (has(role, 'api') || has(role, 'worker')) ? [reactions] : []),
+    ];
+    registerGauges(metrics, {
+      orders: has(role, 'api') ? data.db.pool : undefined,
+      runners,
+      pollers: has(role, 'api') ? pollers : undefined,
+    });
+    const metricsRoute = {
+      metrics,
+      secrets: [config.operatorApiKey, ...(config.metricsToken ? [config.metricsToken] : [])],
+      extra: has(role, 'worker') ? temporalCoreMetrics : undefined,
+    };
+
     let http: FastifyInstance | undefined;
     let url: string | undefined;
     let healthUrl: string | undefined;
@@ -144,6 +194,9 @@ export async function startApp(
           principals: data.principals,
           readiness,
           throttle: new AuthThrottle(data.db.pool),
+          metrics: metricsRoute,
+          pollers,
+          temporalUiUrl: temporal?.uiUrl,
         },
         log,
       );
@@ -151,7 +204,7 @@ export async function startApp(
       const server = http;
       stops.add(() => server.close());
     } else {
-      const health = await startHealthServer(readiness, log, {
+      const health = await startHealthServer(readiness, metricsRoute, log, {
         port: config.healthPort,
         host: config.host,
       });

@@ -1,13 +1,15 @@
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
-import { type Activities, createActivities } from '../activities/index.ts';
+import { type Activities, type ActivityDeps, createActivities } from '../activities/index.ts';
 import type { Config } from '../config.ts';
+import { freePort, portFree } from '../db/database.ts';
 import { PostgresEventStore } from '../eventstore/postgres.ts';
 import { ReactionRunner } from '../reactions/reactor.ts';
 import { scheduleReconciler } from '../reactions/reconciler.ts';
 import { workflowStartsReactor } from '../reactions/workflow-starts.ts';
 import { type LocalTemporal, startLocalTemporal } from '../temporal/dev-server.ts';
+import { registerSearchAttributes, searchAttributeTypes } from '../temporal/search-attributes.ts';
 import {
   connectClient,
   installTemporalRuntime,
@@ -25,6 +27,8 @@ export interface TemporalParts {
   /** the embedded default's dev server, started by this process */
   local: LocalTemporal | undefined;
   starts: WorkflowStarts;
+  /** where an operator opens a workflow in Temporal's web UI, if anywhere */
+  uiUrl: string | undefined;
 }
 
 /** The Temporal server (the configured one, or a dev server this process starts) and a client. */
@@ -32,21 +36,38 @@ export async function connectTemporal(
   config: Config,
   log: Logger,
   stops: Stops,
+  options: { worker: boolean },
 ): Promise<TemporalParts> {
-  installTemporalRuntime(log.child({ part: 'temporal' }));
+  // a worker's SDK metrics, on a loopback port of their own, appended to /metrics
+  const metricsPort = options.worker
+    ? config.temporal.metricsPort || (await freePort())
+    : undefined;
+  installTemporalRuntime(
+    log.child({ part: 'temporal' }),
+    metricsPort ? `127.0.0.1:${metricsPort}` : undefined,
+  );
   let address = config.temporal.address;
   let local: LocalTemporal | undefined;
   if (!address) {
+    // the UI is a convenience: a port another program holds leaves it out
+    const uiPort =
+      config.temporal.uiPort && (await portFree(config.temporal.uiPort))
+        ? config.temporal.uiPort
+        : undefined;
+    if (config.temporal.uiPort && !uiPort)
+      log.warn({ port: config.temporal.uiPort }, 'TEMPORAL_UI_PORT is taken: no Temporal web UI');
     local = await startLocalTemporal({
       cliPath: config.temporal.cliPath,
       dbFile: path.join(config.dataDir, 'temporal.sqlite'),
       pidFile: path.join(config.dataDir, 'temporal.pid'),
       namespace: config.temporal.namespace,
+      uiPort,
+      searchAttributes: searchAttributeTypes(),
       onRestart: (why) => log.warn({ why }, 'local Temporal dev server stopped; starting it again'),
     });
     stops.add(() => local!.stop());
     address = local.address;
-    log.info({ address }, 'local Temporal dev server started');
+    log.info({ address, ui: local.uiUrl }, 'local Temporal dev server started');
   }
   const target = {
     address,
@@ -55,10 +76,19 @@ export async function connectTemporal(
   };
   const { client, close } = connectClient(target);
   stops.add(close);
-  return { client, target, local, starts: new WorkflowStarts(client, target.taskQueue) };
+  if (!local) void registerSearchAttributes(client, target.namespace, log);
+  const starts = new WorkflowStarts(client, target.taskQueue, (err) =>
+    log.warn(
+      { error: err.message },
+      'the Temporal server lacks the search attributes OrderId, LabelId, OrderStatus: order workflows start without them',
+    ),
+  );
+  return { client, target, local, starts, uiUrl: config.temporal.uiUrl ?? local?.uiUrl };
 }
 
 export interface WorkerOptions {
+  /** told how long each order item's rendering took */
+  observeRender?: ActivityDeps['observeRender'];
   /** wraps the worker's activities (fault injection in tests) */
   wrapActivities?: (activities: Activities) => Activities;
   /** wraps the workflow starts the reactor makes (fault injection in tests) */
@@ -108,6 +138,7 @@ export function startWorkerRole(
     store: data.store,
     storage: data.storage,
     images: data.images,
+    ...(options.observeRender ? { observeRender: options.observeRender } : {}),
   });
   const worker = superviseWorker(
     temporal.target,

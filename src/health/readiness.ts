@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { EventStore } from '../eventstore/port.ts';
 import type { Subscriber, SubscriptionRunner } from '../subscriptions/runner.ts';
 import { temporalCall } from '../temporal/calls.ts';
+import { taskQueuePollers } from '../temporal/pollers.ts';
 import type { SupervisedWorker } from '../temporal/worker.ts';
 
 /** A readiness check fails with a NotReady whose message is safe to show. */
@@ -110,9 +111,6 @@ export const workerCheck = (worker: SupervisedWorker): ReadinessCheck => ({
   },
 });
 
-/** A poller not seen for this long is gone (an idle poll lasts about a minute). */
-const POLLER_SEEN_MS = 90_000;
-
 /** Some worker, in any process, polls the task queue: otherwise recorded work waits. */
 export const pollersCheck = (
   client: Client,
@@ -121,22 +119,8 @@ export const pollersCheck = (
 ): ReadinessCheck => ({
   name: 'workers',
   async check() {
-    const r = await temporalCall(
-      client,
-      () =>
-        client.workflowService.describeTaskQueue({
-          namespace,
-          taskQueue: { name: taskQueue, kind: 1 },
-          taskQueueType: 1,
-        }),
-      LIMIT_MS,
-    ).catch(() => {
+    const recent = await taskQueuePollers(client, namespace, taskQueue, LIMIT_MS).catch(() => {
       throw new NotReady('Temporal does not answer');
-    });
-    const now = Date.now();
-    const recent = (r.pollers ?? []).filter((p) => {
-      const seconds = Number(p.lastAccessTime?.seconds ?? 0);
-      return now - seconds * 1000 < POLLER_SEEN_MS;
     });
     if (recent.length === 0) throw new NotReady(`no worker polls the task queue ${taskQueue}`);
   },

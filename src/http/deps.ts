@@ -5,6 +5,8 @@ import type { Runners } from '../app/subscriptions.ts';
 import type { Config } from '../config.ts';
 import type { ChangeFeed } from '../db/change-feed.ts';
 import type { ReadinessCheck } from '../health/readiness.ts';
+import type { Poller } from '../temporal/pollers.ts';
+import type { MetricsRouteOptions } from './routes/system/metrics.ts';
 
 /** What route plugins need; built by the composition root (src/bootstrap/). */
 export interface HttpDeps {
@@ -20,4 +22,10 @@ export interface HttpDeps {
   readiness: ReadinessCheck[];
   /** limits on signup, login and forgot password, shared by every instance */
   throttle: AuthThrottle;
+  /** this process's metrics and who may read them */
+  metrics: MetricsRouteOptions;
+  /** the workers polling the task queue, where there is a Temporal client */
+  pollers: (() => Promise<Poller[]>) | undefined;
+  /** Temporal's web UI, where the ops page links each order's workflow */
+  temporalUiUrl: string | undefined;
 }

@@ -4,13 +4,15 @@ import type { Logger } from 'pino';
 import type { ReadinessCheck } from '../health/readiness.ts';
 import { answerWithProblems } from './problem.ts';
 import { systemRoutes } from './routes/system/index.ts';
+import { type MetricsRouteOptions, metricsRoute } from './routes/system/metrics.ts';
 
 /**
- * The worker and projector roles serve no API; they answer /livez and /readyz on their
- * health port, so an orchestrator can tell whether they work.
+ * The worker and projector roles serve no API; they answer /livez, /readyz and /metrics
+ * on their health port, so an orchestrator can tell whether they work.
  */
 export async function startHealthServer(
   readiness: ReadinessCheck[],
+  metrics: MetricsRouteOptions,
   log: Logger,
   listen: { port: number; host: string },
 ): Promise<{ url: string; close(): Promise<void> }> {
@@ -20,6 +22,7 @@ export async function startHealthServer(
   }).withTypeProvider<ZodTypeProvider>();
   answerWithProblems(app);
   await app.register(systemRoutes, { readiness });
+  await app.register(metricsRoute, metrics);
   const url = await app.listen(listen);
   return { url, close: () => app.close() };
 }

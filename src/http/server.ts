@@ -31,6 +31,7 @@ import { fulfillmentApi } from './routes/fulfillment/index.ts';
 import { integratorApi } from './routes/integrator/index.ts';
 import { operatorApi } from './routes/operator/index.ts';
 import { systemRoutes } from './routes/system/index.ts';
+import { metricsRoute, observeRequests } from './routes/system/metrics.ts';
 import { addCommonProblems } from './schemas/common.ts';
 import { refuseBadText } from './text-guard.ts';
 
@@ -76,6 +77,7 @@ export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<F
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  observeRequests(app, deps.metrics.metrics);
 
   await app.register(swagger, {
     openapi: {
@@ -89,6 +91,7 @@ export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<F
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
           editorToken: { type: 'http', scheme: 'bearer' },
+          metricsToken: { type: 'http', scheme: 'bearer' },
         },
       },
     },
@@ -103,6 +106,7 @@ export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<F
       resolveApiKey(deps.app.store, deps.config.operatorApiKey, presented, deps.principals),
   });
   await app.register(systemRoutes, { readiness: deps.readiness });
+  await app.register(metricsRoute, deps.metrics);
   await app.register(operatorApi, { deps, prefix: '/operator' });
   await app.register(adminApi, { deps, prefix: '/api' });
   await app.register(integratorApi, { deps });

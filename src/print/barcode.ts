@@ -26,6 +26,6 @@ export async function renderBarcode(
     });
     return { png, dpi: 72 * 8 };
   } catch (err) {
-    throw new RenderError(`barcode: ${String((err as Error).message ?? err)}`);
+    throw new RenderError(`barcode: ${String((err as Error).message ?? err)}`, 'barcode');
   }
 }

@@ -48,7 +48,11 @@ export async function prepareImage(
   heightMm: number,
   path: string,
 ): Promise<PreparedImage> {
-  if (!parsed) throw new RenderError(`${path}: the image is missing or not a supported image`);
+  if (!parsed)
+    throw new RenderError(
+      `${path}: the image is missing or not a supported image`,
+      'image_missing',
+    );
   const widthIn = widthMm / 25.4;
   const heightIn = heightMm / 25.4;
   const dpi = placementDpi(widthMm, heightMm);
@@ -87,6 +91,7 @@ export async function prepareImage(
     if (err instanceof RenderError) throw err;
     throw new RenderError(
       `${path}: the image cannot be decoded (${(err as Error).message.split('\n')[0]})`,
+      'image_unreadable',
     );
   }
 }

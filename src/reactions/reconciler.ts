@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { unfinishedOrders } from '#projections/orders';
 import { loadOrderState } from '../app/orders.ts';
 import type { EventStore } from '../eventstore/port.ts';
+import { every } from '../processes.ts';
 import { describeError } from '../subscriptions/parked.ts';
 import { temporalCall } from '../temporal/calls.ts';
 import { workflowIds } from '../temporal/workflow-ids.ts';
@@ -62,22 +63,9 @@ export async function reconcileOrders(deps: ReconcilerDeps, log: Logger): Promis
 
 /** Runs the reconciliation now and every `intervalMs`; a failed round is logged and retried next time. */
 export function scheduleReconciler(deps: ReconcilerDeps, intervalMs: number, log: Logger) {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> = Promise.resolve();
-  const round = () => {
-    running = reconcileOrders(deps, log)
-      .catch((err) => log.warn({ error: describeError(err) }, 'order reconciliation failed'))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(round, intervalMs);
-      });
-  };
-  timer = setTimeout(round, Math.min(intervalMs, 5_000));
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  return every(
+    intervalMs,
+    () => reconcileOrders(deps, log),
+    (err) => log.warn({ error: describeError(err) }, 'order reconciliation failed'),
+  );
 }

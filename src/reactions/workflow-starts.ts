@@ -10,11 +10,21 @@ import type { Reactor } from './reactor.ts';
  * one place that starts, so neither a crash after the append nor a Temporal outage can
  * lose the work: the checkpoint stays until the start is accepted.
  */
+/** The order an event of an order's stream belongs to (its first event names it). */
+async function orderOf(store: EventStore, stream: string) {
+  const [first] = await store.readStream(stream);
+  const received = first && orderEvents.deserialize(first);
+  if (received?.type !== 'OrderReceived') throw new Error(`no order in ${stream}`);
+  return received.data;
+}
+
 export function workflowStartsReactor(starts: WorkflowStarts, store: EventStore): Reactor {
   return {
     name: 'workflow-starts',
     handles: new Set([
       'OrderReceived',
+      'OrderRetryRequested',
+      'OrderCancelled',
       'OrderItemBarcodeUpdated',
       'OrderReplayRequested',
       'ImportRequested',
@@ -30,6 +40,14 @@ export function workflowStartsReactor(starts: WorkflowStarts, store: EventStore)
         case 'OrderReceived':
           await starts.order(e.data.labelId, e.data.orderId, stored.streamId);
           break;
+        case 'OrderRetryRequested':
+        case 'OrderCancelled': {
+          const order = await orderOf(store, stored.streamId);
+          if (e.type === 'OrderCancelled') await starts.cancelOrder(order.labelId, order.orderId);
+          // a retry runs the order's workflow again, after the run that failed
+          else await starts.retryOrder(order.labelId, order.orderId, stored.streamId);
+          break;
+        }
         case 'OrderItemBarcodeUpdated': {
           // the version a regeneration renders: this update's place among the item's updates
           const updates = (await store.readStream(stored.streamId)).filter(

@@ -35,13 +35,16 @@ export function connectClient(target: TemporalTarget): { client: Client; close()
 }
 
 let runtimeInstalled = false;
+let coreMetricsUrl: string | undefined;
 
 /**
- * Routes the SDK's own log (warnings and worse) into the app's log. Must run before the
- * first Temporal connection of the process; later calls, or a runtime some other code
- * made first, leave the runtime as it is.
+ * Routes the SDK's own log (warnings and worse) into the app's log and has the SDK's
+ * core export its metrics (task slots, poll and schedule-to-start latencies) in
+ * Prometheus format on `metricsAddress` (host:port), which the app's /metrics appends.
+ * Must run before the first Temporal connection of the process; later calls, or a
+ * runtime some other code made first, leave the runtime as it is.
  */
-export function installTemporalRuntime(log: Logger): void {
+export function installTemporalRuntime(log: Logger, metricsAddress?: string): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   try {
@@ -52,9 +55,39 @@ export function installTemporalRuntime(log: Logger): void {
         const level = entry.level === 'ERROR' ? 'error' : 'warn';
         log[level]({ temporal: entry.meta }, entry.message);
       }),
+      ...(metricsAddress
+        ? {
+            telemetryOptions: {
+              metrics: {
+                metricPrefix: 'temporal_',
+                prometheus: {
+                  bindAddress: metricsAddress,
+                  countersTotalSuffix: true,
+                  unitSuffix: true,
+                  useSecondsForDurations: true,
+                },
+              },
+            },
+          }
+        : {}),
     });
+    if (metricsAddress) coreMetricsUrl = `http://${metricsAddress}/metrics`;
   } catch {
     // already instantiated: keep it
+  }
+}
+
+/**
+ * The SDK core's metrics in Prometheus text, '' when it exports none or does not answer
+ * (the core serves them only once a worker has run).
+ */
+export async function temporalCoreMetrics(): Promise<string> {
+  if (!coreMetricsUrl) return '';
+  try {
+    const r = await fetch(coreMetricsUrl, { signal: AbortSignal.timeout(2000) });
+    return r.ok ? await r.text() : '';
+  } catch {
+    return '';
   }
 }
 

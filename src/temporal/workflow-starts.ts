@@ -1,10 +1,15 @@
-import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import {
+  type Client,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+} from '@temporalio/client';
 import {
   barcodeRegenerationWorkflow,
   importWorkflow,
   replayWorkflow,
   saleNotificationWorkflow,
 } from '../../workflows/index.ts';
+import { LABEL_ID, ORDER_ID, ORDER_STATUS } from '../../workflows/search-attributes.ts';
 import { temporalCall } from './calls.ts';
 import { workflowIds } from './workflow-ids.ts';
 
@@ -15,10 +20,21 @@ export type Started = 'started' | 'already';
  * idempotent by its workflow id: a second start of running or finished work answers
  * `already`. Only the reactions over the event log (and the reconciler) call these.
  */
+const RUN_FINISH_WAIT_MS = 10_000;
+
+/** A workflow is still running where a new run must start; counts as a passing outage. */
+export class TemporalBusy extends Error {
+  override name = 'TemporalBusy';
+  /** gRPC UNAVAILABLE: the reactor retries with back-off and never parks the event */
+  readonly code = 14;
+}
+
 export class WorkflowStarts {
   constructor(
     private readonly client: Client,
     private readonly taskQueue: string,
+    /** told when the server lacks the search attributes (the workflow starts without them) */
+    private readonly onMissingSearchAttributes?: (err: Error) => void,
   ) {}
 
   /**
@@ -32,7 +48,7 @@ export class WorkflowStarts {
     orderStream: string,
     options: { evenAfterCompletion?: boolean } = {},
   ): Promise<Started> {
-    return this.once(() =>
+    const start = (findable: boolean) =>
       this.client.workflow.start(saleNotificationWorkflow, {
         taskQueue: this.taskQueue,
         workflowId: workflowIds.order(labelId, orderId),
@@ -40,8 +56,62 @@ export class WorkflowStarts {
         workflowIdReusePolicy: options.evenAfterCompletion
           ? 'ALLOW_DUPLICATE'
           : 'ALLOW_DUPLICATE_FAILED_ONLY',
-      }),
-    );
+        staticSummary: `Order ${orderId}`,
+        staticDetails: `label ${labelId}, order stream ${orderStream}`,
+        ...(findable
+          ? {
+              typedSearchAttributes: [
+                { key: ORDER_ID, value: orderId },
+                { key: LABEL_ID, value: labelId },
+                { key: ORDER_STATUS, value: 'received' },
+              ],
+            }
+          : {}),
+      });
+    return this.once(async () => {
+      try {
+        return await start(true);
+      } catch (err) {
+        // a server without the search attributes registered still runs the work
+        if (!/search attribute/i.test(String((err as Error).message))) throw err;
+        this.onMissingSearchAttributes?.(err as Error);
+        return start(false);
+      }
+    });
+  }
+
+  /**
+   * Runs an order's workflow again for a retry. The run that recorded the failure may
+   * still be finishing (its last step appends the event, then it returns): that run is
+   * waited for, briefly, and the retry starts after it. A run that does not finish in
+   * time makes this throw, and the reactor tries again after its back-off.
+   */
+  async retryOrder(labelId: string, orderId: string, orderStream: string): Promise<void> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      if (
+        (await this.order(labelId, orderId, orderStream, { evenAfterCompletion: true })) ===
+        'started'
+      )
+        return;
+      const handle = this.client.workflow.getHandle(workflowIds.order(labelId, orderId));
+      await Promise.race([
+        handle.result().catch(() => undefined),
+        new Promise((r) => setTimeout(r, RUN_FINISH_WAIT_MS)),
+      ]);
+    }
+    throw new TemporalBusy(`the order workflow of ${orderId} is still running; retry later`);
+  }
+
+  /** Cancels an order's workflow; one that is gone or finished needs nothing. */
+  async cancelOrder(labelId: string, orderId: string): Promise<void> {
+    try {
+      await temporalCall(this.client, () =>
+        this.client.workflow.getHandle(workflowIds.order(labelId, orderId)).cancel(),
+      );
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return;
+      throw err;
+    }
   }
 
   barcode(orderStream: string, orderItemId: string, version: number): Promise<Started> {

@@ -14,6 +14,7 @@ import {
   printFilesPerItem,
   type Shop,
   setUpShop,
+  storedFilesOf,
   until,
 } from '../helpers/orders.ts';
 import {
@@ -171,7 +172,7 @@ describe('a process killed between recording an order and starting its workflow'
     expect(order.status).toBe('ready');
     expect(await printFilesPerItem(t.app.db.pool, shop.labelId)).toEqual([1, 1]);
     const files = await t.app.storage.list(shop.labelId);
-    expect(files).toHaveLength(2);
+    expect([...files].sort()).toEqual(storedFilesOf(shop.labelId, order));
     report('kill -9 between append and workflow start', {
       orders: 1,
       ready: 1,

@@ -1,6 +1,7 @@
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { startLocalTemporal } from '../../src/temporal/dev-server.ts';
+import { searchAttributeTypes } from '../../src/temporal/search-attributes.ts';
 import { startPostgresCluster } from './postgres-cluster.ts';
 
 declare module 'vitest' {
@@ -24,7 +25,10 @@ export default async function setup(project: TestProject) {
   }
   let temporalAddress = process.env.TEMPORAL_ADDRESS;
   if (!temporalAddress) {
-    const temporal = await startLocalTemporal({ cliPath: process.env.TEMPORAL_CLI_PATH });
+    const temporal = await startLocalTemporal({
+      cliPath: process.env.TEMPORAL_CLI_PATH,
+      searchAttributes: searchAttributeTypes(),
+    });
     stops.push(() => temporal.stop());
     temporalAddress = temporal.address;
   }

@@ -4,6 +4,7 @@ import { expect } from 'vitest';
 import { noReadModels } from '../../src/app/context.ts';
 import { issueEditorToken } from '../../src/app/editor-token.ts';
 import { registerPartnerUser } from '../../src/app/partner-users.ts';
+import { previewKey } from '../../src/app/previews.ts';
 import type { EventStore } from '../../src/eventstore/port.ts';
 import type { client } from './app.ts';
 import { config, importDone } from './fixtures.ts';
@@ -139,4 +140,24 @@ export async function printFilesPerItem(pool: pg.Pool, labelId: string): Promise
     [`Order-${labelId}-%`],
   );
   return r.rows.map((x) => x.n);
+}
+
+/**
+ * What an order's print files leave in the print-file storage: each PDF and a preview
+ * PNG per page beside it, sorted (the storage holds nothing else of the label).
+ */
+export function storedFilesOf(
+  labelId: string,
+  order: {
+    items: { orderItemId: string; printFiles: { sha256: string; pages: number }[] }[];
+  },
+): string[] {
+  return order.items
+    .flatMap((item) =>
+      item.printFiles.flatMap((f) => {
+        const pdf = `${labelId}/${item.orderItemId}/${f.sha256}.pdf`;
+        return [pdf, ...Array.from({ length: f.pages }, (_, i) => previewKey(pdf, i + 1))];
+      }),
+    )
+    .sort();
 }

@@ -54,3 +54,39 @@ describe('event registry', () => {
     );
   });
 });
+
+describe('order events stored before deadlines and failure kinds', () => {
+  it('reads a v1 OrderReceived as due 30 minutes after its receipt', async () => {
+    const { orderEvents } = await import('../../src/domain/order/events.ts');
+    const e = orderEvents.deserialize({
+      type: 'OrderReceived',
+      schemaVersion: 1,
+      data: {
+        orderId: 'OLD-1',
+        labelId: '22222222-2222-4222-8222-222222222222',
+        bodyHash: 'h',
+        source: { channel: 'shop' },
+        customer: null,
+        items: [],
+        receivedAt: '2025-03-01T10:00:00.000Z',
+      },
+    });
+    expect(e.type === 'OrderReceived' && e.data.renderDueAt).toBe('2025-03-01T10:30:00.000Z');
+  });
+  it('reads a v1 OrderItemFailed as of kind unknown, its reason kept', async () => {
+    const { orderEvents } = await import('../../src/domain/order/events.ts');
+    const e = orderEvents.deserialize({
+      type: 'OrderItemFailed',
+      schemaVersion: 1,
+      data: {
+        orderItemId: '11111111-1111-4111-8111-111111111111',
+        reason: 'design.areas.0.layers.0: the image is missing',
+        failedAt: '2025-03-01T10:00:01.000Z',
+      },
+    });
+    expect(e.data).toMatchObject({
+      kind: 'unknown',
+      reason: 'design.areas.0.layers.0: the image is missing',
+    });
+  });
+});

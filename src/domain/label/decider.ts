@@ -3,6 +3,7 @@ import { DomainError } from '../shared/decider.ts';
 import type { Encrypted } from '../shared/encrypted.ts';
 import type { StoredKey } from '../shared/keys.ts';
 import {
+  DEFAULT_RENDER_WITHIN_MINUTES,
   type Environment,
   type LabelEvent,
   labelEvents,
@@ -30,7 +31,8 @@ export type LabelCommand =
       production: CallbackTarget;
       environment: Environment;
       at: Date;
-    };
+    }
+  | { type: 'SetRenderDeadline'; renderWithinMinutes: number; at: Date };
 
 export type LabelState =
   | { exists: false }
@@ -41,6 +43,8 @@ export type LabelState =
       partnerId: number;
       adminKey: StoredKey;
       fulfillmentKey: StoredKey;
+      /** how long its orders may take to render before they are overdue */
+      renderWithinMinutes: number;
       callbacks:
         | {
             staging: CallbackTarget | undefined;
@@ -67,6 +71,20 @@ export const labelDecider: Decider<LabelCommand, LabelEvent, LabelState> = {
               adminKey,
               fulfillmentKey,
               createdAt: at.toISOString(),
+            },
+          },
+        ];
+      }
+      case 'SetRenderDeadline': {
+        if (!state.exists) throw new DomainError('not_found', 'label not found', 'label_not_found');
+        if (state.renderWithinMinutes === command.renderWithinMinutes) return [];
+        return [
+          {
+            type: 'LabelRenderDeadlineSet',
+            data: {
+              labelId: state.labelId,
+              renderWithinMinutes: command.renderWithinMinutes,
+              setAt: command.at.toISOString(),
             },
           },
         ];
@@ -107,9 +125,14 @@ export const labelDecider: Decider<LabelCommand, LabelEvent, LabelState> = {
           partnerId,
           adminKey,
           fulfillmentKey,
+          renderWithinMinutes: DEFAULT_RENDER_WITHIN_MINUTES,
           callbacks: undefined,
         };
       }
+      case 'LabelRenderDeadlineSet':
+        return state.exists
+          ? { ...state, renderWithinMinutes: event.data.renderWithinMinutes }
+          : state;
       case 'LabelCallbacksConfigured': {
         if (!state.exists) return state;
         const { staging, production, environment } = event.data;

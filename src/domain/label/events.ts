@@ -41,8 +41,29 @@ export const LabelCallbacksConfigured = defineEvent(
   }),
 );
 
-export type LabelEvent = EventOf<typeof LabelCreated> | EventOf<typeof LabelCallbacksConfigured>;
-export const labelEvents = new EventRegistry<LabelEvent>([LabelCreated, LabelCallbacksConfigured]);
+/** How long the label's orders may take to render before they count as overdue. */
+export const DEFAULT_RENDER_WITHIN_MINUTES = 30;
+export const renderWithinMinutesSchema = z.number().int().min(0).max(525_600);
+
+export const LabelRenderDeadlineSet = defineEvent(
+  'LabelRenderDeadlineSet',
+  1,
+  z.object({
+    labelId: z.uuid(),
+    renderWithinMinutes: renderWithinMinutesSchema,
+    setAt: z.iso.datetime(),
+  }),
+);
+
+export type LabelEvent =
+  | EventOf<typeof LabelCreated>
+  | EventOf<typeof LabelCallbacksConfigured>
+  | EventOf<typeof LabelRenderDeadlineSet>;
+export const labelEvents = new EventRegistry<LabelEvent>([
+  LabelCreated,
+  LabelCallbacksConfigured,
+  LabelRenderDeadlineSet,
+]);
 export type PartnerIdEvent = EventOf<typeof PartnerIdReserved>;
 export const partnerIdEvents = new EventRegistry<PartnerIdEvent>([PartnerIdReserved]);
 

@@ -2,7 +2,13 @@ import type { Aggregate, Decider } from '../shared/decider.ts';
 import { DomainError } from '../shared/decider.ts';
 import type { Encrypted } from '../shared/encrypted.ts';
 import type { BarcodeFormat } from './barcode.ts';
-import { type OrderEvent, type OrderItem, orderEvents, orderStream } from './events.ts';
+import {
+  type ItemFailure,
+  type OrderEvent,
+  type OrderItem,
+  orderEvents,
+  orderStream,
+} from './events.ts';
 
 type Barcode = { format: BarcodeFormat; value: string };
 type PrintFileFacts = {
@@ -23,6 +29,8 @@ export type OrderCommand =
       source: { channel: 'shop' | 'fulfillment'; integrationId?: string };
       customer: Encrypted | null;
       items: OrderItem[];
+      /** how long the label gives an order to render */
+      renderWithinMinutes: number;
       at: Date;
     }
   | { type: 'StartRendering'; at: Date }
@@ -34,11 +42,14 @@ export type OrderCommand =
       file: PrintFileFacts & { images: { area: string; layer: number; effectiveDpi: number }[] };
       at: Date;
     }
-  | { type: 'FailItem'; orderItemId: string; reason: string; at: Date }
+  | { type: 'FailItem'; orderItemId: string; reason: string; kind: ItemFailure; at: Date }
   | { type: 'CompleteOrder'; at: Date }
   | { type: 'UpdateBarcode'; orderItemId: string; barcode: Barcode; at: Date }
   | { type: 'RecordBarcodeRegenerated'; orderItemId: string; barcode: Barcode; at: Date }
   | { type: 'RequestReplay'; replayId: string; at: Date }
+  | { type: 'RequestRetry'; retryId: string; at: Date }
+  | { type: 'CancelOrder'; reason?: string | undefined; at: Date }
+  | { type: 'MarkOverdue'; at: Date }
   | {
       type: 'RecordReplay';
       replayId: string;
@@ -64,9 +75,15 @@ export type OrderState =
       orderId: string;
       labelId: string;
       bodyHash: string;
-      status: 'received' | 'rendering' | 'ready' | 'failed';
+      status: 'received' | 'rendering' | 'ready' | 'failed' | 'cancelled';
       reason?: string;
       receivedAt: string;
+      renderDueAt: string;
+      /** the order went past its deadline unfinished, and that is recorded */
+      overdue: boolean;
+      /** retries requested so far: each is a new run of the work, with its own event ids */
+      retries: number;
+      cancelledAt?: string;
       items: Map<string, ItemState>;
       /** replays whose results are recorded */
       replaysRecorded: ReadonlySet<string>;
@@ -76,6 +93,8 @@ export const defaultBarcode = (orderItemId: string): Barcode => ({
   format: 'code128',
   value: orderItemId,
 });
+
+const cancelled = () => new DomainError('conflict', 'the order is cancelled', 'order_cancelled');
 
 function itemOf(state: OrderState, orderItemId: string) {
   const item = state.exists ? state.items.get(orderItemId) : undefined;
@@ -93,18 +112,32 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
         if (state.exists)
           throw new DomainError('conflict', `order ${command.orderId} exists`, 'order_exists');
         const { orderId, labelId, bodyHash, source, customer, items } = command;
+        const renderDueAt = new Date(
+          command.at.getTime() + command.renderWithinMinutes * 60_000,
+        ).toISOString();
         return [
           {
             type: 'OrderReceived',
-            data: { orderId, labelId, bodyHash, source, customer, items, receivedAt: at },
+            data: {
+              orderId,
+              labelId,
+              bodyHash,
+              source,
+              customer,
+              items,
+              receivedAt: at,
+              renderDueAt,
+            },
           },
         ];
       }
       case 'StartRendering':
+        // a cancelled order is not rendered; one already rendering goes on
         if (!state.exists || state.status !== 'received') return [];
         return [{ type: 'OrderRenderingStarted', data: { startedAt: at } }];
       case 'RecordPrintFile': {
         if (itemOf(state, command.orderItemId).barcodeVersion !== command.forVersion) return [];
+        if (state.exists && state.status === 'cancelled') return []; // no further print files
         return [
           {
             type: 'PrintFileGenerated',
@@ -118,12 +151,23 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
         return [
           {
             type: 'OrderItemFailed',
-            data: { orderItemId: command.orderItemId, reason: command.reason, failedAt: at },
+            data: {
+              orderItemId: command.orderItemId,
+              reason: command.reason,
+              kind: command.kind,
+              failedAt: at,
+            },
           },
         ];
       }
       case 'CompleteOrder': {
-        if (!state.exists || state.status === 'ready' || state.status === 'failed') return [];
+        if (
+          !state.exists ||
+          state.status === 'ready' ||
+          state.status === 'failed' ||
+          state.status === 'cancelled'
+        )
+          return [];
         const items = [...state.items.values()];
         if (items.some((i) => i.status === 'pending')) {
           throw new DomainError(
@@ -147,6 +191,7 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
       }
       case 'UpdateBarcode':
         itemOf(state, command.orderItemId);
+        if (state.exists && state.status === 'cancelled') throw cancelled();
         return [
           {
             type: 'OrderItemBarcodeUpdated',
@@ -161,6 +206,56 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
             data: { orderItemId: command.orderItemId, barcode: command.barcode, regeneratedAt: at },
           },
         ];
+      case 'RequestRetry': {
+        if (!state.exists) throw new DomainError('not_found', 'order not found', 'order_not_found');
+        if (state.status === 'cancelled') throw cancelled();
+        const failed = [...state.items.values()].filter((i) => i.status === 'failed');
+        if (state.status === 'received' || state.status === 'rendering') {
+          // a retry under way, or the first run not done: asking again changes nothing
+          if (failed.length === 0) return [];
+          // its workflow still renders the other items; a retry now would race it
+          throw new DomainError(
+            'conflict',
+            'the order is still rendering; retry its failed items once it has finished',
+            'order_in_progress',
+          );
+        }
+        if (failed.length === 0)
+          throw new DomainError('conflict', 'no item of the order has failed', 'nothing_to_retry');
+        return [
+          {
+            type: 'OrderRetryRequested',
+            data: {
+              retryId: command.retryId,
+              orderItemIds: failed.map((i) => i.item.orderItemId),
+              requestedAt: at,
+            },
+          },
+        ];
+      }
+      case 'CancelOrder': {
+        if (!state.exists) throw new DomainError('not_found', 'order not found', 'order_not_found');
+        if (state.status === 'cancelled') return [];
+        return [
+          {
+            type: 'OrderCancelled',
+            data: { ...(command.reason ? { reason: command.reason } : {}), cancelledAt: at },
+          },
+        ];
+      }
+      case 'MarkOverdue': {
+        if (
+          !state.exists ||
+          state.overdue ||
+          state.status === 'ready' ||
+          state.status === 'cancelled' ||
+          Date.parse(state.renderDueAt) >= command.at.getTime()
+        )
+          return [];
+        return [
+          { type: 'OrderWentOverdue', data: { renderDueAt: state.renderDueAt, noticedAt: at } },
+        ];
+      }
       case 'RequestReplay': {
         if (!state.exists) throw new DomainError('not_found', 'order not found', 'order_not_found');
         if (![...state.items.values()].some((i) => i.files.length > 0)) {
@@ -202,6 +297,9 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
         bodyHash: d.bodyHash,
         status: 'received',
         receivedAt: d.receivedAt,
+        renderDueAt: d.renderDueAt,
+        overdue: false,
+        retries: 0,
         replaysRecorded: new Set(),
         items: new Map(
           d.items.map((item) => [
@@ -252,6 +350,19 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
           barcode: event.data.barcode,
           barcodeVersion: i.barcodeVersion + 1,
         }));
+      case 'OrderRetryRequested': {
+        const items = new Map(state.items);
+        for (const id of event.data.orderItemIds) {
+          const i = items.get(id);
+          if (i) items.set(id, { ...i, status: 'pending', reason: undefined });
+        }
+        const { reason: _reason, ...rest } = state;
+        return { ...rest, status: 'received', items, retries: state.retries + 1 };
+      }
+      case 'OrderCancelled':
+        return { ...state, status: 'cancelled', cancelledAt: event.data.cancelledAt };
+      case 'OrderWentOverdue':
+        return { ...state, overdue: true };
       case 'OrderReplayed':
         return {
           ...state,

@@ -29,9 +29,15 @@ export const orderItemSchema = z.object({
 });
 export type OrderItem = z.infer<typeof orderItemSchema>;
 
+const DEFAULT_RENDER_MINUTES_BEFORE_V2 = 30;
+
+/**
+ * v2 records when the order is due to be rendered (the label's deadline at receipt); a
+ * v1 order, received before deadlines existed, was due 30 minutes after its receipt.
+ */
 export const OrderReceived = defineEvent(
   'OrderReceived',
-  1,
+  2,
   z.object({
     orderId: z.string(),
     labelId: z.uuid(),
@@ -44,7 +50,16 @@ export const OrderReceived = defineEvent(
     customer: encryptedSchema.nullable(),
     items: z.array(orderItemSchema),
     receivedAt: z.iso.datetime(),
+    renderDueAt: z.iso.datetime(),
   }),
+  {
+    1: (data) => ({
+      ...data,
+      renderDueAt: new Date(
+        Date.parse(String(data.receivedAt)) + DEFAULT_RENDER_MINUTES_BEFORE_V2 * 60_000,
+      ).toISOString(),
+    }),
+  },
 );
 export const OrderRenderingStarted = defineEvent(
   'OrderRenderingStarted',
@@ -68,10 +83,28 @@ export const PrintFileGenerated = defineEvent(
     generatedAt: z.iso.datetime(),
   }),
 );
+/** Why an item could not be rendered, in a few words (for lists and metrics). */
+export const ITEM_FAILURES = [
+  'image_missing',
+  'image_unreadable',
+  'layout',
+  'barcode',
+  'timeout',
+  'unknown',
+] as const;
+export type ItemFailure = (typeof ITEM_FAILURES)[number];
+
+/** v2 adds `kind`; a v1 failure, recorded before kinds existed, is of kind unknown. */
 export const OrderItemFailed = defineEvent(
   'OrderItemFailed',
-  1,
-  z.object({ orderItemId: z.uuid(), reason: z.string(), failedAt: z.iso.datetime() }),
+  2,
+  z.object({
+    orderItemId: z.uuid(),
+    reason: z.string(),
+    kind: z.enum(ITEM_FAILURES),
+    failedAt: z.iso.datetime(),
+  }),
+  { 1: (data) => ({ ...data, kind: 'unknown' }) },
 );
 export const OrderReady = defineEvent('OrderReady', 1, z.object({ readyAt: z.iso.datetime() }));
 export const OrderFailed = defineEvent(
@@ -88,6 +121,28 @@ export const BarcodeRegenerated = defineEvent(
   'BarcodeRegenerated',
   1,
   z.object({ orderItemId: z.uuid(), barcode: barcodeSchema, regeneratedAt: z.iso.datetime() }),
+);
+/** Someone (an admin, the operator) asked for the failed items to be rendered again. */
+export const OrderRetryRequested = defineEvent(
+  'OrderRetryRequested',
+  1,
+  z.object({
+    retryId: z.uuid(),
+    orderItemIds: z.array(z.uuid()),
+    requestedAt: z.iso.datetime(),
+  }),
+);
+/** The order is not to be printed: no further print files are made for it. */
+export const OrderCancelled = defineEvent(
+  'OrderCancelled',
+  1,
+  z.object({ reason: z.string().optional(), cancelledAt: z.iso.datetime() }),
+);
+/** The order passed its render deadline unfinished (recorded once, when noticed). */
+export const OrderWentOverdue = defineEvent(
+  'OrderWentOverdue',
+  1,
+  z.object({ renderDueAt: z.iso.datetime(), noticedAt: z.iso.datetime() }),
 );
 /** An admin asked for the print files to be rendered again and compared (a replay). */
 export const OrderReplayRequested = defineEvent(
@@ -133,6 +188,9 @@ export type OrderEvent =
   | EventOf<typeof OrderFailed>
   | EventOf<typeof OrderItemBarcodeUpdated>
   | EventOf<typeof BarcodeRegenerated>
+  | EventOf<typeof OrderRetryRequested>
+  | EventOf<typeof OrderCancelled>
+  | EventOf<typeof OrderWentOverdue>
   | EventOf<typeof OrderReplayRequested>
   | EventOf<typeof OrderReplayed>
   | EventOf<typeof PrintFileMismatchDetected>;
@@ -146,6 +204,9 @@ export const orderEvents = new EventRegistry<OrderEvent>([
   OrderFailed,
   OrderItemBarcodeUpdated,
   BarcodeRegenerated,
+  OrderRetryRequested,
+  OrderCancelled,
+  OrderWentOverdue,
   OrderReplayRequested,
   OrderReplayed,
   PrintFileMismatchDetected,

@@ -32,6 +32,7 @@ const received: OrderEvent = {
     customer: null,
     items: [a, b],
     receivedAt: iso,
+    renderDueAt: '2026-01-02T03:34:05.000Z',
   },
 };
 const started: OrderEvent = { type: 'OrderRenderingStarted', data: { startedAt: iso } };
@@ -49,7 +50,7 @@ const printed = (orderItemId: string, sha256: string): OrderEvent => ({
 });
 const failed = (orderItemId: string, reason: string): OrderEvent => ({
   type: 'OrderItemFailed',
-  data: { orderItemId, reason, failedAt: iso },
+  data: { orderItemId, reason, kind: 'image_missing', failedAt: iso },
 });
 
 describe('order decider', () => {
@@ -62,6 +63,7 @@ describe('order decider', () => {
       source: { channel: 'shop' as const },
       customer: null,
       items: [a, b],
+      renderWithinMinutes: 30,
       at,
     };
     spec([]).when(receive).thenEvents([received]);
@@ -109,16 +111,104 @@ describe('order decider', () => {
 
   it('fails an item once, and knows no item of another order', () => {
     spec([received, failed(a.orderItemId, 'x')])
-      .when({ type: 'FailItem', orderItemId: a.orderItemId, reason: 'x', at })
+      .when({ type: 'FailItem', orderItemId: a.orderItemId, reason: 'x', kind: 'layout', at })
       .thenEvents([]);
     spec([received])
       .when({
         type: 'FailItem',
         orderItemId: '99999999-9999-4999-8999-999999999999',
         reason: 'x',
+        kind: 'layout',
         at,
       })
       .thenFails('order_item_not_found');
+  });
+
+  it('retries the failed items, once: a retry under way is not asked twice', () => {
+    const retryId = '66666666-6666-4666-8666-666666666666';
+    const orderFailed: OrderEvent = {
+      type: 'OrderFailed',
+      data: { reason: 'l2: no image', failedAt: iso },
+    };
+    const history = [
+      received,
+      started,
+      printed(a.orderItemId, 'aa'),
+      failed(b.orderItemId, 'no image'),
+      orderFailed,
+    ];
+    const retried: OrderEvent = {
+      type: 'OrderRetryRequested',
+      data: { retryId, orderItemIds: [b.orderItemId], requestedAt: iso },
+    };
+    spec(history).when({ type: 'RequestRetry', retryId, at }).thenEvents([retried]);
+    spec([...history, retried])
+      .when({ type: 'RequestRetry', retryId, at })
+      .thenEvents([]);
+    // after the retry the order starts rendering again, and renders only the failed item
+    spec([...history, retried])
+      .when({ type: 'StartRendering', at })
+      .thenEvents([started]);
+    spec([received, started, printed(a.orderItemId, 'aa'), printed(b.orderItemId, 'bb')])
+      .when({ type: 'RequestRetry', retryId, at })
+      .thenEvents([]);
+    // an item failed while the other still renders: the run is not over
+    spec([received, started, failed(b.orderItemId, 'no image')])
+      .when({ type: 'RequestRetry', retryId, at })
+      .thenFails('order_in_progress');
+    spec([
+      received,
+      started,
+      printed(a.orderItemId, 'aa'),
+      printed(b.orderItemId, 'bb'),
+      { type: 'OrderReady', data: { readyAt: iso } },
+    ])
+      .when({ type: 'RequestRetry', retryId, at })
+      .thenFails('nothing_to_retry');
+  });
+
+  it('cancels an order once; a cancelled order gets no print file and no retry', () => {
+    const cancelled: OrderEvent = {
+      type: 'OrderCancelled',
+      data: { reason: 'customer', cancelledAt: iso },
+    };
+    spec([received, started])
+      .when({ type: 'CancelOrder', reason: 'customer', at })
+      .thenEvents([cancelled]);
+    spec([received, started, cancelled]).when({ type: 'CancelOrder', at }).thenEvents([]);
+    spec([received, started, cancelled])
+      .when({
+        type: 'RecordPrintFile',
+        orderItemId: a.orderItemId,
+        forVersion: 0,
+        file: { ...file(a.orderItemId, 'aa'), images: [] },
+        at,
+      })
+      .thenEvents([]);
+    spec([received, started, cancelled]).when({ type: 'CompleteOrder', at }).thenEvents([]);
+    spec([received, cancelled])
+      .when({ type: 'RequestRetry', retryId: '66666666-6666-4666-8666-666666666666', at })
+      .thenFails('order_cancelled');
+  });
+
+  it('records once that an unfinished order went past its deadline', () => {
+    const late = new Date('2026-01-02T04:00:00.000Z');
+    const overdue: OrderEvent = {
+      type: 'OrderWentOverdue',
+      data: { renderDueAt: '2026-01-02T03:34:05.000Z', noticedAt: late.toISOString() },
+    };
+    spec([received, started]).when({ type: 'MarkOverdue', at }).thenEvents([]); // not due yet
+    spec([received, started]).when({ type: 'MarkOverdue', at: late }).thenEvents([overdue]);
+    spec([received, started, overdue]).when({ type: 'MarkOverdue', at: late }).thenEvents([]);
+    spec([
+      received,
+      started,
+      printed(a.orderItemId, 'aa'),
+      printed(b.orderItemId, 'bb'),
+      { type: 'OrderReady', data: { readyAt: iso } },
+    ])
+      .when({ type: 'MarkOverdue', at: late })
+      .thenEvents([]);
   });
 
   it('takes a replay request only when there is a print file to compare', () => {

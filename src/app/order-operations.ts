@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import { lateOrders } from '#projections/orders';
+import { labelAggregate } from '../domain/label/decider.ts';
+import { labelStream } from '../domain/label/events.ts';
+import { orderAggregate } from '../domain/order/decider.ts';
+import { orderStream } from '../domain/order/events.ts';
+import type { EventMetadata } from '../eventstore/port.ts';
+import { workflowIds } from '../temporal/workflow-ids.ts';
+import { derivedIds, handleCommand } from './command-handler.ts';
+import type { AppContext } from './context.ts';
+
+export interface RetryAnswer {
+  orderId: string;
+  /** the order items rendered again (none when a retry was already under way) */
+  orderItemIds: string[];
+  workflowId: string;
+}
+
+/**
+ * Renders an order's failed items again: records OrderRetryRequested (who asked is in
+ * its metadata); the order's workflow runs again from the log. Asking while a retry is
+ * under way changes nothing; an order without failed items is 409 nothing_to_retry.
+ */
+export async function retryOrder(
+  ctx: AppContext,
+  labelId: string,
+  orderId: string,
+  metadata: EventMetadata,
+): Promise<RetryAnswer> {
+  // the stream is the label's: another label's order id is simply not found there
+  const r = await handleCommand(
+    ctx.store,
+    orderAggregate,
+    orderStream(labelId, orderId),
+    { type: 'RequestRetry', retryId: randomUUID(), at: new Date() },
+    { ...metadata, labelId },
+  );
+  await ctx.readModels.seen('orders', r.appended?.position);
+  const retried = r.events.find((e) => e.type === 'OrderRetryRequested');
+  return {
+    orderId,
+    orderItemIds: retried?.type === 'OrderRetryRequested' ? retried.data.orderItemIds : [],
+    workflowId: workflowIds.order(labelId, orderId),
+  };
+}
+
+export interface CancelAnswer {
+  orderId: string;
+  status: 'cancelled';
+  cancelledAt: string;
+}
+
+/**
+ * Cancels an order that is not to be printed: OrderCancelled; its workflow is cancelled
+ * from the log and no further print file is recorded. Cancelling again answers the same.
+ */
+export async function cancelOrder(
+  ctx: AppContext,
+  labelId: string,
+  orderId: string,
+  reason: string | undefined,
+  metadata: EventMetadata,
+): Promise<CancelAnswer> {
+  const r = await handleCommand(
+    ctx.store,
+    orderAggregate,
+    orderStream(labelId, orderId),
+    { type: 'CancelOrder', reason, at: new Date() },
+    { ...metadata, labelId },
+  );
+  await ctx.readModels.seen('orders', r.appended?.position);
+  if (!r.state.exists || !r.state.cancelledAt) throw new Error(`order ${orderId} not cancelled`);
+  return { orderId, status: 'cancelled', cancelledAt: r.state.cancelledAt };
+}
+
+/** Sets how long a label's new orders may take to render before they are overdue. */
+export async function setRenderDeadline(
+  ctx: AppContext,
+  labelId: string,
+  renderWithinMinutes: number,
+  metadata: EventMetadata,
+): Promise<{ labelId: string; renderWithinMinutes: number }> {
+  const r = await handleCommand(
+    ctx.store,
+    labelAggregate,
+    labelStream(labelId),
+    { type: 'SetRenderDeadline', renderWithinMinutes, at: new Date() },
+    { ...metadata, labelId },
+  );
+  await ctx.readModels.seen('labels', r.appended?.position);
+  return { labelId, renderWithinMinutes };
+}
+
+const SWEEP_BATCH = 500;
+
+/**
+ * Records OrderWentOverdue for unfinished orders past their deadline (once each: the
+ * event id derives from the order, and the decider takes it only once). Returns how many
+ * went late in this round.
+ */
+export async function markOverdueOrders(ctx: AppContext, now = new Date()): Promise<number> {
+  let marked = 0;
+  for (const { stream_id } of await lateOrders(ctx.pool, SWEEP_BATCH)) {
+    const r = await handleCommand(
+      ctx.store,
+      orderAggregate,
+      stream_id,
+      { type: 'MarkOverdue', at: now },
+      { actor: 'system:deadlines' },
+      { eventIds: derivedIds(stream_id, 'overdue') },
+    );
+    if (r.events.length > 0) marked++;
+  }
+  return marked;
+}

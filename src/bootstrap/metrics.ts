@@ -1,0 +1,94 @@
+import type pg from 'pg';
+import { ORDER_STATUSES, orderCounts } from '#projections/orders';
+import type { Runners } from '../app/subscriptions.ts';
+import type { Metrics } from '../metrics/metrics.ts';
+import type { Poller } from '../temporal/pollers.ts';
+
+export interface MetricSources {
+  /** the read models: orders by status, oldest unfinished, overdue (the API role) */
+  orders?: pg.Pool | undefined;
+  /** the runners this process reports on: lag and parked events */
+  runners: Runners;
+  /** the workers polling the task queue (where there is a Temporal client) */
+  pollers?: (() => Promise<Poller[]>) | undefined;
+}
+
+/** One read for all the gauges of a scrape: the same promise for a second. */
+function shared<T>(read: () => Promise<T>): () => Promise<T> {
+  let last: { at: number; value: Promise<T> } | undefined;
+  return () => {
+    if (!last || Date.now() - last.at > 1000) last = { at: Date.now(), value: read() };
+    return last.value;
+  };
+}
+
+/**
+ * The gauges a role can read, read when scraped. A gauge read from the database shows
+ * the same in every process that reports it: aggregate with max.
+ */
+export function registerGauges(metrics: Metrics, sources: MetricSources): void {
+  const { orders, runners, pollers } = sources;
+  if (orders) {
+    const counts = shared(() => orderCounts(orders));
+    metrics.gauge('orders', 'Orders by status', ['status'], async () => {
+      const c = await counts();
+      return ORDER_STATUSES.map((status) => ({
+        labels: { status },
+        value: c.byStatus.filter((r) => r.status === status).reduce((n, r) => n + r.count, 0),
+      }));
+    });
+    metrics.gauge(
+      'oldest_unfinished_order_age_seconds',
+      'Age of the oldest order not yet ready (received, rendering or failed); 0 when none',
+      [],
+      async () => {
+        const oldest = (await counts()).oldestUnfinished;
+        return [{ labels: {}, value: oldest ? (Date.now() - oldest.getTime()) / 1000 : 0 }];
+      },
+    );
+    metrics.gauge(
+      'overdue_orders',
+      'Orders past their render deadline and not ready (cancelled ones aside)',
+      [],
+      async () => [{ labels: {}, value: (await counts()).overdue }],
+    );
+  }
+  const status = shared(async () => (await Promise.all(runners.map((r) => r.status()))).flat());
+  metrics.gauge(
+    'subscription_lag_events',
+    'Events a projection or reactor has yet to take (counted up to 100000)',
+    ['subscription', 'kind'],
+    async () =>
+      (await status()).map((s) => ({
+        labels: { subscription: s.name, kind: s.kind },
+        value: s.behind,
+      })),
+  );
+  metrics.gauge(
+    'subscription_lag_seconds',
+    'Age of the oldest event a projection or reactor has yet to take',
+    ['subscription', 'kind'],
+    async () =>
+      (await status()).map((s) => ({
+        labels: { subscription: s.name, kind: s.kind },
+        value: s.lagSeconds,
+      })),
+  );
+  metrics.gauge(
+    'parked_events',
+    'Events a projection or reactor set aside after failing on them repeatedly',
+    ['subscription', 'kind'],
+    async () =>
+      (await status()).map((s) => ({
+        labels: { subscription: s.name, kind: s.kind },
+        value: s.parked,
+      })),
+  );
+  if (pollers)
+    metrics.gauge(
+      'task_queue_pollers',
+      'Workers that polled the task queue in the last 90 s (any process)',
+      [],
+      async () => [{ labels: {}, value: (await pollers()).length }],
+    );
+}

@@ -236,6 +236,9 @@ export interface OrderRow {
   overdue: boolean;
 }
 
+/** A row of an order list: the order and its label's name. */
+export type OrderListRow = OrderRow & { label_name: string | null };
+
 const ORDER_COLUMNS = `stream_id, label_id, order_id, status, reason, last_error, items_total,
   items_ready, items_failed, items_rendering, received_at, render_due_at, ready_at,
   overdue_at, cancelled_at, (status IN ${UNFINISHED} AND render_due_at < now()) AS overdue`;
@@ -285,7 +288,7 @@ const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
  * A page of orders, newest first (received_at, then stream id), after a keyset position:
  * every filter is served by an index, so a deep page costs what the first does.
  */
-export async function listOrders(pool: pg.Pool, f: OrderListFilter): Promise<OrderRow[]> {
+export async function listOrders(pool: pg.Pool, f: OrderListFilter): Promise<OrderListRow[]> {
   const where: string[] = [];
   const values: unknown[] = [];
   const param = (v: unknown) => {
@@ -308,10 +311,14 @@ export async function listOrders(pool: pg.Pool, f: OrderListFilter): Promise<Ord
     where.push(
       `(received_at, stream_id) < (${param(f.after.receivedAt)}, ${param(f.after.streamId)})`,
     );
-  const r = await pool.query<OrderRow>(
-    `SELECT ${ORDER_COLUMNS} FROM rm_orders
-     ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-     ORDER BY received_at DESC, stream_id DESC LIMIT ${param(f.limit)}`,
+  // the label's name is looked up for the page's rows only
+  const r = await pool.query<OrderListRow>(
+    `SELECT o.*, l.name AS label_name FROM (
+       SELECT ${ORDER_COLUMNS} FROM rm_orders
+       ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+       ORDER BY received_at DESC, stream_id DESC LIMIT ${param(f.limit)}) o
+     LEFT JOIN rm_labels l ON l.label_id = o.label_id
+     ORDER BY o.received_at DESC, o.stream_id DESC`,
     values,
   );
   return r.rows;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { freePartnerId } from '#projections/labels';
+import { freePartnerId, type LabelRow, listLabels } from '#projections/labels';
 import { labelAggregate, partnerIdAggregate } from '../domain/label/decider.ts';
 import { labelStream, partnerIdStream } from '../domain/label/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
@@ -80,3 +80,25 @@ export async function createLabel(
     fulfillmentApiKey: fulfillment.plaintext,
   };
 }
+
+/** Sets how long a label's new orders may take to render before they are overdue. */
+export async function setRenderDeadline(
+  ctx: AppContext,
+  labelId: string,
+  renderWithinMinutes: number,
+  metadata: EventMetadata,
+): Promise<{ labelId: string; renderWithinMinutes: number }> {
+  const r = await handleCommand(
+    ctx.store,
+    labelAggregate,
+    labelStream(labelId),
+    { type: 'SetRenderDeadline', renderWithinMinutes, at: new Date() },
+    { ...metadata, labelId },
+  );
+  await ctx.readModels.seen('labels', r.appended?.position);
+  return { labelId, renderWithinMinutes };
+}
+
+/** Every label (the operator), or one label (its admin), by name. */
+export const labelList = (ctx: AppContext, labelId?: string): Promise<LabelRow[]> =>
+  listLabels(ctx.pool, labelId);

@@ -1,7 +1,7 @@
 import {
   listOrders,
   type OrderListFilter,
-  type OrderRow,
+  type OrderListRow,
   type OrderStatus,
   orderCounts,
 } from '#projections/orders';
@@ -22,13 +22,13 @@ export interface OrderQuery {
 }
 
 export interface OrderPage {
-  orders: OrderRow[];
+  orders: OrderListRow[];
   /** where the next page starts, when there may be one */
   cursor: string | undefined;
 }
 
 /** A keyset position as an opaque token: the last row's receipt time and stream. */
-const encodeCursor = (row: OrderRow) =>
+const encodeCursor = (row: OrderListRow) =>
   Buffer.from(JSON.stringify([row.received_at.toISOString(), row.stream_id])).toString('base64url');
 
 function decodeCursor(cursor: string): OrderListFilter['after'] {

@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { lateOrders } from '#projections/orders';
-import { labelAggregate } from '../domain/label/decider.ts';
-import { labelStream } from '../domain/label/events.ts';
 import { orderAggregate } from '../domain/order/decider.ts';
 import { orderStream } from '../domain/order/events.ts';
 import type { EventMetadata } from '../eventstore/port.ts';
@@ -71,24 +69,6 @@ export async function cancelOrder(
   await ctx.readModels.seen('orders', r.appended?.position);
   if (!r.state.exists || !r.state.cancelledAt) throw new Error(`order ${orderId} not cancelled`);
   return { orderId, status: 'cancelled', cancelledAt: r.state.cancelledAt };
-}
-
-/** Sets how long a label's new orders may take to render before they are overdue. */
-export async function setRenderDeadline(
-  ctx: AppContext,
-  labelId: string,
-  renderWithinMinutes: number,
-  metadata: EventMetadata,
-): Promise<{ labelId: string; renderWithinMinutes: number }> {
-  const r = await handleCommand(
-    ctx.store,
-    labelAggregate,
-    labelStream(labelId),
-    { type: 'SetRenderDeadline', renderWithinMinutes, at: new Date() },
-    { ...metadata, labelId },
-  );
-  await ctx.readModels.seen('labels', r.appended?.position);
-  return { labelId, renderWithinMinutes };
 }
 
 const SWEEP_BATCH = 500;

@@ -53,6 +53,11 @@ export interface AppendResult {
   /** revision of the last appended event */
   nextRevision: bigint;
   position: Position;
+  /**
+   * Every event was in the stream already: nothing was written. Told by the PostgreSQL
+   * adapter; EventStoreDB's client does not say, so there it is never set.
+   */
+  duplicate?: true;
 }
 
 export class WrongExpectedRevisionError extends Error {

@@ -218,7 +218,7 @@ export class PostgresEventStore implements EventStore {
         // EventStoreDB, when every id is already in this stream; which constraint fires
         // first is up to the server, so both are checked
         const done = await this.alreadyAppended(streamId, events);
-        if (done) return done;
+        if (done) return { ...done, duplicate: true };
         if (idTaken) throw err;
         // `any` only lost a race for the next revision: take the new one
         if (expectedRevision === 'any' && attempt < 20) continue;

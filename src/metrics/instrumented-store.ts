@@ -19,7 +19,8 @@ function count(metrics: Metrics, e: NewEvent): void {
 /**
  * The event store with its appends timed and the business counters (orders received,
  * items rendered and failed) moved by what this process appended. Every command goes
- * through the store, so nothing is counted twice and nothing is missed.
+ * through the store, so nothing is missed; an append of events already stored (a retried
+ * activity) counts nothing.
  */
 export function instrumentedStore(store: EventStore, metrics: Metrics): EventStore {
   return new Proxy(store, {
@@ -33,7 +34,7 @@ export function instrumentedStore(store: EventStore, metrics: Metrics): EventSto
         try {
           const r = await target.append(streamId, events, expected);
           end({ outcome: 'appended' });
-          for (const e of events) count(metrics, e);
+          if (!r.duplicate) for (const e of events) count(metrics, e);
           return r;
         } catch (err) {
           end({ outcome: 'refused' });

@@ -43,6 +43,8 @@ export interface Shop {
   adminKey: string;
   shopKey: string;
   projects: string[];
+  /** an editor token of the shop's user, for more projects */
+  token: string;
 }
 
 /**
@@ -103,6 +105,7 @@ export async function setUpShop(
     adminKey: label.body.adminApiKey,
     shopKey: shop.body.apiKey,
     projects: ids,
+    token,
   };
 }
 

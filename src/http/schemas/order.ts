@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import type { findOrder } from '#projections/orders';
+import { type findOrder, ORDER_STATUSES } from '#projections/orders';
 import { orderIdSchema } from '../../domain/order/events.ts';
 import type { RecordedEvent } from '../../eventstore/port.ts';
+import { workflowIds } from '../../temporal/workflow-ids.ts';
 
 export const notificationBody = z
   .object({
@@ -53,8 +54,16 @@ const printFileSchema = z.object({
 
 export const orderSchema = z.object({
   orderId: z.string(),
-  status: z.enum(['received', 'rendering', 'ready', 'failed']),
+  status: z.enum(ORDER_STATUSES),
   reason: z.string().optional(),
+  /** unfinished and past the label's render deadline now */
+  overdue: z.boolean(),
+  receivedAt: z.string(),
+  renderDueAt: z.string(),
+  readyAt: z.string().optional(),
+  cancelledAt: z.string().optional(),
+  lastError: z.string().optional(),
+  workflowId: z.string(),
   items: z.array(
     z.object({
       orderItemId: z.uuid(),
@@ -78,8 +87,15 @@ export function toOrderAnswer(
 ): z.infer<typeof orderSchema> {
   return {
     orderId,
-    status: order.status as z.infer<typeof orderSchema>['status'],
+    status: order.status,
     ...(order.reason ? { reason: order.reason } : {}),
+    overdue: order.overdue,
+    receivedAt: order.received_at.toISOString(),
+    renderDueAt: order.render_due_at.toISOString(),
+    ...(order.ready_at ? { readyAt: order.ready_at.toISOString() } : {}),
+    ...(order.cancelled_at ? { cancelledAt: order.cancelled_at.toISOString() } : {}),
+    ...(order.last_error ? { lastError: order.last_error } : {}),
+    workflowId: workflowIds.order(order.label_id, orderId),
     items: order.items.map((i) => ({
       orderItemId: i.order_item_id,
       itemId: i.item_id,
@@ -104,6 +120,10 @@ export const historySchema = z.array(
     type: z.string(),
     at: z.string(),
     revision: z.number().int(),
+    /** who caused it: "admin:<labelId>", "operator", "workflow:print", ... */
+    actor: z.string().optional(),
+    /** the request (x-request-id) that caused it, where a request did */
+    correlationId: z.string().optional(),
     data: z.record(z.string(), z.unknown()),
   }),
 );
@@ -113,5 +133,7 @@ export const toHistory = (events: RecordedEvent[]): z.infer<typeof historySchema
     type: e.type,
     at: e.recordedAt.toISOString(),
     revision: Number(e.revision),
+    ...(e.metadata.actor ? { actor: e.metadata.actor } : {}),
+    ...(e.metadata.correlationId ? { correlationId: e.metadata.correlationId } : {}),
     data: e.data,
   }));

@@ -15,12 +15,14 @@ import type { HttpDeps } from '../../deps.ts';
 import { BULK_BODY_LIMIT } from '../../limits.ts';
 import { apiKeySecurity, httpUrl, idParams, problems } from '../../schemas/common.ts';
 import { importViewSchema } from '../../schemas/import.ts';
+import { operatorOrderRoutes } from './orders.ts';
 
 const tags = ['Operator API'];
 
 /** Operator API (/operator): the operator key from configuration. */
 export const operatorApi: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app, { deps }) => {
   app.addHook('onRequest', app.requireKey('operator'));
+  await app.register(operatorOrderRoutes, { deps });
 
   app.post(
     '/labels',

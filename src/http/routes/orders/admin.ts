@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { orderPage } from '../../../app/order-lists.ts';
+import { cancelOrder, retryOrder } from '../../../app/order-operations.ts';
 import {
   changeBarcode,
   orderHistory,
@@ -7,12 +9,22 @@ import {
   printFile,
   requestReplay,
 } from '../../../app/orders.ts';
+import { printFilePreview } from '../../../app/previews.ts';
 import { barcodeInputSchema } from '../../../domain/order/barcode.ts';
 import { orderIdSchema } from '../../../domain/order/events.ts';
 import { metadataOf, principalOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
 import { apiKeySecurity, idParams, problems } from '../../schemas/common.ts';
 import { historySchema, orderSchema, toHistory, toOrderAnswer } from '../../schemas/order.ts';
+import {
+  cancelAnswerSchema,
+  cancelBody,
+  orderListQuery,
+  orderPageSchema,
+  retryAnswerSchema,
+  toOrderPage,
+} from '../../schemas/order-list.ts';
+import { previewQuery } from '../../schemas/preview.ts';
 
 const tags = ['Administrator API'];
 const orderParams = z.object({ orderId: orderIdSchema }).strict();
@@ -24,6 +36,108 @@ export const orderAdminRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
 ) => {
   const label = (request: Parameters<typeof principalOf>[0]) =>
     principalOf(request, 'admin').labelId;
+
+  app.get(
+    '/orders',
+    {
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary:
+          "The label's orders, newest first: by status (or overdue), receipt time, id prefix; keyset pages",
+        querystring: orderListQuery,
+        response: { 200: orderPageSchema, ...problems(400, 401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const { since, until, ...query } = request.query;
+      const page = await orderPage(deps.app, {
+        ...query,
+        labelId: label(request),
+        since: since ? new Date(since) : undefined,
+        until: until ? new Date(until) : undefined,
+      });
+      const answer = toOrderPage(page, '/api/orders', request.query);
+      if (answer.next) reply.header('x-pagination-next', answer.next);
+      return answer;
+    },
+  );
+
+  app.post(
+    '/orders/:orderId/retry',
+    {
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary:
+          "Render the order's failed items again (once it has finished); asking again while it runs changes nothing",
+        params: orderParams,
+        response: { 202: retryAnswerSchema, ...problems(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .status(202)
+        .send(
+          await retryOrder(deps.app, label(request), request.params.orderId, metadataOf(request)),
+        ),
+  );
+
+  app.post(
+    '/orders/:orderId/cancel',
+    {
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary:
+          'Cancel an order that is not to be printed: its workflow stops, no further print file is made',
+        params: orderParams,
+        body: cancelBody.nullish(),
+        response: { 200: cancelAnswerSchema, ...problems(400, 401, 403, 404) },
+      },
+    },
+    async (request) =>
+      cancelOrder(
+        deps.app,
+        label(request),
+        request.params.orderId,
+        request.body?.reason,
+        metadataOf(request),
+      ),
+  );
+
+  app.get(
+    '/orderitem/:id/preview',
+    {
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary: 'A PNG preview of one page of one of the order item’s print files',
+        params: idParams,
+        querystring: previewQuery,
+        response: {
+          200: {
+            description: 'the page as a PNG, 600 pixels on its longer side',
+            content: { 'image/png': { schema: z.string().meta({ format: 'binary' }) } },
+          },
+          ...problems(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request, reply) => {
+      const png = await printFilePreview(
+        deps.app,
+        label(request),
+        request.params.id,
+        request.query.sha256,
+        request.query.page,
+      );
+      return reply
+        .type('image/png')
+        .header('cache-control', 'private, max-age=31536000, immutable')
+        .send(png as never); // a Buffer goes out as it is
+    },
+  );
 
   app.get(
     '/orders/:orderId',

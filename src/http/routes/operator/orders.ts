@@ -1,0 +1,185 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { labelList, setRenderDeadline } from '../../../app/labels.ts';
+import { orderPage } from '../../../app/order-lists.ts';
+import { cancelOrder, retryOrder } from '../../../app/order-operations.ts';
+import { orderHistory, orderView } from '../../../app/orders.ts';
+import { renderWithinMinutesSchema } from '../../../domain/label/events.ts';
+import { orderIdSchema } from '../../../domain/order/events.ts';
+import { metadataOf } from '../../auth.ts';
+import type { HttpDeps } from '../../deps.ts';
+import { apiKeySecurity, problems } from '../../schemas/common.ts';
+import { historySchema, orderSchema, toHistory, toOrderAnswer } from '../../schemas/order.ts';
+import {
+  cancelAnswerSchema,
+  cancelBody,
+  orderListQuery,
+  orderPageSchema,
+  retryAnswerSchema,
+  toOrderPage,
+} from '../../schemas/order-list.ts';
+
+const tags = ['Operator API'];
+const labelParams = z.object({ labelId: z.uuid({ message: 'must be a UUID' }) }).strict();
+const orderParams = labelParams.extend({ orderId: orderIdSchema }).strict();
+
+/** Every label's orders, and acting on any of them (the operator key; under /operator). */
+export const operatorOrderRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (
+  app,
+  { deps },
+) => {
+  app.get(
+    '/labels',
+    {
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary: 'Every label: name, partner id and render deadline',
+        response: {
+          200: z.array(
+            z.object({
+              labelId: z.uuid(),
+              name: z.string(),
+              partnerId: z.number().int(),
+              renderWithinMinutes: z.number().int(),
+            }),
+          ),
+          ...problems(401, 403),
+        },
+      },
+    },
+    async () =>
+      (await labelList(deps.app)).map((l) => ({
+        labelId: l.label_id,
+        name: l.name,
+        partnerId: l.partner_id,
+        renderWithinMinutes: l.render_within_minutes,
+      })),
+  );
+
+  app.put(
+    '/labels/:labelId/render-deadline',
+    {
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary:
+          "How long the label's orders may take to render before they are overdue (orders received from now on)",
+        params: labelParams,
+        body: z
+          .object({ renderWithinMinutes: renderWithinMinutesSchema })
+          .strict()
+          .meta({ example: { renderWithinMinutes: 30 } }),
+        response: {
+          200: z.object({ labelId: z.uuid(), renderWithinMinutes: z.number().int() }),
+          ...problems(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request) =>
+      setRenderDeadline(
+        deps.app,
+        request.params.labelId,
+        request.body.renderWithinMinutes,
+        metadataOf(request),
+      ),
+  );
+
+  app.get(
+    '/orders',
+    {
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary:
+          "Every label's orders (or one label's), newest first: by status (or overdue), receipt time, id prefix; keyset pages",
+        querystring: orderListQuery.extend({ labelId: z.uuid().optional() }).strict(),
+        response: { 200: orderPageSchema, ...problems(400, 401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const { since, until, ...query } = request.query;
+      const page = await orderPage(deps.app, {
+        ...query,
+        since: since ? new Date(since) : undefined,
+        until: until ? new Date(until) : undefined,
+      });
+      const answer = toOrderPage(page, '/operator/orders', request.query);
+      if (answer.next) reply.header('x-pagination-next', answer.next);
+      return answer;
+    },
+  );
+
+  app.get(
+    '/labels/:labelId/orders/:orderId',
+    {
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary: "An order of a label, as the label's admin sees it",
+        params: orderParams,
+        response: { 200: orderSchema, ...problems(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { labelId, orderId } = request.params;
+      return toOrderAnswer(
+        await orderView(deps.app, labelId, orderId),
+        orderId,
+        deps.config.publicBaseUrl,
+      );
+    },
+  );
+
+  app.get(
+    '/labels/:labelId/orders/:orderId/history',
+    {
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary: "The order's events as stored, in order",
+        params: orderParams,
+        response: { 200: historySchema, ...problems(400, 401, 403, 404) },
+      },
+    },
+    async (request) =>
+      toHistory(await orderHistory(deps.app, request.params.labelId, request.params.orderId)),
+  );
+
+  app.post(
+    '/labels/:labelId/orders/:orderId/retry',
+    {
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary: "Render the order's failed items again (once it has finished)",
+        params: orderParams,
+        response: { 202: retryAnswerSchema, ...problems(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const { labelId, orderId } = request.params;
+      return reply
+        .status(202)
+        .send(await retryOrder(deps.app, labelId, orderId, metadataOf(request)));
+    },
+  );
+
+  app.post(
+    '/labels/:labelId/orders/:orderId/cancel',
+    {
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary: 'Cancel an order that is not to be printed',
+        params: orderParams,
+        body: cancelBody.nullish(),
+        response: { 200: cancelAnswerSchema, ...problems(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { labelId, orderId } = request.params;
+      return cancelOrder(deps.app, labelId, orderId, request.body?.reason, metadataOf(request));
+    },
+  );
+};

@@ -326,7 +326,9 @@ export async function listOrders(pool: pg.Pool, f: OrderListFilter): Promise<Ord
 
 export interface OrderCounts {
   byStatus: { labelId: string; status: OrderStatus; count: number }[];
-  /** unfinished (failed included) and past the deadline */
+  /** unfinished (failed included) and past the deadline, per label */
+  overdueByLabel: Map<string, number>;
+  /** all of them */
   overdue: number;
   /** received_at of the oldest order still received or rendering, if any */
   oldestUnfinished: Date | undefined;
@@ -339,16 +341,23 @@ export async function orderCounts(pool: pg.Pool, labelId?: string): Promise<Orde
      WHERE $1::uuid IS NULL OR label_id = $1 GROUP BY label_id, status ORDER BY label_id, status`,
     [labelId ?? null],
   );
-  const late = await pool.query<{ overdue: number; oldest: Date | null }>(
-    `SELECT count(*) FILTER (WHERE render_due_at < now())::int AS overdue,
+  // the unfinished orders are few: their partial index answers this
+  const late = await pool.query<{ label_id: string; overdue: number; oldest: Date | null }>(
+    `SELECT label_id, count(*) FILTER (WHERE render_due_at < now())::int AS overdue,
             min(received_at) FILTER (WHERE status <> 'failed') AS oldest
-     FROM rm_orders WHERE status IN ${UNFINISHED} AND ($1::uuid IS NULL OR label_id = $1)`,
+     FROM rm_orders WHERE status IN ${UNFINISHED} AND ($1::uuid IS NULL OR label_id = $1)
+     GROUP BY label_id`,
     [labelId ?? null],
   );
+  const oldest = late.rows
+    .map((r) => r.oldest)
+    .filter((d): d is Date => d !== null)
+    .sort((x, y) => x.getTime() - y.getTime())[0];
   return {
     byStatus: byStatus.rows.map((r) => ({ labelId: r.label_id, status: r.status, count: r.n })),
-    overdue: late.rows[0]!.overdue,
-    oldestUnfinished: late.rows[0]!.oldest ?? undefined,
+    overdueByLabel: new Map(late.rows.map((r) => [r.label_id, r.overdue])),
+    overdue: late.rows.reduce((n, r) => n + r.overdue, 0),
+    oldestUnfinished: oldest,
   };
 }
 

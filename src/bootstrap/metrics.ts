@@ -39,7 +39,7 @@ export function registerGauges(metrics: Metrics, sources: MetricSources): void {
     });
     metrics.gauge(
       'oldest_unfinished_order_age_seconds',
-      'Age of the oldest order not yet ready (received, rendering or failed); 0 when none',
+      'Age of the oldest order still received or rendering; 0 when none',
       [],
       async () => {
         const oldest = (await counts()).oldestUnfinished;

@@ -30,6 +30,7 @@ import { editorProjectRoutes } from './routes/editor/projects.ts';
 import { fulfillmentApi } from './routes/fulfillment/index.ts';
 import { integratorApi } from './routes/integrator/index.ts';
 import { operatorApi } from './routes/operator/index.ts';
+import { opsSite } from './routes/ops/index.ts';
 import { systemRoutes } from './routes/system/index.ts';
 import { metricsRoute, observeRequests } from './routes/system/metrics.ts';
 import { addCommonProblems } from './schemas/common.ts';
@@ -108,6 +109,7 @@ export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<F
   await app.register(systemRoutes, { readiness: deps.readiness });
   await app.register(metricsRoute, deps.metrics);
   await app.register(operatorApi, { deps, prefix: '/operator' });
+  await app.register(opsSite, { deps });
   await app.register(adminApi, { deps, prefix: '/api' });
   await app.register(integratorApi, { deps });
   await app.register(fulfillmentApi, { deps, prefix: '/v1' });

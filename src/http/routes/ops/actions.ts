@@ -1,0 +1,126 @@
+import type { FastifyReply } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { cancelOrder, retryOrder } from '../../../app/order-operations.ts';
+import { changeBarcode, requestReplay } from '../../../app/orders.ts';
+import { retryParked } from '../../../app/subscriptions.ts';
+import { barcodeInputSchema } from '../../../domain/order/barcode.ts';
+import { DomainError } from '../../../domain/shared/decider.ts';
+import { metadataOf } from '../../auth.ts';
+import type { HttpDeps } from '../../deps.ts';
+import { formField, labelScope, sessionOf } from './context.ts';
+import { orderParams } from './pages.ts';
+import { href } from './views/html.ts';
+import { orderPath } from './views/orders.ts';
+
+const csrf = { _csrf: z.string().max(200).optional() };
+const form = <S extends z.ZodRawShape>(shape: S) => z.object({ ...csrf, ...shape }).strict();
+
+/**
+ * Runs an action and goes back to the page it came from (post, redirect, get), saying
+ * how it went. What the order's rules refuse (nothing to retry, cancelled) is said on the
+ * page; an order that is not the viewer's stays a 404.
+ */
+async function act(
+  reply: FastifyReply,
+  back: string,
+  done: string,
+  work: () => Promise<unknown>,
+): Promise<FastifyReply> {
+  try {
+    await work();
+    return reply.redirect(href(back, { done }), 303);
+  } catch (err) {
+    if (err instanceof DomainError && err.kind !== 'not_found')
+      return reply.redirect(href(back, { error: err.code }), 303);
+    throw err;
+  }
+}
+
+/** The ops site's actions: each a form post with the session's CSRF token. */
+export const opsActions: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app, { deps }) => {
+  const orderAction = (
+    action: string,
+    done: string,
+    run: (
+      labelId: string,
+      orderId: string,
+      body: Record<string, unknown>,
+      meta: ReturnType<typeof metadataOf>,
+    ) => Promise<unknown>,
+    body: z.ZodType<Record<string, unknown>> = form({}),
+  ) =>
+    app.post(
+      `/ops/labels/:labelId/orders/:orderId/${action}`,
+      { schema: { hide: true, params: orderParams, body } },
+      async (request, reply) => {
+        const labelId = labelScope(sessionOf(request), request.params.labelId);
+        const { orderId } = request.params;
+        return act(reply, orderPath(labelId, orderId), done, () =>
+          run(labelId, orderId, request.body, metadataOf(request)),
+        );
+      },
+    );
+
+  orderAction('retry', 'retried', (labelId, orderId, _body, meta) =>
+    retryOrder(deps.app, labelId, orderId, meta),
+  );
+  orderAction(
+    'cancel',
+    'cancelled',
+    (labelId, orderId, body, meta) =>
+      cancelOrder(deps.app, labelId, orderId, body.reason as string | undefined, meta),
+    form({ reason: formField(z.string().trim().max(500)) }),
+  );
+  orderAction('replay', 'replay_requested', (labelId, orderId, _body, meta) =>
+    requestReplay(deps.app, labelId, orderId, meta),
+  );
+
+  app.post(
+    '/ops/labels/:labelId/items/:orderItemId/barcode',
+    {
+      schema: {
+        hide: true,
+        params: z.object({ labelId: z.uuid(), orderItemId: z.uuid() }).strict(),
+        body: form({
+          orderId: orderParams.shape.orderId,
+          format: z.string().max(20),
+          value: z.string().max(500),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const labelId = labelScope(sessionOf(request), request.params.labelId);
+      const { orderId, format, value } = request.body;
+      return act(reply, orderPath(labelId, orderId), 'barcode_set', async () => {
+        const barcode = barcodeInputSchema.safeParse({ format, value });
+        if (!barcode.success) throw new DomainError('invalid', 'invalid barcode', 'invalid');
+        return changeBarcode(
+          deps.app,
+          labelId,
+          request.params.orderItemId,
+          barcode.data,
+          metadataOf(request),
+        );
+      });
+    },
+  );
+
+  app.post(
+    '/ops/projections/:name/retry',
+    {
+      schema: {
+        hide: true,
+        params: z.object({ name: z.string().min(1).max(100) }).strict(),
+        body: form({ eventId: formField(z.uuid()) }),
+      },
+    },
+    async (request, reply) => {
+      if (sessionOf(request).viewer.kind !== 'operator')
+        throw new DomainError('not_found', 'no such page', 'page_not_found');
+      return act(reply, '/ops/projections', 'parked_retried', () =>
+        retryParked(deps.runners, request.params.name, request.body.eventId),
+      );
+    },
+  );
+};

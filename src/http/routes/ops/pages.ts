@@ -1,0 +1,209 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ORDER_STATUSES } from '#projections/orders';
+import { labelList } from '../../../app/labels.ts';
+import { operationsOverview } from '../../../app/operations.ts';
+import { MAX_PAGE, orderPage } from '../../../app/order-lists.ts';
+import { orderHistory, orderView, printFile } from '../../../app/orders.ts';
+import { printFilePreview } from '../../../app/previews.ts';
+import { subscriptionStatus } from '../../../app/subscriptions.ts';
+import { orderIdSchema } from '../../../domain/order/events.ts';
+import { DomainError } from '../../../domain/shared/decider.ts';
+import { workflowIds } from '../../../temporal/workflow-ids.ts';
+import type { HttpDeps } from '../../deps.ts';
+import { toOrderPage } from '../../schemas/order-list.ts';
+import {
+  formField,
+  labelScope,
+  noticeFields,
+  noticeOf,
+  pageContext,
+  sessionOf,
+} from './context.ts';
+import { orderDetailPage } from './views/order.ts';
+import { ordersPage } from './views/orders.ts';
+import { overviewPage } from './views/overview.ts';
+import { projectionsPage } from './views/projections.ts';
+
+const uuid = z.uuid({ message: 'must be a UUID' });
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits');
+export const orderParams = z.object({ labelId: uuid, orderId: orderIdSchema }).strict();
+const fileParams = z.object({ labelId: uuid, orderItemId: uuid, sha256 }).strict();
+
+/** A time typed into the filter form, or undefined with the reason when it is not one. */
+function instant(text: string | undefined): { at?: Date; error?: string } {
+  if (text === undefined) return {};
+  const at = new Date(text);
+  return Number.isNaN(at.getTime()) ? { error: 'invalid' } : { at };
+}
+
+/** The pages of the ops site that read: overview, orders, an order, projections. */
+export const opsReadPages: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app, { deps }) => {
+  const temporal = { uiUrl: deps.temporalUiUrl, namespace: deps.config.temporal.namespace };
+  const adminLabel = (session: ReturnType<typeof sessionOf>) =>
+    session.viewer.kind === 'admin' ? session.viewer.labelId : undefined;
+
+  app.get(
+    '/ops',
+    { schema: { hide: true, querystring: z.object(noticeFields).strict() } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const overview = await operationsOverview(deps.app, {
+        labelId: adminLabel(session),
+        // a label admin sees the lag and parked counts, never other labels' events
+        runners: deps.runners,
+        pollers: deps.pollers,
+      });
+      if (session.viewer.kind === 'admin')
+        for (const s of overview.subscriptions) s.parkedEvents = [];
+      const ctx = await pageContext(deps, session, 'overview');
+      return reply
+        .type('text/html; charset=utf-8')
+        .send(overviewPage(ctx, overview, noticeOf(request.query)));
+    },
+  );
+
+  app.get(
+    '/ops/orders',
+    {
+      schema: {
+        hide: true,
+        querystring: z
+          .object({
+            status: formField(z.enum([...ORDER_STATUSES, 'overdue'])),
+            labelId: formField(uuid),
+            q: formField(z.string().max(128)),
+            since: formField(z.string().max(64)),
+            until: formField(z.string().max(64)),
+            cursor: formField(z.string().max(600)),
+            limit: formField(z.coerce.number().int().min(1).max(MAX_PAGE)),
+            ...noticeFields,
+          })
+          .strict(),
+      },
+    },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const { done, error, ...filter } = request.query;
+      const since = instant(filter.since);
+      const until = instant(filter.until);
+      const labelId = adminLabel(session) ?? filter.labelId;
+      const page = await orderPage(deps.app, {
+        labelId,
+        status: filter.status,
+        q: filter.q,
+        since: since.at,
+        until: until.at,
+        cursor: filter.cursor,
+        limit: filter.limit ?? 50,
+      }).catch((err) => {
+        if (err instanceof DomainError && err.code === 'invalid_cursor')
+          return { orders: [], cursor: undefined };
+        throw err;
+      });
+      const answer = toOrderPage(page, '/ops/orders', { ...filter, labelId: filter.labelId });
+      const labels = session.viewer.kind === 'operator' ? await labelList(deps.app) : [];
+      const ctx = await pageContext(deps, session, 'orders');
+      return reply
+        .type('text/html; charset=utf-8')
+        .send(
+          ordersPage(
+            ctx,
+            answer.orders,
+            filter,
+            answer.next ?? undefined,
+            labels,
+            temporal,
+            noticeOf({ done, error: error ?? since.error ?? until.error }),
+          ),
+        );
+    },
+  );
+
+  app.get(
+    '/ops/labels/:labelId/orders/:orderId',
+    { schema: { hide: true, params: orderParams, querystring: z.object(noticeFields).strict() } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const labelId = labelScope(session, request.params.labelId);
+      const { orderId } = request.params;
+      const [order, events, [label]] = await Promise.all([
+        orderView(deps.app, labelId, orderId),
+        orderHistory(deps.app, labelId, orderId),
+        labelList(deps.app, labelId),
+      ]);
+      const ctx = await pageContext(deps, session, 'orders');
+      return reply
+        .type('text/html; charset=utf-8')
+        .send(
+          orderDetailPage(
+            ctx,
+            order,
+            label?.name ?? labelId,
+            events,
+            { ...temporal, workflowId: workflowIds.order(labelId, orderId) },
+            noticeOf(request.query),
+          ),
+        );
+    },
+  );
+
+  app.get(
+    '/ops/labels/:labelId/items/:orderItemId/preview/:sha256/:page',
+    {
+      schema: {
+        hide: true,
+        params: fileParams.extend({ page: z.coerce.number().int().min(1).max(100) }).strict(),
+      },
+    },
+    async (request, reply) => {
+      const { labelId, orderItemId, sha256: sha, page } = request.params;
+      const png = await printFilePreview(
+        deps.app,
+        labelScope(sessionOf(request), labelId),
+        orderItemId,
+        sha,
+        page,
+      );
+      return reply
+        .type('image/png')
+        .header('cache-control', 'private, max-age=31536000, immutable')
+        .send(png as never);
+    },
+  );
+
+  app.get(
+    '/ops/labels/:labelId/items/:orderItemId/printfile/:sha256',
+    { schema: { hide: true, params: fileParams } },
+    async (request, reply) => {
+      const { labelId, orderItemId, sha256: sha } = request.params;
+      const file = await printFile(
+        deps.app,
+        labelScope(sessionOf(request), labelId),
+        orderItemId,
+        sha,
+      );
+      return reply
+        .type('application/pdf')
+        .header('content-disposition', `inline; filename="${orderItemId}.pdf"`)
+        .send(file.bytes as never);
+    },
+  );
+
+  app.get(
+    '/ops/projections',
+    { schema: { hide: true, querystring: z.object(noticeFields).strict() } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      // parked events carry other labels' stream ids and errors: the operator's only
+      if (session.viewer.kind !== 'operator')
+        throw new DomainError('not_found', 'no such page', 'page_not_found');
+      const ctx = await pageContext(deps, session, 'projections');
+      return reply
+        .type('text/html; charset=utf-8')
+        .send(
+          projectionsPage(ctx, await subscriptionStatus(deps.runners), noticeOf(request.query)),
+        );
+    },
+  );
+};

@@ -1,0 +1,95 @@
+import type { LabelRow } from '#projections/labels';
+import type { OrderRowAnswer } from '../../../schemas/order-list.ts';
+import { age, href, html, time } from './html.ts';
+import { type Notice, notice, type PageContext, page, statusBadge } from './layout.ts';
+
+export interface OrdersFilter {
+  status?: string | undefined;
+  labelId?: string | undefined;
+  q?: string | undefined;
+  since?: string | undefined;
+  until?: string | undefined;
+}
+
+const TABS: [string, string | undefined][] = [
+  ['All', undefined],
+  ['Received', 'received'],
+  ['Rendering', 'rendering'],
+  ['Ready', 'ready'],
+  ['Failed', 'failed'],
+  ['Overdue', 'overdue'],
+  ['Cancelled', 'cancelled'],
+];
+
+/** The order's own page on the ops site. */
+export const orderPath = (labelId: string, orderId: string) =>
+  `/ops/labels/${labelId}/orders/${encodeURIComponent(orderId)}`;
+
+/** A workflow in Temporal's web UI, where there is one to link to. */
+export const workflowLink = (uiUrl: string | undefined, namespace: string, workflowId: string) =>
+  uiUrl
+    ? html`<a href="${`${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`}" target="_blank" rel="noopener">${workflowId}</a>`
+    : html`<code>${workflowId}</code>`;
+
+/** Orders newest first with the list's filters as tabs and a form; a next-page link. */
+export function ordersPage(
+  ctx: PageContext,
+  rows: OrderRowAnswer[],
+  filter: OrdersFilter,
+  next: string | undefined,
+  labels: LabelRow[],
+  temporal: { uiUrl: string | undefined; namespace: string },
+  query: Notice,
+): string {
+  const operator = ctx.session.viewer.kind === 'operator';
+  const base = { labelId: filter.labelId, q: filter.q, since: filter.since, until: filter.until };
+  return page(
+    ctx,
+    'Orders',
+    html`<h1>Orders</h1>
+    ${notice(query)}
+    <div class="tabs">${TABS.map(
+      ([name, status]) =>
+        html`<a href="${href('/ops/orders', { ...base, status })}" ${filter.status === status ? html`aria-current="page"` : ''}>${name}</a>`,
+    )}</div>
+    <form class="filters" method="get" action="/ops/orders">
+      <label>Status<select name="status">
+        <option value="">any</option>
+        ${TABS.slice(1).map(([name, status]) => html`<option value="${status}" ${filter.status === status ? 'selected' : ''}>${name}</option>`)}
+      </select></label>
+      ${
+        operator
+          ? html`<label>Label<select name="labelId"><option value="">every label</option>${labels.map(
+              (l) =>
+                html`<option value="${l.label_id}" ${filter.labelId === l.label_id ? 'selected' : ''}>${l.name}</option>`,
+            )}</select></label>`
+          : ''
+      }
+      <label>Order or item id starts with<input name="q" value="${filter.q ?? ''}" maxlength="128"></label>
+      <label>Received since (UTC)<input name="since" value="${filter.since ?? ''}" placeholder="2026-11-01T00:00:00Z"></label>
+      <label>until<input name="until" value="${filter.until ?? ''}" placeholder="2026-12-01T00:00:00Z"></label>
+      <button type="submit">Filter</button>
+    </form>
+    ${
+      rows.length === 0
+        ? html`<p class="muted">No order matches.</p>`
+        : html`<table class="orders">
+      <thead><tr><th>Order</th>${operator ? html`<th>Label</th>` : ''}<th>Status</th><th class="num">Items ready</th><th class="num">failed</th><th>Received</th><th>Age</th><th>Ready</th><th>Last error</th><th>Workflow</th></tr></thead>
+      <tbody>${rows.map(
+        (o) => html`<tr data-order="${o.orderId}">
+        <td><a href="${orderPath(o.labelId, o.orderId)}">${o.orderId}</a></td>
+        ${operator ? html`<td>${o.labelName ?? o.labelId}</td>` : ''}
+        <td>${statusBadge(o.status, o.overdue)}</td>
+        <td class="num">${o.items.ready}/${o.items.total}</td>
+        <td class="num ${o.items.failed ? 'error-text' : ''}">${o.items.failed}</td>
+        <td>${time(o.receivedAt)}</td>
+        <td>${age(o.ageSeconds)}</td>
+        <td>${time(o.readyAt)}</td>
+        <td class="error-text">${o.lastError ?? ''}</td>
+        <td>${workflowLink(temporal.uiUrl, temporal.namespace, o.workflowId)}</td>
+      </tr>`,
+      )}</tbody></table>`
+    }
+    ${next ? html`<p><a rel="next" href="${next}">Next page →</a></p>` : ''}`,
+  );
+}

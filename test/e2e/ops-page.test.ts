@@ -1,0 +1,298 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client, startTestApp, type TestApp } from '../helpers/app.ts';
+import { settled, snapshot } from '../helpers/fixtures.ts';
+import { type Shop, setUpShop, until } from '../helpers/orders.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SCREENSHOTS = path.resolve(import.meta.dirname, '../../docs');
+
+/**
+ * The ops page in a real browser (Debian's chromium driven by playwright-core) against
+ * the whole service over real HTTP, PostgreSQL and Temporal: an operator logs in, sees an
+ * order arrive, finds the failed one, retries it and watches it become ready; a label
+ * admin sees only its label; no action works without the session and its CSRF token.
+ */
+describe('the ops page in a browser', () => {
+  let t: TestApp;
+  let call: ReturnType<typeof client>;
+  let a: Shop;
+  let b: Shop;
+  let browser: Browser;
+  let photo: Buffer;
+  let photoKey: string;
+
+  beforeAll(async () => {
+    t = await startTestApp({ TEMPORAL_UI_URL: 'http://temporal-ui.example:8233' });
+    call = client(t.url);
+    const access = {
+      operatorKey: t.operatorKey,
+      editorTokenSecret: t.editorTokenSecret,
+      store: t.app.store,
+      pool: t.app.db.pool,
+    };
+    a = await setUpShop(call, access, 1);
+    b = await setUpShop(call, access, 1);
+    photo = await sharp({
+      create: { width: 600, height: 400, channels: 3, background: '#2f6fbf' },
+    })
+      .composite([
+        {
+          input: Buffer.from(
+            '<svg width="600" height="400"><circle cx="300" cy="200" r="150" fill="#f2c14e"/></svg>',
+          ),
+        },
+      ])
+      .png()
+      .toBuffer();
+    const sha = createHash('sha256').update(photo).digest('hex');
+    photoKey = `${sha.slice(0, 2)}/${sha}`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.stop();
+  });
+
+  const notify = async (shop: Shop, orderId: string, projects = shop.projects) => {
+    const r = await call('POST', '/webhook/notifyorder', {
+      key: shop.shopKey,
+      body: {
+        orderId,
+        items: projects.map((projectId) => ({ itemId: 'line-1', projectId, quantity: 5 })),
+      },
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+  };
+  const orderIn = (shop: Shop, orderId: string, status: string) =>
+    until(`order ${orderId} to be ${status}`, async () => {
+      const r = await call('GET', `/api/orders/${orderId}`, { key: shop.adminKey });
+      return r.body?.status === status ? r.body : undefined;
+    });
+  /** A project with a photo the image store then loses: its order fails until it is back. */
+  async function photoProject(shop: Shop): Promise<string> {
+    const r = await call('POST', '/editor/projects', {
+      headers: { authorization: `Bearer ${shop.token}` },
+      body: {
+        name: 'Photo',
+        sku: shop.sku,
+        supplier: 'supplier-a',
+        design: {
+          areas: [
+            {
+              printArea: 'FRONT',
+              layers: [
+                {
+                  type: 'image',
+                  src: `data:image/png;base64,${photo.toString('base64')}`,
+                  x: 5,
+                  y: 5,
+                  width: 45,
+                  height: 30,
+                },
+                {
+                  type: 'text',
+                  text: 'Summer Fair 2026',
+                  x: 5,
+                  y: 38,
+                  fontSize: 14,
+                  color: '#1a2b3c',
+                },
+              ],
+            },
+          ],
+        },
+      },
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    return r.body.id;
+  }
+
+  async function logIn(context: BrowserContext, key: string): Promise<Page> {
+    const page = await context.newPage();
+    await page.goto(`${t.url}/ops`);
+    // not logged in: the login form
+    await page.waitForURL(/\/ops\/login$/);
+    await page.fill('input[name=key]', key);
+    await page.click('button[type=submit]');
+    await page.waitForURL(/\/ops$/);
+    return page;
+  }
+
+  let operatorContext: BrowserContext;
+  let operatorPage: Page;
+
+  it('logs the operator in, and shows a new order without a reload', async () => {
+    await notify(a, `WELCOME-${randomUUID().slice(0, 6)}`);
+    operatorContext = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+    const page = await logIn(operatorContext, t.operatorKey);
+    operatorPage = page;
+    expect(await page.locator('h1').textContent()).toBe('Overview');
+    // the key is not kept in the browser: only the HttpOnly session cookie
+    const cookies = await operatorContext.cookies();
+    expect(cookies.map((c) => [c.name, c.httpOnly, c.sameSite])).toEqual([
+      ['ops_session', true, 'Strict'],
+    ]);
+    expect(JSON.stringify(cookies)).not.toContain(t.operatorKey);
+
+    await page.click('nav a[href="/ops/orders"]');
+    await page.waitForURL(/\/ops\/orders$/);
+    const orderId = `ARRIVES-${randomUUID().slice(0, 6)}`;
+    await notify(a, orderId);
+    // the list refreshes by itself
+    await page.locator(`tr[data-order="${orderId}"]`).waitFor({ timeout: 20_000 });
+    expect(await page.locator(`tr[data-order="${orderId}"] .badge`).first().textContent()).toMatch(
+      /received|rendering|ready/,
+    );
+  }, 120_000);
+
+  it('filters the failed orders, opens one, retries it and watches it become ready', async () => {
+    const page = operatorPage;
+    const orderId = `FAILS-${randomUUID().slice(0, 6)}`;
+    const project = await photoProject(a);
+    expect(await t.app.images.remove(photoKey, new Date(Date.now() + 60_000))).toBe(true);
+    await notify(a, orderId, [project]);
+    await orderIn(a, orderId, 'failed');
+
+    // what the operator sees first: a failed order in the counts
+    await page.goto(`${t.url}/ops`);
+    expect(await page.locator('.card.alert .l').allTextContents()).toContain('failed');
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'ops-overview.png'), fullPage: true });
+    await page.goto(`${t.url}/ops/orders`);
+    await page.click('.tabs a:text-is("Failed")');
+    await page.waitForURL(/status=failed/);
+    const row = page.locator(`tr[data-order="${orderId}"]`);
+    await row.waitFor();
+    expect(await row.locator('td.error-text').last().textContent()).toContain('image');
+    await row.locator('a').first().click();
+    await page.waitForURL(/\/ops\/labels\/.+\/orders\//);
+    expect(await page.locator('h1 .badge').first().textContent()).toBe('failed');
+    expect(await page.locator('.item .error-text').first().textContent()).toContain(
+      'image_missing',
+    );
+    expect(await page.locator('ol.timeline li[data-event="OrderItemFailed"]').count()).toBe(1);
+
+    // the image store has the photo again; the operator retries
+    await t.app.images.put(photoKey, photo);
+    await page.click('button:text-is("Retry failed items")');
+    expect(await page.locator('.notice').textContent()).toContain('rendered again');
+    // the page refreshes by itself until the order is ready
+    await expect
+      .poll(() => page.locator('h1 .badge').first().textContent(), { timeout: 30_000 })
+      .toBe('ready');
+    const retried = page.locator('ol.timeline li[data-event="OrderRetryRequested"]');
+    expect(await retried.count()).toBe(1);
+    expect(await retried.locator('.meta').textContent()).toContain('operator');
+    // previews of the print file's pages
+    const preview = page.locator('.previews img').first();
+    await preview.waitFor();
+    await expect
+      .poll(() =>
+        preview.evaluate(
+          (img) => (img as unknown as { complete: boolean; naturalWidth: number }).naturalWidth,
+        ),
+      )
+      .toBeGreaterThan(100);
+    expect(
+      await page.locator('dl.facts a[href^="http://temporal-ui.example:8233/namespaces/"]').count(),
+    ).toBe(1);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'ops-order.png'), fullPage: true });
+  }, 120_000);
+
+  it('shows a label admin only its own label', async () => {
+    const theirs = `B-ONLY-${randomUUID().slice(0, 6)}`;
+    await notify(b, theirs);
+    await orderIn(b, theirs, 'ready');
+    const context = await browser.newContext();
+    const page = await logIn(context, b.adminKey);
+    expect(await page.locator('nav .who').textContent()).toContain('Admin of');
+    expect(await page.locator('nav a[href="/ops/projections"]').count()).toBe(0);
+    await page.goto(`${t.url}/ops/orders`);
+    const rows = page.locator('table.orders tbody tr');
+    expect(await rows.count()).toBe(1);
+    expect(await rows.first().getAttribute('data-order')).toBe(theirs);
+    // another label's order, its files and the operator's pages are not found
+    const other = await call('GET', `/api/orders?limit=1`, { key: a.adminKey });
+    const aOrder = other.body.orders[0];
+    for (const url of [
+      `/ops/labels/${a.labelId}/orders/${aOrder.orderId}`,
+      `/ops/orders?labelId=${a.labelId}`,
+      '/ops/projections',
+    ]) {
+      const r = await page.goto(`${t.url}${url}`);
+      if (url.startsWith('/ops/orders')) {
+        // a label admin's list is its label's, whatever the filter asks
+        expect(await page.locator('table.orders tbody tr').count()).toBe(1);
+      } else expect(r?.status(), url).toBe(404);
+    }
+    await context.close();
+  }, 60_000);
+
+  it('refuses every action without the session and its CSRF token, and changes nothing', async () => {
+    const orderId = (await call('GET', '/api/orders?status=ready&limit=1', { key: a.adminKey }))
+      .body.orders[0].orderId;
+    const action = `${t.url}/ops/labels/${a.labelId}/orders/${orderId}/cancel`;
+    const cookie = (await operatorContext.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    const post = (headers: Record<string, string>, body: string) =>
+      fetch(action, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body,
+      });
+    await settled(t);
+    const before = await snapshot(t);
+    const attempts = [
+      ['no session', await post({}, 'reason=x')],
+      ['a forged session', await post({ cookie: 'ops_session=v1.e30.AAAA' }, 'reason=x')],
+      ['no CSRF token', await post({ cookie }, 'reason=x')],
+      ['a wrong CSRF token', await post({ cookie }, '_csrf=not-the-token&reason=x')],
+      [
+        'another site',
+        await post({ cookie, origin: 'https://evil.example' }, '_csrf=whatever&reason=x'),
+      ],
+    ] as const;
+    for (const [what, r] of attempts) {
+      expect([401, 403], what).toContain(r.status);
+      expect(r.headers.get('content-type'), what).toMatch(/^application\/problem\+json/);
+    }
+    await settled(t);
+    expect(await snapshot(t)).toBe(before);
+    // NUL and broken escapes reach no action either
+    for (const body of ['reason=a%00b', 'reason=%E0%A4%A', `_csrf=${'%'}`]) {
+      const r = await post({ cookie }, body);
+      expect(r.status, body).toBeGreaterThanOrEqual(400);
+      expect(r.status, body).toBeLessThan(500);
+    }
+    const nul = await fetch(`${t.url}/ops/orders?q=a%00b`, { headers: { cookie } });
+    expect(nul.status).toBe(400);
+    expect(await snapshot(t)).toBe(before);
+  }, 60_000);
+
+  it('logs out: the session cookie is gone and the pages ask for a key again', async () => {
+    const page = operatorPage;
+    await page.goto(`${t.url}/ops`);
+    await page.click('nav button:text-is("Log out")');
+    await page.waitForURL(/\/ops\/login$/);
+    expect(await operatorContext.cookies()).toEqual([]);
+    await page.goto(`${t.url}/ops/orders`);
+    await page.waitForURL(/\/ops\/login$/);
+    await operatorContext.close();
+  }, 30_000);
+});

@@ -75,8 +75,12 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
         'SELECT version FROM projection_versions WHERE name = $1',
         [p.name],
       );
-      // no row: built before versions were recorded, which is version 1
-      const built = r.rows[0]?.version ?? 1;
+      // no row: never built (its tables are missing), or built before versions were
+      // recorded, which is version 1
+      const exists = await db.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [
+        p.tables[0],
+      ]);
+      const built = r.rows[0]?.version ?? (exists.rows[0]?.t ? 1 : version);
       if (built !== version) {
         this.log.warn(
           { projection: p.name, from: built, to: version },

@@ -44,7 +44,15 @@ async function main() {
     );
   }
   const app = await startApp(config, role, log);
-  log.info({ role, url: app.url ?? app.healthUrl }, 'started');
+  log.info(
+    {
+      role,
+      url: app.url ?? app.healthUrl,
+      ...(app.url ? { ops: `${app.url}/ops`, metrics: `${app.url}/metrics` } : {}),
+      ...(app.temporal?.uiUrl ? { temporalUi: app.temporal.uiUrl } : {}),
+    },
+    'started',
+  );
   let stopping = false;
   const shutdown = async (why: string) => {
     if (stopping) {

@@ -222,4 +222,50 @@ describe('projection runner (PostgreSQL)', () => {
     expect(await runner.waitFor('counting', position, 5000)).toBe(true);
     await runner.stop();
   });
+
+  it('rebuilds a projection from the first event when its version changes, and only then', async () => {
+    const name = `versioned_${randomUUID().slice(0, 8)}`;
+    const versioned = (version: number): Projection => ({
+      name,
+      version,
+      tables: [`test_${name}`],
+      schema: `CREATE TABLE IF NOT EXISTS test_${name} (event_id uuid PRIMARY KEY)`,
+      handles: new Set(['Versioned']),
+      async apply(tx, events) {
+        for (const e of events) await tx.query(`INSERT INTO test_${name} VALUES ($1)`, [e.id]);
+      },
+    });
+    const rows = async () =>
+      Number((await db.pool.query(`SELECT count(*) AS n FROM test_${name}`)).rows[0].n);
+    const builtVersion = async () =>
+      (await db.pool.query('SELECT version FROM projection_versions WHERE name = $1', [name]))
+        .rows[0]?.version;
+    const run = async (p: Projection) => {
+      const runner = new ProjectionRunner(db.pool, store, [p], log, { batchSize: 1000 });
+      await runner.migrate();
+      const client = await db.pool.connect();
+      try {
+        while ((await runner.step(p, client)) > 0);
+      } finally {
+        client.release();
+      }
+    };
+    await visible(
+      store,
+      (await store.append(`S-${randomUUID()}`, [ev('Versioned'), ev('Versioned')], 'no_stream'))
+        .position,
+    );
+    // never built: made at its version, no rebuild needed
+    await run(versioned(2));
+    expect(await builtVersion()).toBe(2);
+    expect(await rows()).toBe(2);
+    // a row only a rebuild would remove
+    await db.pool.query(`INSERT INTO test_${name} VALUES ($1)`, [randomUUID()]);
+    await run(versioned(2));
+    expect(await rows()).toBe(3);
+    // a new version: dropped, replayed from the first event
+    await run(versioned(3));
+    expect(await builtVersion()).toBe(3);
+    expect(await rows()).toBe(2);
+  });
 });

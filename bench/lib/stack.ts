@@ -25,6 +25,8 @@ export async function waitFor(url: string, proc: ChildProcess): Promise<void> {
 
 export interface ServiceStack {
   base: string;
+  /** the cluster's database, which the service uses */
+  databaseUrl: string;
   operatorKey: string;
   dataDir: string;
   service: ChildProcess;
@@ -79,7 +81,7 @@ export async function startServiceStack(env: Record<string, string> = {}): Promi
     const { proc: service, base } = await spawnService('all', {});
     const addProcess = async (role: string) =>
       (await spawnService(role, { PARTNER_SIMULATOR: 'off' })).base;
-    return { base, operatorKey, dataDir, service, addProcess, stop };
+    return { base, databaseUrl: cluster.url, operatorKey, dataDir, service, addProcess, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -28,7 +28,7 @@ export interface OrderPage {
 }
 
 /** A keyset position as an opaque token: the last row's receipt time and stream. */
-const encodeCursor = (row: OrderListRow) =>
+export const encodeCursor = (row: Pick<OrderListRow, 'received_at' | 'stream_id'>) =>
   Buffer.from(JSON.stringify([row.received_at.toISOString(), row.stream_id])).toString('base64url');
 
 function decodeCursor(cursor: string): OrderListFilter['after'] {

@@ -416,4 +416,20 @@ describe('readiness of the projector role', () => {
       await admin.end();
     }
   }, 120_000);
+
+  it('serves its metrics on the health port, to the operator key only', async () => {
+    const url = `${projector.app.healthUrl}/metrics`;
+    expect((await fetch(url)).status).toBe(401);
+    const r = await fetch(url, { headers: { 'x-api-key': t.operatorKey } });
+    expect(r.status).toBe(200);
+    const text = await r.text();
+    expect(text).toMatch(
+      /^editor_platform_subscription_lag_events\{subscription="labels",kind="projection"\} \d+/m,
+    );
+    expect(text).toMatch(
+      /^editor_platform_parked_events\{subscription="orders",kind="projection"\} 0/m,
+    );
+    // the projector reads no orders: those gauges are the API's
+    expect(text).not.toContain('editor_platform_orders{');
+  });
 });

@@ -325,6 +325,16 @@ describe('order lists, lateness, retry, cancel and metrics', () => {
       expect(ready.items.map((i: { status: string }) => i.status)).toEqual(['ready', 'ready']);
       expect(ready.items[1].printFiles).toHaveLength(1);
       expect(ready.items[0].printFiles).toHaveLength(1); // the good item is not rendered again
+      // the workflow can be found by the order, and says how it ended
+      const described = await t.app
+        .temporal!.client.workflow.getHandle(`order:${a.labelId}:${orderId}`)
+        .describe();
+      expect(described.searchAttributes).toMatchObject({
+        OrderId: [orderId],
+        LabelId: [a.labelId],
+        OrderStatus: ['ready'],
+      });
+      expect(await described.staticSummary()).toBe(`Order ${orderId}`);
       const asked = (await history(a, orderId)).filter((e) => e.type === 'OrderRetryRequested');
       expect(asked).toHaveLength(1);
       expect(asked[0]).toMatchObject({

@@ -24,6 +24,7 @@ const LAYERS: [name: string, folders: string[]][] = [
       'src/config.ts',
       'src/temporal/workflow-ids.ts',
       'src/temporal/calls.ts',
+      'src/temporal/pollers.ts',
       'src/temporal/dev-server.ts',
     ],
   ],

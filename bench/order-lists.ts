@@ -120,10 +120,7 @@ async function main() {
       ['baseline: plain indexed SELECT, first page of 50', plainFirst],
       ['baseline: plain indexed SELECT, 50 rows after a keyset 90% deep', plainDeep],
       ['GET /operator/orders first page (50)', () => get('limit=50')],
-      [
-        'GET /operator/orders cursor 90% deep',
-        () => get(`limit=50&cursor=${encodeCursor(deep)}`),
-      ],
+      ['GET /operator/orders cursor 90% deep', () => get(`limit=50&cursor=${encodeCursor(deep)}`)],
       ['GET /operator/orders one label', () => get(`limit=50&labelId=${label}`)],
       ['GET /operator/orders status=failed', () => get('limit=50&status=failed')],
       ['GET /operator/orders status=overdue', () => get('limit=50&status=overdue')],

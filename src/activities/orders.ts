@@ -3,7 +3,6 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { derivedIds, handleCommand, readState } from '../app/command-handler.ts';
 import { loadImage } from '../app/images.ts';
-import { storePreviews } from '../app/previews.ts';
 import { type ItemState, type OrderCommand, orderAggregate } from '../domain/order/decider.ts';
 import { renderBarcode } from '../print/barcode.ts';
 import { RenderError } from '../print/errors.ts';
@@ -158,8 +157,6 @@ export function orderActivities(deps: ActivityDeps) {
       beat();
       const hash = sha256(file.bytes);
       const storageKey = `${s.labelId}/${orderItemId}/${hash}.pdf`;
-      // the previews are drawn while the PDF is stored and recorded
-      const previews = storePreviews(storage, storageKey, file.bytes);
       await storage.put(storageKey, file.bytes);
       beat();
       const r = await run(
@@ -185,7 +182,6 @@ export function orderActivities(deps: ActivityDeps) {
         String(target),
         ...runOf(s),
       );
-      await previews;
       observe(took(), 'ready');
       return r.events.length === 0 && r.appended === undefined
         ? { outcome: 'superseded' as const }

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { EventStore, Position } from '../eventstore/port.ts';
 import type { FileStorage } from '../storage/port.ts';
+import type { DrawPreviews } from './previews.ts';
 
 /** Waits until a read model has taken an append, so a caller reads its own write. */
 export interface ReadModels {
@@ -17,6 +18,8 @@ export interface AppContext {
   /** design images, content-addressed */
   images: FileStorage;
   readModels: ReadModels;
+  /** draws print-file page previews (off the caller's thread, at low priority) */
+  drawPreviews: DrawPreviews;
 }
 
 /** For callers that read nothing back (scripts, tests over another process's database). */

@@ -1,6 +1,5 @@
 import { findOrderItem } from '#projections/orders';
 import { DomainError } from '../domain/shared/decider.ts';
-import { renderPreviews } from '../print/preview.ts';
 import type { FileStorage } from '../storage/port.ts';
 import type { AppContext } from './context.ts';
 
@@ -8,29 +7,31 @@ import type { AppContext } from './context.ts';
 export const previewKey = (pdfKey: string, page: number) =>
   `${pdfKey.replace(/\.pdf$/, '')}-p${page}.png`;
 
+/** What draws the previews of a PDF, one PNG per page. */
+export type DrawPreviews = (pdf: Uint8Array) => Promise<Buffer[]>;
+
 /**
  * Stores a PNG of each page of a print file beside it. A preview is a convenience: one
- * that cannot be drawn leaves the print file as it is (and is drawn when first asked for).
+ * that cannot be drawn leaves the print file as it is (and is tried again when first
+ * asked for); a storage failure is an error, so the caller tries again.
  */
 export async function storePreviews(
   storage: FileStorage,
+  draw: DrawPreviews,
   pdfKey: string,
   pdf: Uint8Array,
 ): Promise<boolean> {
-  try {
-    const pages = await renderPreviews(pdf);
-    for (const [i, png] of pages.entries()) await storage.put(previewKey(pdfKey, i + 1), png);
-    return true;
-  } catch {
-    return false;
-  }
+  const pages = await draw(pdf).catch(() => undefined);
+  if (!pages) return false;
+  for (const [i, png] of pages.entries()) await storage.put(previewKey(pdfKey, i + 1), png);
+  return true;
 }
 
 const noPreview = () => new DomainError('not_found', 'no such preview', 'preview_not_found');
 
 /**
  * A page's preview of one of an order item's print files, drawn now when it is missing
- * (a print file from before previews, a render that could not draw one).
+ * (a print file from before previews, one whose previews are still to come).
  */
 export async function printFilePreview(
   ctx: AppContext,
@@ -47,7 +48,7 @@ export async function printFilePreview(
   if (stored) return stored;
   const pdf = await ctx.storage.get(file.storageKey);
   if (!pdf) throw noPreview();
-  await storePreviews(ctx.storage, file.storageKey, pdf);
+  await storePreviews(ctx.storage, ctx.drawPreviews, file.storageKey, pdf);
   const drawn = await ctx.storage.get(key);
   if (!drawn) throw noPreview();
   return drawn;

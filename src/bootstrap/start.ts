@@ -26,6 +26,7 @@ import { buildHttpServer } from '../http/server.ts';
 import { instrumentedStore } from '../metrics/instrumented-store.ts';
 import { Metrics } from '../metrics/metrics.ts';
 import { startPartnerSimulator } from '../partner/simulator.ts';
+import { PreviewRenderer } from '../print/preview.ts';
 import { every } from '../processes.ts';
 import type { ReactionRunner } from '../reactions/reactor.ts';
 import type { FileStorage } from '../storage/port.ts';
@@ -34,6 +35,7 @@ import { taskQueuePollers } from '../temporal/pollers.ts';
 import { temporalCoreMetrics } from '../temporal/worker.ts';
 import { type DataParts, migrateSchema, openData } from './data.ts';
 import { registerGauges } from './metrics.ts';
+import { createPreviewRunner } from './previews.ts';
 import { keepPrivate, makePrivate } from './private-files.ts';
 import { Stops } from './stops.ts';
 import {
@@ -101,12 +103,15 @@ export async function startApp(
     const metrics = new Metrics();
     // commands append through this one: appends timed, orders and items counted
     const store = instrumentedStore(data.store, metrics);
+    const previews = new PreviewRenderer();
+    stops.add(() => previews.close());
     const context: AppContext = {
       store,
       pool: data.db.pool,
       storage: data.storage,
       images: data.images,
       readModels: readYourWrites(runner, data.feed),
+      drawPreviews: (pdf) => previews.render(pdf),
     };
     if (!config.databaseUrl) {
       await makePrivate(config.dataDir);
@@ -118,6 +123,14 @@ export async function startApp(
     if (has(role, 'projector')) startProjector(config, data, runner, log, stops);
     if (has(role, 'api') || has(role, 'projector'))
       readiness.push(subscriptionsCheck('projections', runner, config.maxLagMs));
+
+    // print-file previews follow from the log, in the worker; not part of readiness: a
+    // preview that comes late is only late
+    const previewRunner = createPreviewRunner(config, data, context.drawPreviews, log);
+    if (has(role, 'worker')) {
+      previewRunner.start();
+      stops.add(() => previewRunner.stop());
+    }
 
     let temporal: TemporalParts | undefined;
     let reactions: ReactionRunner | undefined;
@@ -169,6 +182,7 @@ export async function startApp(
     const runners = [
       ...(has(role, 'api') || has(role, 'projector') ? [runner] : []),
       ...(reactions && (has(role, 'api') || has(role, 'worker')) ? [reactions] : []),
+      ...(has(role, 'api') || has(role, 'worker') ? [previewRunner] : []),
     ];
     registerGauges(metrics, {
       orders: has(role, 'api') ? data.db.pool : undefined,

@@ -19,7 +19,7 @@ import {
   settled,
   workflowResult,
 } from '../helpers/fixtures.ts';
-import { storedFilesOf } from '../helpers/orders.ts';
+import { expectOnlyPrintFiles } from '../helpers/orders.ts';
 
 async function orderReady(
   call: ReturnType<typeof client>,
@@ -142,7 +142,7 @@ describe('a worker killed while rendering', () => {
       expect(order.items.map((i: { printFiles: unknown[] }) => i.printFiles.length)).toEqual([
         1, 1,
       ]);
-      expect([...files].sort()).toEqual(storedFilesOf(label.labelId, order));
+      expectOnlyPrintFiles(files, label.labelId, order);
       const leftovers = readdirSync(path.join(t.config.dataDir, 'print-files', '.tmp'), {
         recursive: true,
         withFileTypes: true,

@@ -146,21 +146,26 @@ export async function printFilesPerItem(pool: pg.Pool, labelId: string): Promise
 }
 
 /**
- * What an order's print files leave in the print-file storage: each PDF and a preview
- * PNG per page beside it, sorted (the storage holds nothing else of the label).
+ * Checks what a label's print-file storage holds against its order: each print file's
+ * PDF, and nothing else but previews of their pages (drawn after the order is ready,
+ * by the worker role's previews reactor, so some may still be missing).
  */
-export function storedFilesOf(
+export function expectOnlyPrintFiles(
+  files: string[],
   labelId: string,
   order: {
     items: { orderItemId: string; printFiles: { sha256: string; pages: number }[] }[];
   },
-): string[] {
-  return order.items
-    .flatMap((item) =>
-      item.printFiles.flatMap((f) => {
-        const pdf = `${labelId}/${item.orderItemId}/${f.sha256}.pdf`;
-        return [pdf, ...Array.from({ length: f.pages }, (_, i) => previewKey(pdf, i + 1))];
-      }),
-    )
-    .sort();
+): void {
+  const pdfs = order.items.flatMap((item) =>
+    item.printFiles.map((f) => ({
+      key: `${labelId}/${item.orderItemId}/${f.sha256}.pdf`,
+      pages: f.pages,
+    })),
+  );
+  const previews = new Set(
+    pdfs.flatMap((p) => Array.from({ length: p.pages }, (_, i) => previewKey(p.key, i + 1))),
+  );
+  expect(files.filter((f) => f.endsWith('.pdf')).sort()).toEqual(pdfs.map((p) => p.key).sort());
+  expect(files.filter((f) => !f.endsWith('.pdf') && !previews.has(f))).toEqual([]);
 }

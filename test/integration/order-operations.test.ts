@@ -242,6 +242,40 @@ describe('order lists, lateness, retry, cancel and metrics', () => {
     });
   });
 
+  describe('previews', () => {
+    it('draws each print-file page from the log, off the rendering path, and serves it', async () => {
+      const orderId = `PREVIEW-${randomUUID().slice(0, 8)}`;
+      await notify(a, orderId);
+      const ready = await orderIn(a, orderId, ['ready']);
+      const item = ready.items[0];
+      const file = item.printFiles[0];
+      const key = `${a.labelId}/${item.orderItemId}/${file.sha256}-p1.png`;
+      // the reactor stores it without anyone asking
+      const png = await until('the preview to be drawn', () => t.app.storage.get(key));
+      const meta = await sharp(png).metadata();
+      expect(meta.format).toBe('png');
+      expect(Math.max(meta.width!, meta.height!)).toBe(600);
+      const served = await fetch(
+        `${t.url}/api/orderitem/${item.orderItemId}/preview?sha256=${file.sha256}&page=1`,
+        { headers: { 'x-api-key': a.adminKey } },
+      );
+      expect(served.status).toBe(200);
+      expect(served.headers.get('content-type')).toBe('image/png');
+      expect(Buffer.from(await served.arrayBuffer()).equals(png)).toBe(true);
+      for (const [key, query] of [
+        [b.adminKey, `sha256=${file.sha256}&page=1`],
+        [a.adminKey, `sha256=${'0'.repeat(64)}&page=1`],
+        [a.adminKey, `sha256=${file.sha256}&page=2`],
+      ] as const)
+        await refused(t, call, 404, 'GET', `/api/orderitem/${item.orderItemId}/preview?${query}`, {
+          key,
+        });
+      await refused(t, call, 400, 'GET', `/api/orderitem/${item.orderItemId}/preview?sha256=x`, {
+        key: a.adminKey,
+      });
+    }, 120_000);
+  });
+
   describe('lateness', () => {
     it('sets the deadline per label, and refuses bad ones', async () => {
       for (const body of [{ renderWithinMinutes: -1 }, { renderWithinMinutes: 1.5 }, {}])

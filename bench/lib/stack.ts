@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../src/db/database.ts';
 import { startLocalTemporal } from '../../src/temporal/dev-server.ts';
+import { searchAttributeTypes } from '../../src/temporal/search-attributes.ts';
 import { startPostgresCluster } from '../../test/helpers/postgres-cluster.ts';
 
 /** Waits until a URL answers 2xx; fails when its process ended or after a minute. */
@@ -41,7 +42,11 @@ export interface ServiceStack {
  */
 export async function startServiceStack(env: Record<string, string> = {}): Promise<ServiceStack> {
   const cluster = await startPostgresCluster();
-  const temporal = await startLocalTemporal({ cliPath: process.env.TEMPORAL_CLI_PATH });
+  // as the embedded default runs it: with the workflows' search attributes
+  const temporal = await startLocalTemporal({
+    cliPath: process.env.TEMPORAL_CLI_PATH,
+    searchAttributes: searchAttributeTypes(),
+  });
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-'));
   const operatorKey = randomBytes(32).toString('base64url');
   const shared = {

@@ -2,7 +2,8 @@
 // The print pipeline end to end: N one-item orders (an A6 area with a 2400x1600 photo,
 // a text and the barcode), HTTP notification to `ready`, against rendering the same
 // item by calling the render function directly in this process (the raw baseline),
-// in the same run. Also the latency of a single one-item order against one raw render,
+// in the same run. The service makes PDF/X-4 in CMYK and preflights each file; the
+// raw baseline makes the same CMYK file (and no preflight). Also the latency of a single one-item order against one raw render,
 // and the peak RSS of the service process (API, worker and projector in one).
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { http, labelWithShop } from '../scripts/lib/demo-catalog.ts';
 import { renderPrintFile } from '../src/print/pdf.ts';
+import { defaultOutputProfile } from '../src/print/profiles.ts';
 import { type ServiceStack, startServiceStack } from './lib/stack.ts';
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 40);
@@ -61,7 +63,9 @@ async function main() {
     };
     const area = { code: 'FRONT', name: 'Front', widthMm: 105, heightMm: 148 };
 
-    // raw baseline: the render function in a loop, two at a time
+    // raw baseline: the render function in a loop, two at a time, making the same
+    // PDF/X-4 file in CMYK with the default output profile (no preflight, no storage)
+    const profile = defaultOutputProfile();
     const rawItem = (n: number) => ({
       orderId: `RAW-${n}`,
       orderItemId: randomUUID(),
@@ -72,6 +76,9 @@ async function main() {
       design,
       barcode: { format: 'code128' as const, value: randomUUID() },
       createdAt: new Date(),
+      profile,
+      inks: false,
+      cropMarks: false,
     });
     await renderPrintFile(rawItem(0)); // warm up
     const single: number[] = [];

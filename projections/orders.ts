@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { orderEvents } from '../src/domain/order/events.ts';
+import { orderEvents, type Preflight } from '../src/domain/order/events.ts';
 import type { Projection } from './projection.ts';
 
 export const ORDER_STATUSES = ['received', 'rendering', 'ready', 'failed', 'cancelled'] as const;
@@ -16,7 +16,8 @@ export const ordersProjection: Projection = {
   name: 'orders',
   // 2: lists, lateness, retry and cancel (counts, deadlines, last error, indexes)
   // 3: orders counted per label and status as they change
-  version: 3,
+  // 4: each item's latest preflight
+  version: 4,
   tables: ['rm_orders', 'rm_order_items', 'rm_order_counts'],
   schema: `
     CREATE TABLE IF NOT EXISTS rm_orders (
@@ -52,7 +53,8 @@ export const ordersProjection: Projection = {
       failure_kind  text,
       barcode       jsonb,
       print_files   jsonb NOT NULL DEFAULT '[]',
-      warnings      jsonb NOT NULL DEFAULT '[]'
+      warnings      jsonb NOT NULL DEFAULT '[]',
+      preflight     jsonb
     );
     CREATE INDEX IF NOT EXISTS rm_order_items_stream ON rm_order_items (stream_id, position);
     CREATE INDEX IF NOT EXISTS rm_order_items_item ON rm_order_items (item_id, stream_id);
@@ -98,6 +100,7 @@ export const ordersProjection: Projection = {
     'OrderFailed',
     'OrderItemBarcodeUpdated',
     'PrintFileMismatchDetected',
+    'PrintFilePreflighted',
     'OrderRetryRequested',
     'OrderCancelled',
     'OrderWentOverdue',
@@ -159,6 +162,14 @@ export const ordersProjection: Projection = {
              WHERE order_item_id = $1`,
             [d.orderItemId, JSON.stringify([file]), JSON.stringify(d.warnings)],
           );
+          break;
+        }
+        case 'PrintFilePreflighted': {
+          const { orderItemId, checkedAt: _at, ...preflight } = e.data;
+          await tx.query('UPDATE rm_order_items SET preflight = $2 WHERE order_item_id = $1', [
+            orderItemId,
+            JSON.stringify(preflight),
+          ]);
           break;
         }
         case 'OrderItemFailed':
@@ -237,6 +248,8 @@ export interface OrderItemRow {
   barcode: { format: string; value: string } | null;
   print_files: { storageKey: string; sha256: string; pages: number; bytes: number }[];
   warnings: string[];
+  /** the latest print file's preflight */
+  preflight: (Preflight & { sha256: string }) | null;
 }
 
 /** A row of an order list (and the head of an order view). */

@@ -40,6 +40,18 @@ const envSchema = z.object({
     emptyAsUndefined,
     z.coerce.number().int().min(100).default(15_000),
   ),
+  INK_PRINT_METHODS: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .default('screen,pad,engraving')
+      .transform((s) =>
+        s
+          .split(',')
+          .map((x) => x.trim().toLowerCase())
+          .filter(Boolean),
+      ),
+  ),
   SUPPLIERS: z.preprocess(
     emptyAsUndefined,
     z
@@ -142,6 +154,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** how often the worker looks for unfinished orders past their deadline */
   overdueSweepMs: number;
+  /** print methods that print with inks (screen, pad, engraving): spot colours, limited colours */
+  inkMethods: string[];
   suppliers: string[];
   printshopSupplier: string;
   editorTokenSecret: string;
@@ -249,6 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       },
       metricsToken: e.METRICS_TOKEN,
       overdueSweepMs: e.OVERDUE_SWEEP_MS,
+      inkMethods: e.INK_PRINT_METHODS,
       suppliers: [...e.SUPPLIERS, e.PRINTSHOP_SUPPLIER],
       printshopSupplier: e.PRINTSHOP_SUPPLIER,
       editorTokenSecret,

@@ -19,7 +19,7 @@ const METHODS = [
   ['screen', 'Screen print', 'SCR'],
   ['digital', 'Digital transfer', 'DTF'],
   ['pad', 'Pad print', 'PAD'],
-  ['engrave', 'Laser engraving', 'LSR'],
+  ['engraving', 'Laser engraving', 'LSR'],
 ] as const;
 
 export function demoConfiguration(prefix: string, n: number) {

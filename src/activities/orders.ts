@@ -3,10 +3,19 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { derivedIds, handleCommand, readState } from '../app/command-handler.ts';
 import { loadImage } from '../app/images.ts';
-import { type ItemState, type OrderCommand, orderAggregate } from '../domain/order/decider.ts';
-import { renderBarcode } from '../print/barcode.ts';
+import { loadOutputProfile } from '../app/print-settings.ts';
+import {
+  type ItemState,
+  type OrderCommand,
+  type OrderState,
+  orderAggregate,
+} from '../domain/order/decider.ts';
+import type { Preflight } from '../domain/order/events.ts';
+import { barcodeShapes } from '../print/barcode.ts';
 import { RenderError } from '../print/errors.ts';
 import { type ImageLoader, type PrintFile, renderPrintFile } from '../print/pdf.ts';
+import { preflight } from '../print/preflight.ts';
+import { renderPrintFile as renderPrintFileV1 } from '../print/v1/pdf.ts';
 import type { ActivityDeps } from './index.ts';
 
 const RENDER_LIMIT_MS = 60_000;
@@ -33,32 +42,69 @@ function withTimeLimit<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([p, limit]).finally(() => clearTimeout(timer));
 }
 
-function render(
+/**
+ * Renders an item's print file as its order says: the first renderer (RGB) for orders
+ * recorded before PDF/X, the PDF/X-4 one with the order's output profile, marks and
+ * inks for the others; the second also runs its preflight.
+ */
+async function render(
   loader: ImageLoader,
-  orderId: string,
-  receivedAt: string,
+  images: ActivityDeps['images'],
+  order: Extract<OrderState, { exists: true }>,
   item: ItemState,
   barcode = item.barcode,
-): Promise<PrintFile> {
+): Promise<{
+  file: { bytes: Uint8Array; pages: number; images: PrintFile['images']; warnings: string[] };
+  preflight?: Preflight;
+}> {
   const i = item.item;
-  return withTimeLimit(
-    renderPrintFile(
-      {
-        orderId,
-        orderItemId: i.orderItemId,
-        sku: i.sku,
-        printMethod: i.printMethod,
-        printColors: i.printColors,
-        printAreas: i.printAreas,
-        design: i.design,
-        barcode,
-        createdAt: new Date(receivedAt),
-      },
-      beat,
-      loader,
-    ),
+  const common = {
+    orderId: order.orderId,
+    orderItemId: i.orderItemId,
+    sku: i.sku,
+    printMethod: i.printMethod,
+    printColors: i.printColors,
+    printAreas: i.printAreas,
+    design: i.design,
+    barcode,
+    createdAt: new Date(order.receivedAt),
+  };
+  const { print } = order;
+  if (print.renderer === 1)
+    return { file: await withTimeLimit(renderPrintFileV1(common, beat, loader), RENDER_LIMIT_MS) };
+  const file = await withTimeLimit(
+    (async () =>
+      renderPrintFile(
+        {
+          ...common,
+          profile: await loadOutputProfile(images, print.outputProfile),
+          inks: print.inkMethods.includes(i.printMethod.toLowerCase()),
+          cropMarks: print.cropMarks,
+        },
+        beat,
+        loader,
+      ))(),
     RENDER_LIMIT_MS,
   );
+  const report = await preflight(file.bytes, file.facts, {
+    maxInkCoverage: print.maxInkCoverage,
+    inks: file.facts.inks,
+  });
+  const { passed, rules, plates, maxInkCoverage, minDpi } = report;
+  // the preflight's warnings join the item's (low resolution is there already, per layer)
+  const warned = rules
+    .filter((r) => r.result === 'warning' && r.rule !== 'image_resolution')
+    .map((r) => `preflight ${r.rule}: ${r.detail}`);
+  return {
+    file: { ...file, warnings: [...file.warnings, ...warned] },
+    preflight: {
+      passed,
+      rules,
+      plates,
+      maxInkCoverage,
+      ...(minDpi !== undefined ? { minDpi } : {}),
+    },
+  };
 }
 
 /**
@@ -136,11 +182,11 @@ export function orderActivities(deps: ActivityDeps) {
           sha256: done?.sha256,
         };
       }
-      let file: PrintFile;
+      let rendered: Awaited<ReturnType<typeof render>>;
       const started = performance.now();
       const took = () => (performance.now() - started) / 1000;
       try {
-        file = await render(loader, s.orderId, s.receivedAt, item);
+        rendered = await render(loader, images, s, item);
       } catch (err) {
         if (!(err instanceof RenderError)) throw err;
         observe(took(), 'failed');
@@ -155,6 +201,7 @@ export function orderActivities(deps: ActivityDeps) {
         return { outcome: 'failed' as const, reason: err.message };
       }
       beat();
+      const { file, preflight: report } = rendered;
       const hash = sha256(file.bytes);
       const storageKey = `${s.labelId}/${orderItemId}/${hash}.pdf`;
       await storage.put(storageKey, file.bytes);
@@ -175,6 +222,7 @@ export function orderActivities(deps: ActivityDeps) {
             images: file.images,
             warnings: file.warnings,
           },
+          ...(report ? { preflight: report } : {}),
           at: new Date(),
         },
         'print',
@@ -196,7 +244,7 @@ export function orderActivities(deps: ActivityDeps) {
         throw ApplicationFailure.nonRetryable(`no item ${orderItemId}`, 'OrderItemNotFound');
       if (item.barcodeVersion !== version) return { outcome: 'superseded' as const };
       try {
-        await renderBarcode(item.barcode.format, item.barcode.value);
+        barcodeShapes(item.barcode.format, item.barcode.value);
       } catch (err) {
         throw ApplicationFailure.nonRetryable((err as Error).message, 'RenderError');
       }
@@ -237,7 +285,7 @@ export function orderActivities(deps: ActivityDeps) {
       for (const item of s.items.values()) {
         const recorded = item.files.at(-1);
         if (!recorded) continue;
-        const file = await render(loader, s.orderId, s.receivedAt, item, recorded.barcode);
+        const { file } = await render(loader, images, s, item, recorded.barcode);
         const actual = sha256(file.bytes);
         results.push({
           orderItemId: item.item.orderItemId,

@@ -20,6 +20,8 @@ export interface AppContext {
   readModels: ReadModels;
   /** draws print-file page previews (off the caller's thread, at low priority) */
   drawPreviews: DrawPreviews;
+  /** print methods that print with inks: each colour a spot colour (INK_PRINT_METHODS) */
+  inkMethods: string[];
 }
 
 /** For callers that read nothing back (scripts, tests over another process's database). */

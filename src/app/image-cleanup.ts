@@ -24,6 +24,8 @@ export interface ImageCleanupDeps {
  * appended before the run; an image put within `graceMs` is kept, since its project
  * may not be recorded yet. Undefined when the read model did not catch up in time.
  */
+const DESIGN_IMAGE = /^[0-9a-f]{2}\/[0-9a-f]{64}$/;
+
 export async function removeUnheldImages(
   deps: ImageCleanupDeps,
   graceMs: number,
@@ -31,7 +33,8 @@ export async function removeUnheldImages(
   const since = new Date(Date.now() - graceMs);
   const head = await deps.store.headPosition();
   if (!(await deps.runner.waitFor('image-refs', head, 30_000))) return undefined;
-  const keys = await deps.images.list('');
+  // design images only: output profiles (icc/) are kept, orders replay with them
+  const keys = (await deps.images.list('')).filter((k) => DESIGN_IMAGE.test(k));
   let removed = 0;
   for (let i = 0; i < keys.length; i += BATCH) {
     const batch = keys.slice(i, i + BATCH);

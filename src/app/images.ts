@@ -13,6 +13,7 @@ type Image = { type: string; bytes: Buffer };
 
 async function mapImages(design: Design, f: (src: string) => Promise<string>): Promise<Design> {
   return {
+    ...design,
     areas: await Promise.all(
       design.areas.map(async (area) => ({
         ...area,

@@ -9,12 +9,13 @@ import { labelAggregate } from '../domain/label/decider.ts';
 import { labelStream } from '../domain/label/events.ts';
 import type { BarcodeFormat } from '../domain/order/barcode.ts';
 import { type OrderState, orderAggregate } from '../domain/order/decider.ts';
-import { type OrderItem, orderStream } from '../domain/order/events.ts';
+import { CURRENT_RENDERER, type OrderItem, orderStream } from '../domain/order/events.ts';
 import { projectAggregate } from '../domain/project/decider.ts';
 import { projectStream } from '../domain/project/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import type { EventMetadata, EventStore, Position } from '../eventstore/port.ts';
 import { WrongExpectedRevisionError } from '../eventstore/port.ts';
+import { DEFAULT_PROFILE_DESCRIPTION, DEFAULT_PROFILE_SHA256 } from '../print/profiles.ts';
 import { workflowIds } from '../temporal/workflow-ids.ts';
 import { handleCommand, loadState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
@@ -131,7 +132,7 @@ export async function receiveOrder(
 }
 
 async function recordOrder(
-  { store, pool }: AppContext,
+  { store, pool, inkMethods }: AppContext,
   labelId: string,
   source: { channel: 'shop' | 'fulfillment'; integrationId?: string },
   n: Notification,
@@ -172,6 +173,16 @@ async function recordOrder(
           customer,
           items,
           renderWithinMinutes: label.renderWithinMinutes,
+          print: {
+            renderer: CURRENT_RENDERER,
+            outputProfile: label.print.outputProfile ?? {
+              sha256: DEFAULT_PROFILE_SHA256,
+              description: DEFAULT_PROFILE_DESCRIPTION,
+            },
+            cropMarks: label.print.cropMarks,
+            maxInkCoverage: label.print.maxInkCoverage,
+            inkMethods,
+          },
           at: new Date(),
         },
         { ...metadata, labelId },

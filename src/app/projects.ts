@@ -15,6 +15,8 @@ import { projectStream } from '../domain/project/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import type { EventMetadata } from '../eventstore/port.ts';
 import { LIMIT_PIXELS, prepareImage } from '../print/images.ts';
+import { designInks, InkError } from '../print/inks.ts';
+import { defaultOutputProfile } from '../print/profiles.ts';
 import { handleCommand, loadState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
 import { inlineDesignImages, storeDesignImages } from './images.ts';
@@ -27,7 +29,11 @@ const invalid = (path: string, message: string) =>
  * area is one of its print areas (once), no layer lies wholly outside its area, and
  * every image decodes (sharp reads it) within the size limit.
  */
-export async function validateDesign(pool: pg.Pool, content: ProjectContent): Promise<void> {
+export async function validateDesign(
+  pool: pg.Pool,
+  content: ProjectContent,
+  inkMethods: string[],
+): Promise<void> {
   const offering = await findOffering(pool, content.supplier, content.sku);
   if (!offering || offering.renamed_to !== null || !offering.config.published) {
     throw new DomainError(
@@ -62,6 +68,28 @@ export async function validateDesign(pool: pg.Pool, content: ProjectContent): Pr
       }
       if (layer.type === 'image') await validateImage(layer, `${at}.layers.${li}.src`);
     }
+  }
+  const { printMethod, printColors } = offering.config;
+  if (inkMethods.includes(printMethod.toLowerCase()))
+    await checkInks(content, printMethod, printColors);
+}
+
+/**
+ * A product printed with inks (screen, pad, engraving) prints as many colours as it has
+ * inks: a design with more, or with an image those inks cannot hold, is refused now,
+ * naming the colours found, rather than failing when it is sold.
+ */
+async function checkInks(content: ProjectContent, printMethod: string, n: number): Promise<void> {
+  try {
+    await designInks(content.design, n, async (src) => parseDataUrl(src));
+  } catch (err) {
+    if (!(err instanceof InkError)) throw err;
+    throw new DomainError(
+      'invalid',
+      `${err.message} (${content.sku} is printed by ${printMethod} with ${n} ink${n === 1 ? '' : 's'})`,
+      'too_many_colours',
+      { field: err.at ?? 'design' },
+    );
   }
 }
 
@@ -99,7 +127,7 @@ async function validateImage(
   try {
     if (format === 'svg') {
       // rasterised as the print file will be, at its placed size
-      await prepareImage(parsed, layer.width, layer.height, path);
+      await prepareImage(parsed, layer.width, layer.height, path, defaultOutputProfile());
     } else {
       // decode it whole: a truncated file passes metadata() but not this
       await sharp(parsed.bytes, { limitInputPixels: LIMIT_PIXELS })
@@ -137,7 +165,7 @@ async function save(
   metadata: EventMetadata,
   command: (stored: ProjectContent) => ProjectCommand,
 ) {
-  await validateDesign(ctx.pool, content);
+  await validateDesign(ctx.pool, content, ctx.inkMethods);
   const stored = { ...content, design: await storeDesignImages(ctx.images, content.design) };
   const r = await handleCommand(
     ctx.store,

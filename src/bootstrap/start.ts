@@ -112,6 +112,7 @@ export async function startApp(
       images: data.images,
       readModels: readYourWrites(runner, data.feed),
       drawPreviews: (pdf) => previews.render(pdf),
+      inkMethods: config.inkMethods,
     };
     if (!config.databaseUrl) {
       await makePrivate(config.dataDir);

@@ -147,7 +147,7 @@ export function errorToProblem(error: unknown): { problem: Problem; internal: bo
       problem: toProblem(
         DOMAIN_STATUS[error.kind],
         error.code,
-        field ? 'the request is invalid' : error.message,
+        error.message,
         field ? [{ path: field, message: error.message }] : undefined,
       ),
       internal: false,

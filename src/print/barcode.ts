@@ -9,23 +9,68 @@ const BCID: Record<BarcodeFormat, string> = {
   datamatrix: 'datamatrix',
 };
 
-/** The barcode as a PNG at 600 dpi (bwip-js, scale 8 on its 72 dpi grid ~ 576 dpi). */
-export async function renderBarcode(
-  format: BarcodeFormat,
-  value: string,
-): Promise<{ png: Buffer; dpi: number }> {
+/**
+ * A barcode as vector shapes, in points with the origin at the top left (y down), at
+ * its natural size (bwip-js at scale 1: one unit a point): bars as rectangles, 2D
+ * symbols as closed polygons (holes run the other way round, for the non-zero rule).
+ */
+export interface VectorBarcode {
+  width: number;
+  height: number;
+  bars: { x: number; y: number; width: number; height: number }[];
+  polygons: [number, number][][];
+}
+
+const linear = (format: BarcodeFormat) => format === 'code128' || format === 'ean13';
+
+/** The barcode's shapes; a value the format cannot hold is a RenderError. */
+export function barcodeShapes(format: BarcodeFormat, value: string): VectorBarcode {
+  let svg: string;
   try {
-    const png = await bwipjs.toBuffer({
+    svg = bwipjs.toSVG({
       bcid: BCID[format],
       text: value,
-      scale: 8,
-      height: format === 'code128' || format === 'ean13' ? 8 : undefined,
+      scale: 1,
+      ...(linear(format) ? { height: 8 } : {}),
       includetext: false,
       paddingwidth: 0,
       paddingheight: 0,
     });
-    return { png, dpi: 72 * 8 };
   } catch (err) {
     throw new RenderError(`barcode: ${String((err as Error).message ?? err)}`, 'barcode');
   }
+  const box = /viewBox="0 0 ([\d.]+) ([\d.]+)"/.exec(svg);
+  if (!box) throw new RenderError('barcode: no drawing', 'barcode');
+  const out: VectorBarcode = {
+    width: Number(box[1]),
+    height: Number(box[2]),
+    bars: [],
+    polygons: [],
+  };
+  for (const path of svg.matchAll(/<path ([^>]*)\/>/g)) {
+    const attrs = path[1]!;
+    const d = /\sd="([^"]*)"|^d="([^"]*)"/.exec(attrs);
+    const data = d?.[1] ?? d?.[2] ?? '';
+    const stroke = /stroke-width="([\d.]+)"/.exec(attrs);
+    if (stroke) {
+      // bars: vertical lines of that width, "M x y1 L x y0"
+      const w = Number(stroke[1]);
+      for (const m of data.matchAll(/M([\d.]+) ([\d.]+)L([\d.]+) ([\d.]+)/g)) {
+        const x = Number(m[1]);
+        const y0 = Math.min(Number(m[2]), Number(m[4]));
+        const y1 = Math.max(Number(m[2]), Number(m[4]));
+        out.bars.push({ x: x - w / 2, y: y0, width: w, height: y1 - y0 });
+      }
+    } else {
+      for (const poly of data.split('Z')) {
+        const pts = [...poly.matchAll(/[ML]([\d.]+) ([\d.]+)/g)].map(
+          (m) => [Number(m[1]), Number(m[2])] as [number, number],
+        );
+        if (pts.length >= 3) out.polygons.push(pts);
+      }
+    }
+  }
+  if (out.bars.length === 0 && out.polygons.length === 0)
+    throw new RenderError('barcode: no drawing', 'barcode');
+  return out;
 }

@@ -1,16 +1,37 @@
 import sharp from 'sharp';
 import { RenderError } from './errors.ts';
+import type { OutputProfile } from './profiles.ts';
 import { TARGET_DPI } from './units.ts';
-
-export interface PreparedImage {
-  format: 'png' | 'jpg';
-  bytes: Buffer;
-  /** the resolution the image has at its placed size */
-  effectiveDpi: number;
-}
 
 /** The most pixels an image may have, decoded or rasterised (a layer's at its placed size too). */
 export const LIMIT_PIXELS = 100_000_000;
+
+/** How far an image layer is extended beyond its box, per side, in millimetres. */
+export interface Extension {
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+}
+export const NO_EXTENSION: Extension = { left: 0, right: 0, top: 0, bottom: 0 };
+
+/** An image ready for the PDF: CMYK samples, placed at its effective resolution. */
+export interface PlacedImage {
+  /** pixels, the extension included */
+  width: number;
+  height: number;
+  effectiveDpi: number;
+  /** JPEG (the source was lossy) or raw samples to deflate (the source was lossless) */
+  data:
+    | { filter: 'DCTDecode'; bytes: Buffer; adobe: boolean }
+    | { filter: 'FlateDecode'; bytes: Buffer };
+  /** 8-bit opacity, where the source had some */
+  alpha: Buffer | undefined;
+  /** the highest C+M+Y+K of any pixel, 0-4 */
+  maxCoverage: number;
+  /** how far it reaches beyond the layer's box (mirrored edges into the bleed) */
+  extension: Extension;
+}
 
 /**
  * The resolution a layer is placed at: 300 dpi, or less for a layer so large that 300
@@ -36,57 +57,185 @@ async function svgDensity(bytes: Buffer, targetW: number): Promise<number> {
   return Math.min(2400, Math.max(1, density));
 }
 
-/**
- * Decodes, validates and normalises an image layer before pdf-lib sees it (pdf-lib can
- * loop on a truncated PNG and would embed unnormalised data): EXIF orientation applied,
- * sRGB, resized to its placed size at up to 300 dpi (never enlarged), PNG where there is
- * transparency, JPEG otherwise. SVG is rasterised at the target resolution.
- */
-export async function prepareImage(
-  parsed: { type: string; bytes: Buffer } | undefined,
-  widthMm: number,
-  heightMm: number,
-  path: string,
-): Promise<PreparedImage> {
-  if (!parsed)
-    throw new RenderError(
-      `${path}: the image is missing or not a supported image`,
-      'image_missing',
-    );
+/** Whether a JPEG carries Adobe's APP14 marker, whose CMYK samples are stored inverted. */
+export function adobeJpeg(jpeg: Buffer): boolean {
+  let i = 2;
+  while (i + 4 <= jpeg.length && jpeg[i] === 0xff) {
+    const marker = jpeg[i + 1]!;
+    if (marker === 0xda) break; // start of scan
+    const len = jpeg.readUInt16BE(i + 2);
+    if (marker === 0xee && jpeg.subarray(i + 4, i + 9).toString('latin1') === 'Adobe') return true;
+    i += 2 + len;
+  }
+  return false;
+}
+
+function maxCoverage(cmyk: Buffer, alpha: Buffer | undefined): number {
+  let max = 0;
+  for (let p = 0, a = 0; p < cmyk.length; p += 4, a++) {
+    if (alpha && alpha[a]! < 8) continue; // nothing printed there
+    const sum = cmyk[p]! + cmyk[p + 1]! + cmyk[p + 2]! + cmyk[p + 3]!;
+    if (sum > max) max = sum;
+  }
+  return max / 255;
+}
+
+/** The decoded source at its placed size (and the facts about it), before any colour work. */
+async function decode(parsed: { type: string; bytes: Buffer }, widthMm: number, heightMm: number) {
   const widthIn = widthMm / 25.4;
   const heightIn = heightMm / 25.4;
   const dpi = placementDpi(widthMm, heightMm);
   const targetW = Math.max(1, Math.round(widthIn * dpi));
   const targetH = Math.max(1, Math.round(heightIn * dpi));
   const isSvg = parsed.type === 'image/svg+xml';
+  const open = (density?: number) =>
+    sharp(parsed.bytes, {
+      failOn: 'error',
+      ...(density ? { density } : {}),
+      // an SVG of another aspect than its layer may be taller than its target
+      limitInputPixels: isSvg ? LIMIT_PIXELS * 4 : LIMIT_PIXELS,
+    }).timeout({ seconds: 30 });
+  const meta = await open().metadata();
+  const input = isSvg ? open(await svgDensity(parsed.bytes, targetW)) : open();
+  const turned = (meta.orientation ?? 1) >= 5;
+  const srcW = (turned ? meta.height : meta.width) ?? targetW;
+  const srcH = (turned ? meta.width : meta.height) ?? targetH;
+  const outW = isSvg ? targetW : Math.min(srcW, targetW);
+  const outH = isSvg ? targetH : Math.min(srcH, targetH);
+  const effectiveDpi = isSvg ? dpi : Math.round(Math.min(srcW / widthIn, srcH / heightIn, dpi));
+  return {
+    meta,
+    input,
+    isSvg,
+    outW,
+    outH,
+    effectiveDpi,
+    unchanged: !isSvg && outW === srcW && outH === srcH && (meta.orientation ?? 1) === 1,
+    pxPerMm: outW / widthMm,
+  };
+}
+
+/**
+ * Decodes, validates and prepares an image layer before the PDF sees it: EXIF
+ * orientation applied, resized to its placed size at up to 300 dpi (never enlarged),
+ * edges mirrored outwards by `extend` (into the bleed), and converted to the output
+ * profile's CMYK. A CMYK source stays CMYK: its samples are kept as they are (and its
+ * JPEG bytes too, when nothing else changes), never round-tripped through sRGB. A
+ * lossless source (PNG, SVG) stays lossless; a JPEG or WebP source is coded as JPEG.
+ */
+export async function prepareImage(
+  parsed: { type: string; bytes: Buffer } | undefined,
+  widthMm: number,
+  heightMm: number,
+  path: string,
+  profile: OutputProfile,
+  extend: Extension = NO_EXTENSION,
+): Promise<PlacedImage> {
+  if (!parsed)
+    throw new RenderError(
+      `${path}: the image is missing or not a supported image`,
+      'image_missing',
+    );
   try {
-    let input = sharp(parsed.bytes, { failOn: 'error', limitInputPixels: LIMIT_PIXELS }).timeout({
-      seconds: 30,
-    });
-    const meta = await input.metadata();
-    if (isSvg) {
-      // vector: rasterise at the density that gives the target size
-      const density = await svgDensity(parsed.bytes, targetW);
-      input = sharp(parsed.bytes, {
-        density,
-        failOn: 'error',
-        // the width is the target's; an SVG of another aspect than its layer may be taller
-        limitInputPixels: LIMIT_PIXELS * 4,
-      }).timeout({ seconds: 30 });
+    const d = await decode(parsed, widthMm, heightMm);
+    const px = (mm: number) => Math.round(mm * d.pxPerMm);
+    const ext = {
+      top: px(extend.top),
+      bottom: px(extend.bottom),
+      left: px(extend.left),
+      right: px(extend.right),
+    };
+    const extended = ext.top + ext.bottom + ext.left + ext.right > 0;
+    const extension: Extension = {
+      left: ext.left / d.pxPerMm,
+      right: ext.right / d.pxPerMm,
+      top: ext.top / d.pxPerMm,
+      bottom: ext.bottom / d.pxPerMm,
+    };
+    const placed = () => {
+      const p = d.input.clone().rotate().resize(d.outW, d.outH, { fit: 'fill' });
+      return extended ? p.extend({ ...ext, extendWith: 'mirror' }) : p;
+    };
+    const width = d.outW + ext.left + ext.right;
+    const height = d.outH + ext.top + ext.bottom;
+    const lossy = parsed.type === 'image/jpeg' || parsed.type === 'image/webp';
+    const cmyk = d.meta.space === 'cmyk';
+
+    if (cmyk) {
+      // the shop's own separation, unless it was made for another output condition
+      const foreign = d.meta.icc !== undefined;
+      const samples = foreign
+        ? placed().pipelineColourspace('cmyk').withIccProfile(profile.path, { attach: false })
+        : placed().pipelineColourspace('cmyk').toColourspace('cmyk');
+      const raw = await samples.clone().raw().toBuffer();
+      if (lossy && d.unchanged && !extended && !foreign && parsed.type === 'image/jpeg')
+        return {
+          width,
+          height,
+          effectiveDpi: d.effectiveDpi,
+          data: { filter: 'DCTDecode', bytes: parsed.bytes, adobe: adobeJpeg(parsed.bytes) },
+          alpha: undefined,
+          maxCoverage: maxCoverage(raw, undefined),
+          extension,
+        };
+      if (!lossy)
+        return {
+          width,
+          height,
+          effectiveDpi: d.effectiveDpi,
+          data: { filter: 'FlateDecode', bytes: raw },
+          alpha: undefined,
+          maxCoverage: maxCoverage(raw, undefined),
+          extension,
+        };
+      const jpeg = await samples.jpeg({ quality: 92, chromaSubsampling: '4:4:4' }).toBuffer();
+      return {
+        width,
+        height,
+        effectiveDpi: d.effectiveDpi,
+        data: { filter: 'DCTDecode', bytes: jpeg, adobe: adobeJpeg(jpeg) },
+        alpha: undefined,
+        maxCoverage: maxCoverage(raw, undefined),
+        extension,
+      };
     }
-    const upright = input.rotate(); // EXIF orientation
-    const turned = (meta.orientation ?? 1) >= 5;
-    const srcW = (turned ? meta.height : meta.width) ?? targetW;
-    const srcH = (turned ? meta.width : meta.height) ?? targetH;
-    const outW = isSvg ? targetW : Math.min(srcW, targetW);
-    const outH = isSvg ? targetH : Math.min(srcH, targetH);
-    const effectiveDpi = isSvg ? dpi : Math.round(Math.min(srcW / widthIn, srcH / heightIn, dpi));
-    const pipeline = upright.resize(outW, outH, { fit: 'fill' }).toColorspace('srgb');
-    const hasAlpha = meta.hasAlpha === true;
-    const bytes = hasAlpha
-      ? await pipeline.png({ compressionLevel: 6 }).toBuffer()
-      : await pipeline.flatten().jpeg({ quality: 92, chromaSubsampling: '4:4:4' }).toBuffer();
-    return { format: hasAlpha ? 'png' : 'jpg', bytes, effectiveDpi };
+
+    // sRGB (or grey) to the output profile's CMYK; opacity apart
+    const rgba = await placed().toColourspace('srgb').ensureAlpha().raw().toBuffer();
+    const pixels = width * height;
+    const rgb = Buffer.alloc(pixels * 3);
+    const alpha = Buffer.alloc(pixels);
+    let transparent = false;
+    for (let i = 0; i < pixels; i++) {
+      rgb[i * 3] = rgba[i * 4]!;
+      rgb[i * 3 + 1] = rgba[i * 4 + 1]!;
+      rgb[i * 3 + 2] = rgba[i * 4 + 2]!;
+      alpha[i] = rgba[i * 4 + 3]!;
+      if (alpha[i]! < 255) transparent = true;
+    }
+    const converted = sharp(rgb, { raw: { width, height, channels: 3 } }).withIccProfile(
+      profile.path,
+      {
+        attach: false,
+      },
+    );
+    const raw = await converted.clone().raw().toBuffer();
+    const opacity = transparent ? alpha : undefined;
+    const data: PlacedImage['data'] = lossy
+      ? await converted
+          .jpeg({ quality: 92, chromaSubsampling: '4:4:4' })
+          .toBuffer()
+          .then((jpeg) => ({ filter: 'DCTDecode' as const, bytes: jpeg, adobe: adobeJpeg(jpeg) }))
+      : { filter: 'FlateDecode', bytes: raw };
+    return {
+      width,
+      height,
+      effectiveDpi: d.effectiveDpi,
+      data,
+      alpha: opacity,
+      maxCoverage: maxCoverage(raw, opacity),
+      extension,
+    };
   } catch (err) {
     if (err instanceof RenderError) throw err;
     throw new RenderError(
@@ -94,4 +243,102 @@ export async function prepareImage(
       'image_unreadable',
     );
   }
+}
+
+/** An image reduced to inks: one 1-bit mask per ink (1 = that ink prints there). */
+export interface InkImage {
+  width: number;
+  height: number;
+  effectiveDpi: number;
+  /** by index into the inks, only those the image uses; rows padded to whole bytes */
+  masks: Map<number, Buffer>;
+  extension: Extension;
+}
+
+/**
+ * An image layer for a product printed with inks (screen, pad, engraving): every pixel
+ * that prints (at least half opaque) takes the nearest of the inks; each ink becomes a
+ * mask, drawn in its own spot colour. Placed, resized and extended as `prepareImage`.
+ */
+export async function prepareInkImage(
+  parsed: { type: string; bytes: Buffer } | undefined,
+  widthMm: number,
+  heightMm: number,
+  path: string,
+  inks: [number, number, number][],
+  extend: Extension = NO_EXTENSION,
+): Promise<InkImage> {
+  if (!parsed)
+    throw new RenderError(
+      `${path}: the image is missing or not a supported image`,
+      'image_missing',
+    );
+  try {
+    const d = await decode(parsed, widthMm, heightMm);
+    const px = (mm: number) => Math.round(mm * d.pxPerMm);
+    const ext = {
+      top: px(extend.top),
+      bottom: px(extend.bottom),
+      left: px(extend.left),
+      right: px(extend.right),
+    };
+    let p = d.input.clone().rotate().resize(d.outW, d.outH, { fit: 'fill' });
+    if (ext.top + ext.bottom + ext.left + ext.right > 0)
+      p = p.extend({ ...ext, extendWith: 'mirror' });
+    const rgba = await p.toColourspace('srgb').ensureAlpha().raw().toBuffer();
+    const width = d.outW + ext.left + ext.right;
+    const height = d.outH + ext.top + ext.bottom;
+    const stride = Math.ceil(width / 8);
+    const masks = new Map<number, Buffer>();
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        const i = (y * width + x) * 4;
+        if (rgba[i + 3]! < 128) continue;
+        const ink = nearestInk(inks, rgba[i]!, rgba[i + 1]!, rgba[i + 2]!);
+        let mask = masks.get(ink);
+        if (!mask) {
+          mask = Buffer.alloc(stride * height);
+          masks.set(ink, mask);
+        }
+        mask[y * stride + (x >> 3)]! |= 0x80 >> (x & 7);
+      }
+    }
+    return {
+      width,
+      height,
+      effectiveDpi: d.effectiveDpi,
+      masks,
+      extension: {
+        left: ext.left / d.pxPerMm,
+        right: ext.right / d.pxPerMm,
+        top: ext.top / d.pxPerMm,
+        bottom: ext.bottom / d.pxPerMm,
+      },
+    };
+  } catch (err) {
+    if (err instanceof RenderError) throw err;
+    throw new RenderError(
+      `${path}: the image cannot be decoded (${(err as Error).message.split('\n')[0]})`,
+      'image_unreadable',
+    );
+  }
+}
+
+/** The index of the ink nearest to a colour (squared sRGB distance). */
+export function nearestInk(
+  inks: [number, number, number][],
+  r: number,
+  g: number,
+  b: number,
+): number {
+  let best = 0;
+  let bestD = Number.POSITIVE_INFINITY;
+  for (const [i, [ir, ig, ib]] of inks.entries()) {
+    const dist = (r - ir) ** 2 + (g - ig) ** 2 + (b - ib) ** 2;
+    if (dist < bestD) {
+      bestD = dist;
+      best = i;
+    }
+  }
+  return best;
 }

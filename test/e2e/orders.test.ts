@@ -188,11 +188,16 @@ describe('sale notifications to print files', () => {
       'OrderReceived',
       'OrderRenderingStarted',
       'PrintFileGenerated',
+      'PrintFilePreflighted',
       'PrintFileGenerated',
+      'PrintFilePreflighted',
       'PrintFileGenerated',
+      'PrintFilePreflighted',
       'OrderReady',
     ]);
-    expect(h.body.map((e: { revision: number }) => e.revision)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(h.body.map((e: { revision: number }) => e.revision)).toEqual([
+      0, 1, 2, 3, 4, 5, 6, 7, 8,
+    ]);
     expect(JSON.stringify(h.body)).not.toMatch(/Grace|grace@example/);
     // images travel as references into the image store, not as megabytes in events
     expect(JSON.stringify(h.body)).not.toContain('data:image');

@@ -72,6 +72,8 @@ describe('order events stored before deadlines and failure kinds', () => {
       },
     });
     expect(e.type === 'OrderReceived' && e.data.renderDueAt).toBe('2025-03-01T10:30:00.000Z');
+    // and as made by the first renderer: its print files replay as they were made
+    expect(e.type === 'OrderReceived' && e.data.print.renderer).toBe(1);
   });
   it('reads a v1 OrderItemFailed as of kind unknown, its reason kept', async () => {
     const { orderEvents } = await import('../../src/domain/order/events.ts');

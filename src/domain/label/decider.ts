@@ -3,12 +3,14 @@ import { DomainError } from '../shared/decider.ts';
 import type { Encrypted } from '../shared/encrypted.ts';
 import type { StoredKey } from '../shared/keys.ts';
 import {
+  DEFAULT_PRINT_SETTINGS,
   DEFAULT_RENDER_WITHIN_MINUTES,
   type Environment,
   type LabelEvent,
   labelEvents,
   labelStream,
   type PartnerIdEvent,
+  type PrintSettings,
   partnerIdEvents,
   partnerIdStream,
 } from './events.ts';
@@ -32,7 +34,13 @@ export type LabelCommand =
       environment: Environment;
       at: Date;
     }
-  | { type: 'SetRenderDeadline'; renderWithinMinutes: number; at: Date };
+  | { type: 'SetRenderDeadline'; renderWithinMinutes: number; at: Date }
+  | {
+      type: 'SetPrintSettings';
+      /** fields left out stay as they are */
+      settings: Partial<PrintSettings>;
+      at: Date;
+    };
 
 export type LabelState =
   | { exists: false }
@@ -45,6 +53,7 @@ export type LabelState =
       fulfillmentKey: StoredKey;
       /** how long its orders may take to render before they are overdue */
       renderWithinMinutes: number;
+      print: PrintSettings;
       callbacks:
         | {
             staging: CallbackTarget | undefined;
@@ -89,6 +98,18 @@ export const labelDecider: Decider<LabelCommand, LabelEvent, LabelState> = {
           },
         ];
       }
+      case 'SetPrintSettings': {
+        if (!state.exists) throw new DomainError('not_found', 'label not found', 'label_not_found');
+        const given = Object.entries(command.settings).filter(([, v]) => v !== undefined);
+        const next: PrintSettings = { ...state.print, ...Object.fromEntries(given) };
+        if (JSON.stringify(next) === JSON.stringify(state.print)) return [];
+        return [
+          {
+            type: 'LabelPrintSettingsSet',
+            data: { labelId: state.labelId, ...next, setAt: command.at.toISOString() },
+          },
+        ];
+      }
       case 'ConfigureCallbacks': {
         if (!state.exists) throw new DomainError('not_found', 'label not found', 'label_not_found');
         if (command.environment === 'staging' && !command.staging) {
@@ -126,6 +147,7 @@ export const labelDecider: Decider<LabelCommand, LabelEvent, LabelState> = {
           adminKey,
           fulfillmentKey,
           renderWithinMinutes: DEFAULT_RENDER_WITHIN_MINUTES,
+          print: DEFAULT_PRINT_SETTINGS,
           callbacks: undefined,
         };
       }
@@ -133,6 +155,11 @@ export const labelDecider: Decider<LabelCommand, LabelEvent, LabelState> = {
         return state.exists
           ? { ...state, renderWithinMinutes: event.data.renderWithinMinutes }
           : state;
+      case 'LabelPrintSettingsSet': {
+        if (!state.exists) return state;
+        const { outputProfile, cropMarks, maxInkCoverage } = event.data;
+        return { ...state, print: { outputProfile, cropMarks, maxInkCoverage } };
+      }
       case 'LabelCallbacksConfigured': {
         if (!state.exists) return state;
         const { staging, production, environment } = event.data;

@@ -55,14 +55,51 @@ export const LabelRenderDeadlineSet = defineEvent(
   }),
 );
 
+/** The total area coverage a print shop's output condition takes, percent. */
+export const DEFAULT_MAX_INK_COVERAGE = 300;
+
+export const outputProfileRefSchema = z.object({
+  /** the ICC profile, kept in the image store under icc/<sha256> */
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  description: z.string(),
+});
+
+/**
+ * How the label's print files are made: the print shop's CMYK output profile (null: the
+ * bundled default), crop marks, and the total area coverage the preflight checks for.
+ * Each event holds all of them, as they are from then on.
+ */
+export const LabelPrintSettingsSet = defineEvent(
+  'LabelPrintSettingsSet',
+  1,
+  z.object({
+    labelId: z.uuid(),
+    outputProfile: outputProfileRefSchema.nullable(),
+    cropMarks: z.boolean(),
+    maxInkCoverage: z.number().int().min(100).max(400),
+    setAt: z.iso.datetime(),
+  }),
+);
+export type PrintSettings = Omit<
+  EventOf<typeof LabelPrintSettingsSet>['data'],
+  'labelId' | 'setAt'
+>;
+export const DEFAULT_PRINT_SETTINGS: PrintSettings = {
+  outputProfile: null,
+  cropMarks: false,
+  maxInkCoverage: DEFAULT_MAX_INK_COVERAGE,
+};
+
 export type LabelEvent =
   | EventOf<typeof LabelCreated>
   | EventOf<typeof LabelCallbacksConfigured>
-  | EventOf<typeof LabelRenderDeadlineSet>;
+  | EventOf<typeof LabelRenderDeadlineSet>
+  | EventOf<typeof LabelPrintSettingsSet>;
 export const labelEvents = new EventRegistry<LabelEvent>([
   LabelCreated,
   LabelCallbacksConfigured,
   LabelRenderDeadlineSet,
+  LabelPrintSettingsSet,
 ]);
 export type PartnerIdEvent = EventOf<typeof PartnerIdReserved>;
 export const partnerIdEvents = new EventRegistry<PartnerIdEvent>([PartnerIdReserved]);

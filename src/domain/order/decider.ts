@@ -8,6 +8,8 @@ import {
   type OrderItem,
   orderEvents,
   orderStream,
+  type Preflight,
+  type PrintSnapshot,
 } from './events.ts';
 
 type Barcode = { format: BarcodeFormat; value: string };
@@ -31,6 +33,8 @@ export type OrderCommand =
       items: OrderItem[];
       /** how long the label gives an order to render */
       renderWithinMinutes: number;
+      /** how its print files are made */
+      print: PrintSnapshot;
       at: Date;
     }
   | { type: 'StartRendering'; at: Date }
@@ -40,6 +44,8 @@ export type OrderCommand =
       /** the barcode version the file was rendered for: a newer update supersedes it */
       forVersion: number;
       file: PrintFileFacts & { images: { area: string; layer: number; effectiveDpi: number }[] };
+      /** the file's preflight: a failed one fails the item (the file stays recorded) */
+      preflight?: Preflight;
       at: Date;
     }
   | { type: 'FailItem'; orderItemId: string; reason: string; kind: ItemFailure; at: Date }
@@ -79,6 +85,7 @@ export type OrderState =
       reason?: string;
       receivedAt: string;
       renderDueAt: string;
+      print: PrintSnapshot;
       /** the order went past its deadline unfinished, and that is recorded */
       overdue: boolean;
       /** retries requested so far: each is a new run of the work, with its own event ids */
@@ -111,7 +118,7 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
       case 'ReceiveOrder': {
         if (state.exists)
           throw new DomainError('conflict', `order ${command.orderId} exists`, 'order_exists');
-        const { orderId, labelId, bodyHash, source, customer, items } = command;
+        const { orderId, labelId, bodyHash, source, customer, items, print } = command;
         const renderDueAt = new Date(
           command.at.getTime() + command.renderWithinMinutes * 60_000,
         ).toISOString();
@@ -127,6 +134,7 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
               items,
               receivedAt: at,
               renderDueAt,
+              print,
             },
           },
         ];
@@ -138,11 +146,31 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
       case 'RecordPrintFile': {
         if (itemOf(state, command.orderItemId).barcodeVersion !== command.forVersion) return [];
         if (state.exists && state.status === 'cancelled') return []; // no further print files
+        const { orderItemId, file, preflight } = command;
+        const failed = preflight?.rules.filter((r) => r.result === 'failure') ?? [];
         return [
-          {
-            type: 'PrintFileGenerated',
-            data: { orderItemId: command.orderItemId, ...command.file, generatedAt: at },
-          },
+          { type: 'PrintFileGenerated', data: { orderItemId, ...file, generatedAt: at } },
+          ...(preflight
+            ? [
+                {
+                  type: 'PrintFilePreflighted' as const,
+                  data: { orderItemId, sha256: file.sha256, ...preflight, checkedAt: at },
+                },
+              ]
+            : []),
+          ...(failed.length
+            ? [
+                {
+                  type: 'OrderItemFailed' as const,
+                  data: {
+                    orderItemId,
+                    reason: `preflight: ${failed.map((r) => `${r.rule} (${r.detail})`).join('; ')}`,
+                    kind: 'preflight' as const,
+                    failedAt: at,
+                  },
+                },
+              ]
+            : []),
         ];
       }
       case 'FailItem': {
@@ -298,6 +326,7 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
         status: 'received',
         receivedAt: d.receivedAt,
         renderDueAt: d.renderDueAt,
+        print: d.print,
         overdue: false,
         retries: 0,
         replaysRecorded: new Set(),

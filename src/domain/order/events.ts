@@ -32,12 +32,32 @@ export type OrderItem = z.infer<typeof orderItemSchema>;
 const DEFAULT_RENDER_MINUTES_BEFORE_V2 = 30;
 
 /**
+ * How an order's print files are made, as it was when the order came in, so they can be
+ * made again bit for bit whatever the label or the service changes later: the renderer
+ * (1: the first, RGB in PDF 1.7; 2: PDF/X-4 in CMYK), the output profile (by content),
+ * crop marks, the coverage limit its preflight checks, and which print methods print
+ * with inks (one spot colour per ink).
+ */
+export const printSnapshotSchema = z.object({
+  renderer: z.number().int().min(1),
+  outputProfile: z.object({ sha256: z.string(), description: z.string() }),
+  cropMarks: z.boolean(),
+  maxInkCoverage: z.number(),
+  inkMethods: z.array(z.string()),
+});
+export type PrintSnapshot = z.infer<typeof printSnapshotSchema>;
+/** The renderer of new orders. */
+export const CURRENT_RENDERER = 2;
+
+/**
  * v2 records when the order is due to be rendered (the label's deadline at receipt); a
  * v1 order, received before deadlines existed, was due 30 minutes after its receipt.
+ * v3 records how its print files are made; a v1 or v2 order was made by the first
+ * renderer, which took no output profile, marks or inks (the fields are inert for it).
  */
 export const OrderReceived = defineEvent(
   'OrderReceived',
-  2,
+  3,
   z.object({
     orderId: z.string(),
     labelId: z.uuid(),
@@ -51,8 +71,19 @@ export const OrderReceived = defineEvent(
     items: z.array(orderItemSchema),
     receivedAt: z.iso.datetime(),
     renderDueAt: z.iso.datetime(),
+    print: printSnapshotSchema,
   }),
   {
+    2: (data) => ({
+      ...data,
+      print: {
+        renderer: 1,
+        outputProfile: { sha256: '', description: '' },
+        cropMarks: false,
+        maxInkCoverage: 300,
+        inkMethods: [],
+      },
+    }),
     1: (data) => ({
       ...data,
       renderDueAt: new Date(
@@ -90,6 +121,8 @@ export const ITEM_FAILURES = [
   'layout',
   'barcode',
   'timeout',
+  'preflight',
+  'profile_missing',
   'unknown',
 ] as const;
 export type ItemFailure = (typeof ITEM_FAILURES)[number];
@@ -106,6 +139,33 @@ export const OrderItemFailed = defineEvent(
   }),
   { 1: (data) => ({ ...data, kind: 'unknown' }) },
 );
+/** A print file's preflight: each rule's result (the service's own checks, after rendering). */
+export const PrintFilePreflighted = defineEvent(
+  'PrintFilePreflighted',
+  1,
+  z.object({
+    orderItemId: z.uuid(),
+    sha256: z.string(),
+    passed: z.boolean(),
+    rules: z.array(
+      z.object({
+        rule: z.string(),
+        severity: z.enum(['warning', 'failure']),
+        result: z.enum(['pass', 'warning', 'failure']),
+        detail: z.string(),
+      }),
+    ),
+    plates: z.array(z.string()),
+    maxInkCoverage: z.number(),
+    minDpi: z.number().optional(),
+    checkedAt: z.iso.datetime(),
+  }),
+);
+export type Preflight = Omit<
+  EventOf<typeof PrintFilePreflighted>['data'],
+  'orderItemId' | 'sha256' | 'checkedAt'
+>;
+
 export const OrderReady = defineEvent('OrderReady', 1, z.object({ readyAt: z.iso.datetime() }));
 export const OrderFailed = defineEvent(
   'OrderFailed',
@@ -188,6 +248,7 @@ export type OrderEvent =
   | EventOf<typeof OrderFailed>
   | EventOf<typeof OrderItemBarcodeUpdated>
   | EventOf<typeof BarcodeRegenerated>
+  | EventOf<typeof PrintFilePreflighted>
   | EventOf<typeof OrderRetryRequested>
   | EventOf<typeof OrderCancelled>
   | EventOf<typeof OrderWentOverdue>
@@ -204,6 +265,7 @@ export const orderEvents = new EventRegistry<OrderEvent>([
   OrderFailed,
   OrderItemBarcodeUpdated,
   BarcodeRegenerated,
+  PrintFilePreflighted,
   OrderRetryRequested,
   OrderCancelled,
   OrderWentOverdue,

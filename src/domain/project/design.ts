@@ -51,8 +51,22 @@ export const textLayerSchema = z
   })
   .strict();
 
+/** A spot colour the design names, for products printed with inks (screen, pad, engraving). */
+export const inkSchema = z
+  .object({
+    color: z.string().regex(/^#[0-9a-fA-F]{6}$/, 'a colour such as #c8102e'),
+    name: z
+      .string()
+      .min(1)
+      .max(63)
+      .regex(/^[\x20-\x7e]+$/, 'printable ASCII, e.g. PANTONE 186 C'),
+  })
+  .strict();
+
 export const designSchema = z
   .object({
+    /** named spot colours: a design colour near one of them prints as that ink */
+    inks: z.array(inkSchema).max(16).optional(),
     areas: z
       .array(
         z
@@ -77,6 +91,7 @@ export type Design = z.infer<typeof designSchema>;
  * (a full check of a 3 MB data URL costs ~14 ms, and every fold would pay it).
  */
 export const storedDesignSchema = z.object({
+  inks: z.array(inkSchema).optional(),
   areas: z.array(
     z.object({
       printArea: z.string(),

@@ -52,6 +52,22 @@ const printFileSchema = z.object({
   bytes: z.number().int(),
 });
 
+export const preflightSchema = z.object({
+  sha256: z.string(),
+  passed: z.boolean(),
+  rules: z.array(
+    z.object({
+      rule: z.string(),
+      severity: z.enum(['warning', 'failure']),
+      result: z.enum(['pass', 'warning', 'failure']),
+      detail: z.string(),
+    }),
+  ),
+  plates: z.array(z.string()),
+  maxInkCoverage: z.number(),
+  minDpi: z.number().optional(),
+});
+
 export const orderSchema = z.object({
   orderId: z.string(),
   status: z.enum(ORDER_STATUSES),
@@ -75,6 +91,8 @@ export const orderSchema = z.object({
       warnings: z.array(z.string()),
       printFiles: z.array(printFileSchema),
       barcode: z.object({ format: z.string(), value: z.string() }).optional(),
+      /** the latest print file's preflight: each rule's result */
+      preflight: preflightSchema.optional(),
     }),
   ),
 });
@@ -111,6 +129,7 @@ export function toOrderAnswer(
         bytes: f.bytes,
       })),
       ...(i.barcode ? { barcode: i.barcode } : {}),
+      ...(i.preflight ? { preflight: i.preflight } : {}),
     })),
   };
 }

@@ -21,6 +21,13 @@ const item = (orderItemId: string, itemId: string): OrderItem => ({
 const a = item('11111111-1111-4111-8111-111111111111', 'l1');
 const b = item('33333333-3333-4333-8333-333333333333', 'l2');
 const spec = specFor(orderDecider);
+const print = {
+  renderer: 2,
+  outputProfile: { sha256: 'a'.repeat(64), description: 'Test CMYK' },
+  cropMarks: false,
+  maxInkCoverage: 300,
+  inkMethods: ['screen'],
+};
 
 const received: OrderEvent = {
   type: 'OrderReceived',
@@ -33,6 +40,7 @@ const received: OrderEvent = {
     items: [a, b],
     receivedAt: iso,
     renderDueAt: '2026-01-02T03:34:05.000Z',
+    print,
   },
 };
 const started: OrderEvent = { type: 'OrderRenderingStarted', data: { startedAt: iso } };
@@ -64,6 +72,7 @@ describe('order decider', () => {
       customer: null,
       items: [a, b],
       renderWithinMinutes: 30,
+      print,
       at,
     };
     spec([]).when(receive).thenEvents([received]);
@@ -95,6 +104,51 @@ describe('order decider', () => {
       },
     };
     spec([received, started, updated]).when(record).thenEvents([]);
+  });
+
+  it('records a print file with its preflight; a failed preflight fails the item', () => {
+    const rule = (name: string, result: 'pass' | 'failure') => ({
+      rule: name,
+      severity: 'failure' as const,
+      result,
+      detail: result === 'pass' ? 'fine' : 'RGB on the page: DeviceRGB',
+    });
+    const report = (result: 'pass' | 'failure') => ({
+      passed: result === 'pass',
+      rules: [rule('colour_spaces', result)],
+      plates: ['Black'],
+      maxInkCoverage: 100,
+    });
+    const record = (result: 'pass' | 'failure') => ({
+      type: 'RecordPrintFile' as const,
+      orderItemId: a.orderItemId,
+      forVersion: 0,
+      file: { ...file(a.orderItemId, 'aa'), images: [] },
+      preflight: report(result),
+      at,
+    });
+    const preflighted = (result: 'pass' | 'failure'): OrderEvent => ({
+      type: 'PrintFilePreflighted',
+      data: { orderItemId: a.orderItemId, sha256: 'aa', ...report(result), checkedAt: iso },
+    });
+    spec([received, started])
+      .when(record('pass'))
+      .thenEvents([printed(a.orderItemId, 'aa'), preflighted('pass')]);
+    spec([received, started])
+      .when(record('failure'))
+      .thenEvents([
+        printed(a.orderItemId, 'aa'),
+        preflighted('failure'),
+        {
+          type: 'OrderItemFailed',
+          data: {
+            orderItemId: a.orderItemId,
+            reason: 'preflight: colour_spaces (RGB on the page: DeviceRGB)',
+            kind: 'preflight',
+            failedAt: iso,
+          },
+        },
+      ]);
   });
 
   it('completes only when every item is done: ready, or failed with the reasons', () => {

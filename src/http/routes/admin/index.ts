@@ -1,6 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { principalOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
 import { orderAdminRoutes } from '../orders/admin.ts';
+import { printSettingsRoutes } from '../print-settings.ts';
 import { priceRoutes } from './prices.ts';
 import { shopIntegrationRoutes } from './shop-integrations.ts';
 import { userProjectRoutes } from './users-projects.ts';
@@ -12,4 +14,11 @@ export const adminApi: FastifyPluginAsync<{ deps: HttpDeps }> = async (app, { de
   await app.register(priceRoutes, { deps });
   await app.register(userProjectRoutes, { deps });
   await app.register(orderAdminRoutes, { deps });
+  await app.register(printSettingsRoutes, {
+    deps,
+    path: '/print-settings',
+    params: undefined,
+    labelOf: (request) => principalOf(request, 'admin').labelId,
+    tags: ['Administrator API'],
+  });
 };

@@ -15,6 +15,7 @@ import type { HttpDeps } from '../../deps.ts';
 import { BULK_BODY_LIMIT } from '../../limits.ts';
 import { apiKeySecurity, httpUrl, idParams, problems } from '../../schemas/common.ts';
 import { importViewSchema } from '../../schemas/import.ts';
+import { printSettingsRoutes } from '../print-settings.ts';
 import { operatorOrderRoutes } from './orders.ts';
 
 const tags = ['Operator API'];
@@ -23,6 +24,13 @@ const tags = ['Operator API'];
 export const operatorApi: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app, { deps }) => {
   app.addHook('onRequest', app.requireKey('operator'));
   await app.register(operatorOrderRoutes, { deps });
+  await app.register(printSettingsRoutes, {
+    deps,
+    path: '/labels/:labelId/print-settings',
+    params: z.object({ labelId: z.uuid({ message: 'must be a UUID' }) }).strict(),
+    labelOf: (request) => (request.params as { labelId: string }).labelId,
+    tags,
+  });
 
   app.post(
     '/labels',

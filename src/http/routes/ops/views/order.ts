@@ -42,6 +42,17 @@ function itemSection(session: OpsSession, labelId: string, orderId: string, i: O
           <p><a href="${`${base}/printfile/${file.sha256}`}">Print file (PDF)</a> · sha256 <code>${file.sha256}</code> · ${file.pages} page(s), ${file.bytes} bytes${i.print_files.length > 1 ? html` · ${i.print_files.length - 1} earlier` : ''}</p>`
         : html`<p class="muted">No print file yet.</p>`
     }
+    ${
+      i.preflight
+        ? html`<details class="preflight" ${i.preflight.passed ? '' : 'open'}>
+        <summary>Preflight ${i.preflight.passed ? html`<span class="badge ready">passed</span>` : html`<span class="badge failed">failed</span>`} · plates: ${i.preflight.plates.join(', ')} · coverage ${i.preflight.maxInkCoverage}%</summary>
+        <table><tbody>${i.preflight.rules.map(
+          (r) =>
+            html`<tr data-rule="${r.rule}"><td>${r.rule}</td><td><span class="badge ${r.result === 'pass' ? 'ready' : r.result === 'failure' ? 'failed' : 'received'}">${r.result}</span></td><td>${r.detail}</td></tr>`,
+        )}</tbody></table>
+      </details>`
+        : ''
+    }
     ${actionForm(
       session,
       `${base}/barcode`,

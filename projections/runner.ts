@@ -10,6 +10,7 @@ import {
   type RecordedEvent,
   START,
 } from '../src/eventstore/port.ts';
+import { WakeSignal } from '../src/eventstore/subscription.ts';
 import {
   type RunnerOptions as BaseOptions,
   delay,
@@ -115,8 +116,18 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
     for (const table of p.tables) await this.pool.query(`ANALYZE ${table}`);
   }
 
+  /** Checkpoints this process committed: the next step starts there without reading it. */
+  private readonly committed = new Map<string, Position>();
+  /** told when this process commits a page: read-your-writes waits on it */
+  private readonly progress = new WakeSignal();
+
+  protected override forget(name: string): void {
+    this.committed.delete(name);
+  }
+
   async step(p: Projection, client: pg.PoolClient): Promise<number> {
-    const from = await this.checkpoint(p.name);
+    // checked again inside the transaction: a rebuild meanwhile starts the step over
+    const from = this.committed.get(p.name) ?? (await this.checkpoint(p.name));
     const page = await this.store.readAll({
       after: from,
       limit: this.batchSize,
@@ -158,6 +169,7 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
       if (comparePositions(now, from) !== 0) {
         // reset by a rebuild (or moved by another runner) since we read it: start over
         await client.query('ROLLBACK');
+        this.committed.delete(p.name);
         return 'moved';
       }
       let changes = handled.length > 0;
@@ -184,6 +196,8 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
       if (changes) this.onCommit(p.name, 'committing');
       try {
         await client.query('COMMIT');
+        this.committed.set(p.name, last);
+        this.progress.notify();
       } finally {
         if (changes) this.onCommit(p.name, 'committed');
       }
@@ -224,9 +238,12 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
   async waitFor(name: string, position: Position, timeoutMs = 3000): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
+      // this process's own commits are known at once; another process's are read
+      const known = this.committed.get(name);
+      if (known && comparePositions(known, position) >= 0) return true;
       if (comparePositions(await this.checkpoint(name), position) >= 0) return true;
       if (Date.now() >= deadline) return false;
-      await delay(5);
+      await this.progress.wait(Math.min(50, Math.max(1, deadline - Date.now())));
     }
   }
 
@@ -238,6 +255,7 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
   async reset(name: string): Promise<void> {
     const p = this.byName.get(name);
     if (!p) throw new UnknownSubscriptionError(name, this.names);
+    this.committed.delete(name);
     this.onCommit(name, 'committing');
     try {
       await inTransaction(this.pool, async (tx) => {

@@ -3,7 +3,8 @@
 // examples per operation, once per kind of key (each run covers the operations that
 // key opens). Starts the embedded default in a temporary DATA_DIR on a free port and
 // stops it at the end. Needs the Schemathesis CLI: SCHEMATHESIS (a path to `st`), else
-// the one scripts/install-schemathesis.sh caches.
+// the one scripts/install-schemathesis.sh caches. scripts/schemathesis_hooks.py
+// teaches it the one body that is not JSON (an ICC profile).
 // Settings: ST_MAX_EXAMPLES (10), ST_SEED (20261122).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -160,7 +161,15 @@ async function main() {
             '--no-color',
           ],
           // its example database and caches go to the run's temporary folder
-          { stdio: 'inherit', cwd: dataDir },
+          {
+            stdio: 'inherit',
+            cwd: dataDir,
+            env: {
+              ...process.env,
+              PYTHONPATH: path.join(root, 'scripts'),
+              SCHEMATHESIS_HOOKS: 'schemathesis_hooks',
+            },
+          },
         );
         p.on('exit', (code) => resolve(code ?? 1));
       });

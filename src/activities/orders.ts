@@ -13,6 +13,7 @@ import {
 import type { Preflight } from '../domain/order/events.ts';
 import { barcodeShapes } from '../print/barcode.ts';
 import { RenderError } from '../print/errors.ts';
+import { renderLoad } from '../print/load.ts';
 import { type ImageLoader, type PrintFile, renderPrintFile } from '../print/pdf.ts';
 import { preflight } from '../print/preflight.ts';
 import { renderPrintFile as renderPrintFileV1 } from '../print/v1/pdf.ts';
@@ -47,7 +48,16 @@ function withTimeLimit<T>(p: Promise<T>, ms: number): Promise<T> {
  * recorded before PDF/X, the PDF/X-4 one with the order's output profile, marks and
  * inks for the others; the second also runs its preflight.
  */
-async function render(
+async function render(...args: Parameters<typeof renderItem>): ReturnType<typeof renderItem> {
+  renderLoad.begin();
+  try {
+    return await renderItem(...args);
+  } finally {
+    renderLoad.end();
+  }
+}
+
+async function renderItem(
   loader: ImageLoader,
   images: ActivityDeps['images'],
   order: Extract<OrderState, { exists: true }>,

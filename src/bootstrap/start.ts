@@ -26,6 +26,7 @@ import { buildHttpServer } from '../http/server.ts';
 import { instrumentedStore } from '../metrics/instrumented-store.ts';
 import { Metrics } from '../metrics/metrics.ts';
 import { startPartnerSimulator } from '../partner/simulator.ts';
+import { renderLoad } from '../print/load.ts';
 import { PreviewRenderer } from '../print/preview.ts';
 import { every } from '../processes.ts';
 import type { ReactionRunner } from '../reactions/reactor.ts';
@@ -67,6 +68,9 @@ export interface App {
 }
 
 export type StartOptions = WorkerOptions;
+
+/** How long no print file must have been rendered before a preview is drawn. */
+const PREVIEW_QUIET_MS = 1000;
 
 const has = (role: Role | Role[], part: Exclude<Role, 'all'>) => {
   const roles = Array.isArray(role) ? role : [role];
@@ -127,7 +131,17 @@ export async function startApp(
 
     // print-file previews follow from the log, in the worker; not part of readiness: a
     // preview that comes late is only late
-    const previewRunner = createPreviewRunner(config, data, context.drawPreviews, log);
+    // the reactor's previews wait for a moment without print files to render; one asked
+    // for on the ops page is drawn at once
+    const previewRunner = createPreviewRunner(
+      config,
+      data,
+      async (pdf) => {
+        await renderLoad.idle(PREVIEW_QUIET_MS);
+        return previews.render(pdf);
+      },
+      log,
+    );
     if (has(role, 'worker')) {
       previewRunner.start();
       stops.add(() => previewRunner.stop());

@@ -164,7 +164,11 @@ const xid = (p: Position) => (p.commit < 0n ? '0' : p.commit.toString());
 export class PostgresEventStore implements EventStore {
   readonly kind = 'postgres' as const;
   /** Woken after each local append, so local subscribers do not wait for their poll. */
-  readonly appended = new WakeSignal();
+  /** local appends (by type) and, probed, any movement of the visible head */
+  readonly appended = new WakeSignal(async () => {
+    const head = await this.headPosition();
+    return `${head.commit}/${head.prepare}`;
+  });
 
   constructor(
     private readonly pool: pg.Pool,
@@ -233,7 +237,7 @@ export class PostgresEventStore implements EventStore {
       }
       const last = rows.reduce((x, y) => (BigInt(x.seq) > BigInt(y.seq) ? x : y));
       this.onAppended(streamId);
-      this.appended.notify();
+      this.appended.notify(events.map((e) => e.type));
       return {
         nextRevision: first + BigInt(events.length - 1),
         position: { commit: BigInt(last.tx_text), prepare: BigInt(last.seq) },

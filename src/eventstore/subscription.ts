@@ -48,22 +48,74 @@ export function pollingSubscription(
 
 const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** Wakes waiting readers early, e.g. when this process appended an event. */
+type Waiter = { wants: ((types: readonly string[]) => boolean) | undefined; wake: () => void };
+
+/**
+ * Wakes waiting readers early: when this process appended events (and of which types),
+ * or, with a `probe`, when the log's visible head moved for any reason (another
+ * process's append, a late commit becoming visible). The probe runs every `probeMs`
+ * while someone waits, one query for every reader of the process, instead of each
+ * reader polling on its own.
+ */
 export class WakeSignal {
-  private waiters = new Set<() => void>();
-  notify(): void {
-    for (const w of this.waiters) w();
-    this.waiters.clear();
+  private waiters = new Set<Waiter>();
+  private timer: NodeJS.Timeout | undefined;
+  private last: string | undefined;
+
+  constructor(
+    private readonly probe?: () => Promise<string>,
+    private readonly probeMs = 200,
+  ) {}
+
+  /** Appends happened: types given, only readers of one of them wake; none, all wake. */
+  notify(types?: readonly string[]): void {
+    for (const w of this.waiters) {
+      if (types === undefined || w.wants === undefined || w.wants(types)) {
+        this.waiters.delete(w);
+        w.wake();
+      }
+    }
+    if (this.waiters.size === 0) this.stopProbing();
   }
-  wait(maxMs: number): Promise<void> {
+
+  /** Waits at most `maxMs` for appends, of the types `wants` takes when given. */
+  wait(maxMs: number, wants?: (types: readonly string[]) => boolean): Promise<void> {
     return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.waiters.delete(done);
-        resolve();
+      const waiter: Waiter = {
+        wants,
+        wake: () => {
+          clearTimeout(timer);
+          resolve();
+        },
       };
-      const timer = setTimeout(done, maxMs);
-      this.waiters.add(done);
+      const timer = setTimeout(() => {
+        this.waiters.delete(waiter);
+        if (this.waiters.size === 0) this.stopProbing();
+        resolve();
+      }, maxMs);
+      this.waiters.add(waiter);
+      this.startProbing();
     });
+  }
+
+  private startProbing(): void {
+    if (!this.probe || this.timer) return;
+    const probe = this.probe;
+    const tick = async () => {
+      try {
+        const head = await probe();
+        if (this.last !== undefined && head !== this.last) this.notify();
+        this.last = head;
+      } catch {
+        // the store is away: the readers' own time-outs keep them going
+      }
+      if (this.timer) this.timer = setTimeout(tick, this.probeMs);
+    };
+    this.timer = setTimeout(tick, this.probeMs);
+  }
+
+  private stopProbing(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
   }
 }

@@ -201,41 +201,48 @@ export async function prepareImage(
     }
 
     // sRGB (or grey) to the output profile's CMYK; opacity apart
-    const rgba = await placed().toColourspace('srgb').ensureAlpha().raw().toBuffer();
     const pixels = width * height;
-    const rgb = Buffer.alloc(pixels * 3);
-    const alpha = Buffer.alloc(pixels);
-    let transparent = false;
-    for (let i = 0; i < pixels; i++) {
-      rgb[i * 3] = rgba[i * 4]!;
-      rgb[i * 3 + 1] = rgba[i * 4 + 1]!;
-      rgb[i * 3 + 2] = rgba[i * 4 + 2]!;
-      alpha[i] = rgba[i * 4 + 3]!;
-      if (alpha[i]! < 255) transparent = true;
-    }
+    let rgb: Buffer;
+    let opacity: Buffer | undefined;
+    if (d.meta.hasAlpha) {
+      const rgba = await placed().toColourspace('srgb').ensureAlpha().raw().toBuffer();
+      rgb = Buffer.alloc(pixels * 3);
+      const alpha = Buffer.alloc(pixels);
+      let transparent = false;
+      for (let i = 0; i < pixels; i++) {
+        rgb[i * 3] = rgba[i * 4]!;
+        rgb[i * 3 + 1] = rgba[i * 4 + 1]!;
+        rgb[i * 3 + 2] = rgba[i * 4 + 2]!;
+        alpha[i] = rgba[i * 4 + 3]!;
+        if (alpha[i]! < 255) transparent = true;
+      }
+      opacity = transparent ? alpha : undefined;
+    } else rgb = await placed().toColourspace('srgb').raw().toBuffer();
     const converted = sharp(rgb, { raw: { width, height, channels: 3 } }).withIccProfile(
       profile.path,
-      {
-        attach: false,
-      },
+      { attach: false },
     );
-    const raw = await converted.clone().raw().toBuffer();
-    const opacity = transparent ? alpha : undefined;
-    const data: PlacedImage['data'] = lossy
-      ? await converted
-          .jpeg({ quality: 92, chromaSubsampling: '4:4:4' })
-          .toBuffer()
-          .then((jpeg) => ({ filter: 'DCTDecode' as const, bytes: jpeg, adobe: adobeJpeg(jpeg) }))
-      : { filter: 'FlateDecode', bytes: raw };
-    return {
+    const result = (data: PlacedImage['data'], cmyk: Buffer): PlacedImage => ({
       width,
       height,
       effectiveDpi: d.effectiveDpi,
       data,
       alpha: opacity,
-      maxCoverage: maxCoverage(raw, opacity),
+      maxCoverage: maxCoverage(cmyk, opacity),
       extension,
-    };
+    });
+    if (!lossy) {
+      const raw = await converted.raw().toBuffer();
+      return result({ filter: 'FlateDecode', bytes: raw }, raw);
+    }
+    // one colour transform: the JPEG is made from it, the coverage read back from the JPEG
+    const jpeg = await converted.jpeg({ quality: 92, chromaSubsampling: '4:4:4' }).toBuffer();
+    const raw = await sharp(jpeg)
+      .pipelineColourspace('cmyk')
+      .toColourspace('cmyk')
+      .raw()
+      .toBuffer();
+    return result({ filter: 'DCTDecode', bytes: jpeg, adobe: adobeJpeg(jpeg) }, raw);
   } catch (err) {
     if (err instanceof RenderError) throw err;
     throw new RenderError(

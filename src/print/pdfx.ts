@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
 import { PDFDict, type PDFDocument, PDFHexString, PDFName, PDFString } from 'pdf-lib';
 import type { OutputProfile } from './profiles.ts';
 
@@ -12,6 +13,17 @@ export interface PdfXFacts {
   documentKey: string;
   /** which version of it (the second trailer ID): changes with the barcode */
   versionKey: string;
+}
+
+const deflated = new Map<string, Uint8Array>();
+/** A profile is a megabyte; every file embeds it, compressed once per process. */
+function deflatedProfile(profile: OutputProfile): Uint8Array {
+  let d = deflated.get(profile.sha256);
+  if (!d) {
+    d = deflateSync(profile.bytes, { level: 9 });
+    deflated.set(profile.sha256, d);
+  }
+  return d;
 }
 
 const md5 = (s: string) => createHash('md5').update(s).digest('hex');
@@ -81,7 +93,7 @@ export function makePdfX4(doc: PDFDocument, f: PdfXFacts): void {
   info.set(PDFName.of('GTS_PDFXVersion'), PDFString.of('PDF/X-4'));
   info.set(PDFName.of('Trapped'), PDFName.of('False'));
 
-  const profile = ctx.flateStream(f.profile.bytes, { N: 4 });
+  const profile = ctx.stream(deflatedProfile(f.profile), { N: 4, Filter: 'FlateDecode' });
   const text = f.profile.description || 'CMYK output condition';
   const condition = /^[\x20-\x7e]*$/.test(text) ? PDFString.of(text) : PDFHexString.fromText(text);
   const intent = ctx.obj({

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { RecordedEvent } from '../eventstore/port.ts';
+import type { Position, RecordedEvent } from '../eventstore/port.ts';
 import { type Subscriber, SubscriptionRunner } from '../subscriptions/runner.ts';
 
 /**
@@ -18,9 +18,15 @@ export interface Reactor extends Subscriber {
  */
 export class ReactionRunner extends SubscriptionRunner<Reactor> {
   protected readonly kind = 'reactor' as const;
+  /** where this process left each reactor: one runs in one process at a time */
+  private readonly at = new Map<string, Position>();
+
+  protected override forget(name: string): void {
+    this.at.delete(name);
+  }
 
   async step(r: Reactor, client: pg.PoolClient): Promise<number> {
-    const from = await this.checkpoint(r.name, client);
+    const from = this.at.get(r.name) ?? (await this.checkpoint(r.name, client));
     const page = await this.store.readAll({
       after: from,
       limit: this.batchSize,
@@ -37,7 +43,9 @@ export class ReactionRunner extends SubscriptionRunner<Reactor> {
       }
       await this.saveCheckpoint(client, r.name, event.position);
     }
-    await this.saveCheckpoint(client, r.name, page[page.length - 1]!.position);
+    const last = page[page.length - 1]!.position;
+    await this.saveCheckpoint(client, r.name, last);
+    this.at.set(r.name, last);
     return page.length;
   }
 

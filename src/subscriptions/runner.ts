@@ -44,6 +44,9 @@ export interface SubscriptionStatus {
   parked: number;
 }
 
+/** Even with a wake signal, a reader looks at least this often. */
+const WAKE_LIMIT_MS = 5000;
+
 export interface RunnerOptions {
   batchSize?: number;
   idleMs?: number;
@@ -194,13 +197,15 @@ export abstract class SubscriptionRunner<S extends Subscriber> {
           continue;
         }
         this.owned.add(s.name);
+        // another process may have run it meanwhile: what this one remembers is stale
+        this.forget(s.name);
         try {
           while (this.running && this.owned.has(s.name)) {
             const n = await this.advance(s);
             transientFailures = 0;
             if (n < this.batchSize) {
               await this.afterCatchUp(s);
-              await this.waitForEvents();
+              await this.waitForEvents(s);
             }
           }
         } finally {
@@ -244,11 +249,21 @@ export abstract class SubscriptionRunner<S extends Subscriber> {
     return n;
   }
 
+  /** Hook when this process takes a subscriber (again): drop what it remembered of it. */
+  protected forget(_name: string): void {}
+
   /** Hook after a subscriber caught up (projections analyze after bulk loads). */
   protected async afterCatchUp(_s: S): Promise<void> {}
 
-  private waitForEvents(): Promise<void> {
-    return this.wakeups ? this.wakeups.wait(this.idleMs * 4) : delay(this.idleMs);
+  /**
+   * Waits for events: woken by appends of a type the subscriber handles, or when the
+   * log's head moves (which also carries it past events of other types, so its lag stays
+   * honest); polls on its own only without a wake signal.
+   */
+  private waitForEvents(s: S): Promise<void> {
+    return this.wakeups
+      ? this.wakeups.wait(WAKE_LIMIT_MS, (types) => types.some((t) => s.handles.has(t)))
+      : delay(this.idleMs);
   }
 
   private markFailing(name: string, err: unknown): void {

@@ -12,6 +12,7 @@ import {
 import type { Logger } from 'pino';
 import type { Activities } from '../activities/index.ts';
 import { describeError } from '../subscriptions/parked.ts';
+import { closableInterceptors } from './closed-guard.ts';
 
 const WORKFLOWS = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -29,9 +30,19 @@ export interface TemporalTarget {
  * process starts (and records work) while Temporal is down, and connects when it is back.
  */
 export function connectClient(target: TemporalTarget): { client: Client; close(): Promise<void> } {
-  const connection = Connection.lazy({ address: target.address });
+  const guard = closableInterceptors();
+  const connection = Connection.lazy({
+    address: target.address,
+    interceptors: guard.interceptors,
+  });
   const client = new Client({ connection, namespace: target.namespace });
-  return { client, close: () => connection.close() };
+  return {
+    client,
+    close: () => {
+      guard.close();
+      return connection.close();
+    },
+  };
 }
 
 let runtimeInstalled = false;

@@ -8,6 +8,7 @@ import { pricesProjection } from './prices.ts';
 import type { Projection } from './projection.ts';
 import { projectsProjection } from './projects.ts';
 import { shopIntegrationsProjection } from './shop-integrations.ts';
+import { webhooksProjection } from './webhooks.ts';
 
 export const allProjections: Projection[] = [
   labelsProjection,
@@ -19,4 +20,5 @@ export const allProjections: Projection[] = [
   projectsProjection,
   ordersProjection,
   imageRefsProjection,
+  webhooksProjection,
 ];

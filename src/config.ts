@@ -84,6 +84,16 @@ const envSchema = z.object({
     z.coerce.number().int().min(100).max(60_000).default(5000),
   ),
   PARTNER_SIMULATOR: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).optional()),
+  WEBHOOK_ALLOW_PRIVATE: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).optional()),
+  WEBHOOK_ALLOW_HTTP: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).optional()),
+  WEBHOOK_TIMEOUT_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(100).max(60_000).default(15_000),
+  ),
+  WEBHOOK_SCHEDULE_SCALE: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().positive().max(1).default(1),
+  ),
   IMAGE_CLEANUP_INTERVAL_MS: z.preprocess(
     emptyAsUndefined,
     z.coerce.number().int().min(1000).default(600_000),
@@ -164,6 +174,8 @@ export interface Config {
   partnerTimeoutMs: number;
   /** a partner simulator started beside the service (embedded default: on) */
   partnerSimulator: boolean;
+  /** where webhooks may go: http besides https, private and loopback addresses */
+  webhooks: { allowHttp: boolean; allowPrivate: boolean; timeoutMs: number; scheduleScale: number };
   /** how often the projector removes design images nothing holds, and how new ones it spares */
   imageCleanup: { intervalMs: number; graceMs: number };
   /** where the worker and projector roles serve /livez, /readyz, /metrics (default: PORT) */
@@ -271,6 +283,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       logLevel: e.LOG_LEVEL,
       partnerTimeoutMs: e.PARTNER_TIMEOUT_MS,
       partnerSimulator: (e.PARTNER_SIMULATOR ?? (embedded ? 'on' : 'off')) === 'on',
+      webhooks: {
+        allowHttp: (e.WEBHOOK_ALLOW_HTTP ?? (embedded ? 'on' : 'off')) === 'on',
+        allowPrivate: (e.WEBHOOK_ALLOW_PRIVATE ?? (embedded ? 'on' : 'off')) === 'on',
+        timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+        scheduleScale: e.WEBHOOK_SCHEDULE_SCALE,
+      },
       imageCleanup: { intervalMs: e.IMAGE_CLEANUP_INTERVAL_MS, graceMs: e.IMAGE_CLEANUP_GRACE_MS },
       healthPort: e.HEALTH_PORT ?? e.PORT,
       maxLagMs: e.PROJECTION_MAX_LAG_MS,

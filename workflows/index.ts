@@ -4,3 +4,4 @@ export { importWorkflow } from './import.ts';
 export { pingWorkflow } from './ping.ts';
 export { replayWorkflow } from './replay.ts';
 export { saleNotificationWorkflow } from './sale-notification.ts';
+export { webhookDeliveryWorkflow } from './webhook-delivery.ts';

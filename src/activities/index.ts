@@ -1,7 +1,9 @@
+import type pg from 'pg';
 import type { EventStore } from '../eventstore/port.ts';
 import type { FileStorage } from '../storage/port.ts';
 import { importActivities } from './imports.ts';
 import { orderActivities } from './orders.ts';
+import { type WebhookDeps, webhookActivities } from './webhooks.ts';
 
 export interface ActivityDeps {
   store: EventStore;
@@ -11,6 +13,9 @@ export interface ActivityDeps {
   images: FileStorage;
   /** told how long each item's rendering took (seconds) and how it ended */
   observeRender?: (seconds: number, outcome: 'ready' | 'failed') => void;
+  /** the read models and the encryption keys (webhook secrets) */
+  db: pg.Pool;
+  webhooks: Omit<WebhookDeps, 'store' | 'db'>;
 }
 
 /** Activities as plain async functions over injected dependencies. */
@@ -18,6 +23,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...importActivities(deps.store),
     ...orderActivities(deps),
+    ...webhookActivities({ ...deps.webhooks, store: deps.store, db: deps.db }),
     async describeEventStore(): Promise<string> {
       const head = await deps.store.headPosition();
       return `${deps.store.kind} at ${head.commit}/${head.prepare}`;

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { EventStore, Position } from '../eventstore/port.ts';
 import type { FileStorage } from '../storage/port.ts';
+import type { WebhookTargets } from '../webhooks/address.ts';
 import type { DrawPreviews } from './previews.ts';
 
 /** Waits until a read model has taken an append, so a caller reads its own write. */
@@ -22,6 +23,8 @@ export interface AppContext {
   drawPreviews: DrawPreviews;
   /** print methods that print with inks: each colour a spot colour (INK_PRINT_METHODS) */
   inkMethods: string[];
+  /** where webhooks may go (WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE) */
+  webhookTargets: WebhookTargets;
 }
 
 /** For callers that read nothing back (scripts, tests over another process's database). */

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { ORDER_STATUSES, orderCounts } from '#projections/orders';
+import { deliveryBacklog } from '#projections/webhooks';
 import type { Runners } from '../app/subscriptions.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { Poller } from '../temporal/pollers.ts';
@@ -51,6 +52,22 @@ export function registerGauges(metrics: Metrics, sources: MetricSources): void {
       'Orders past their render deadline and not ready (cancelled ones aside)',
       [],
       async () => [{ labels: {}, value: (await counts()).overdue }],
+    );
+    const backlog = shared(() => deliveryBacklog(orders));
+    metrics.gauge(
+      'webhook_oldest_undelivered_age_seconds',
+      'Age of the oldest webhook delivery not yet delivered (retrying or failed); 0 when none',
+      [],
+      async () => {
+        const oldest = (await backlog()).oldestUndeliveredAt;
+        return [{ labels: {}, value: oldest ? (Date.now() - oldest.getTime()) / 1000 : 0 }];
+      },
+    );
+    metrics.gauge(
+      'webhook_failing_endpoints',
+      'Webhook endpoints whose last delivery attempt failed',
+      [],
+      async () => [{ labels: {}, value: (await backlog()).failingEndpoints }],
     );
   }
   const status = shared(async () => (await Promise.all(runners.map((r) => r.status()))).flat());

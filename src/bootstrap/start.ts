@@ -117,6 +117,7 @@ export async function startApp(
       readModels: readYourWrites(runner, data.feed),
       drawPreviews: (pdf) => previews.render(pdf),
       inkMethods: config.inkMethods,
+      webhookTargets: config.webhooks,
     };
     if (!config.databaseUrl) {
       await makePrivate(config.dataDir);
@@ -165,6 +166,7 @@ export async function startApp(
             ...options,
             observeRender: (seconds, outcome) =>
               metrics.renderDuration.observe({ outcome }, seconds),
+            observeWebhook: (outcome) => metrics.webhookAttempts.inc({ outcome }),
           },
         );
         const deadlines = every(

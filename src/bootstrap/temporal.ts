@@ -7,6 +7,7 @@ import { freePort, portFree } from '../db/database.ts';
 import { PostgresEventStore } from '../eventstore/postgres.ts';
 import { ReactionRunner } from '../reactions/reactor.ts';
 import { scheduleReconciler } from '../reactions/reconciler.ts';
+import { webhooksReactor } from '../reactions/webhooks.ts';
 import { workflowStartsReactor } from '../reactions/workflow-starts.ts';
 import { type LocalTemporal, startLocalTemporal } from '../temporal/dev-server.ts';
 import { registerSearchAttributes, searchAttributeTypes } from '../temporal/search-attributes.ts';
@@ -89,6 +90,7 @@ export async function connectTemporal(
 export interface WorkerOptions {
   /** told how long each order item's rendering took */
   observeRender?: ActivityDeps['observeRender'];
+  observeWebhook?: ActivityDeps['webhooks']['observeWebhook'];
   /** wraps the worker's activities (fault injection in tests) */
   wrapActivities?: (activities: Activities) => Activities;
   /** wraps the workflow starts the reactor makes (fault injection in tests) */
@@ -111,7 +113,10 @@ export function createReactions(
   return new ReactionRunner(
     data.db.pool,
     data.store,
-    [workflowStartsReactor(starts, data.store)],
+    [
+      workflowStartsReactor(starts, data.store),
+      webhooksReactor(starts, data.store, data.db.pool, config.webhooks.scheduleScale),
+    ],
     log.child({ part: 'reactions' }),
     {
       batchSize: 100,
@@ -139,6 +144,12 @@ export function startWorkerRole(
     storage: data.storage,
     images: data.images,
     ...(options.observeRender ? { observeRender: options.observeRender } : {}),
+    db: data.db.pool,
+    webhooks: {
+      targets: config.webhooks,
+      timeoutMs: config.webhooks.timeoutMs,
+      ...(options.observeWebhook ? { observeWebhook: options.observeWebhook } : {}),
+    },
   });
   const worker = superviseWorker(
     temporal.target,

@@ -27,6 +27,7 @@ import { requestLogger } from './request-logger.ts';
 import { adminApi } from './routes/admin/index.ts';
 import { editorAuthRoutes } from './routes/editor/auth.ts';
 import { editorProjectRoutes } from './routes/editor/projects.ts';
+import { eventFeedRoutes } from './routes/events.ts';
 import { fulfillmentApi } from './routes/fulfillment/index.ts';
 import { integratorApi } from './routes/integrator/index.ts';
 import { operatorApi } from './routes/operator/index.ts';
@@ -112,6 +113,7 @@ export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<F
   await app.register(opsSite, { deps });
   await app.register(adminApi, { deps, prefix: '/api' });
   await app.register(integratorApi, { deps });
+  await app.register(eventFeedRoutes, { deps, prefix: '/api' });
   await app.register(fulfillmentApi, { deps, prefix: '/v1' });
   await app.register(editorProjectRoutes, { deps, prefix: '/editor' });
   await app.register(editorAuthRoutes, { deps, prefix: '/editor' });

@@ -47,6 +47,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly webhookAttempts = new Counter({
+    name: `${PREFIX}webhook_deliveries_total`,
+    help: 'Webhook delivery attempts by outcome (delivered, retrying, failed, gone)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   readonly renderDuration = new Histogram({
     name: `${PREFIX}render_duration_seconds`,
     help: "Rendering one order item's print file (images, barcode, PDF, preview)",

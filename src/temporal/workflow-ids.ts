@@ -10,4 +10,6 @@ export const workflowIds = {
   barcode: (orderItemId: string, version: number) => `barcode:${orderItemId}:v${version}`,
   replay: (replayId: string) => `replay:${replayId}`,
   import: (importId: string) => `import:${importId}`,
+  /** one webhook message to one endpoint; each resend is a run of its own */
+  webhook: (deliveryId: string, run: number) => `webhook:${deliveryId}:${run}`,
 };

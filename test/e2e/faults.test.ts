@@ -126,7 +126,13 @@ describe('a worker killed while rendering', () => {
     // temporary files of the killed process
     const storage = await FilesystemStorage.open(path.join(t.config.dataDir, 'print-files'));
     const images = await FilesystemStorage.open(path.join(t.config.dataDir, 'images'));
-    const activities = createActivities({ store: t.app.store, storage, images });
+    const activities = createActivities({
+      store: t.app.store,
+      storage,
+      images,
+      db: t.app.db.pool,
+      webhooks: { targets: t.config.webhooks, timeoutMs: t.config.webhooks.timeoutMs },
+    });
     const replacement = await createWorker(t.app.temporal!.target, activities);
     const running = replacement.run();
     try {

@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
 import { settled, snapshot } from '../helpers/fixtures.ts';
-import { type Shop, setUpShop, until } from '../helpers/orders.ts';
+import { accessOf, type Shop, setUpShop, until } from '../helpers/orders.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = path.resolve(import.meta.dirname, '../../docs');
@@ -29,12 +29,7 @@ describe('the ops page in a browser', () => {
   beforeAll(async () => {
     t = await startTestApp({ TEMPORAL_UI_URL: 'http://temporal-ui.example:8233' });
     call = client(t.url);
-    const access = {
-      operatorKey: t.operatorKey,
-      editorTokenSecret: t.editorTokenSecret,
-      store: t.app.store,
-      pool: t.app.db.pool,
-    };
+    const access = accessOf(t);
     a = await setUpShop(call, access, 1);
     b = await setUpShop(call, access, 1);
     photo = await sharp({

@@ -47,6 +47,18 @@ export interface Shop {
   token: string;
 }
 
+/** What setUpShop needs of a service started in this process. */
+export const accessOf = (t: {
+  operatorKey: string;
+  editorTokenSecret: string;
+  app: { store: EventStore; db: { pool: pg.Pool } };
+}) => ({
+  operatorKey: t.operatorKey,
+  editorTokenSecret: t.editorTokenSecret,
+  store: t.app.store,
+  pool: t.app.db.pool,
+});
+
 /**
  * Over HTTP only (the service may be another process): a label, a catalogue with one
  * product, a shop integration, an editor user (registered in the event store the

@@ -35,6 +35,8 @@ const worker = await createWorker(
     store,
     storage: stalling,
     images: await FilesystemStorage.open(path.join(config.dataDir, 'images')),
+    db: db.pool,
+    webhooks: { targets: config.webhooks, timeoutMs: config.webhooks.timeoutMs },
   }),
 );
 console.log('worker running');

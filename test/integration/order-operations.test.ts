@@ -5,7 +5,7 @@ import { orderStream } from '../../src/domain/order/events.ts';
 import { type Answer, client, startTestApp, type TestApp } from '../helpers/app.ts';
 import { refused, settled } from '../helpers/fixtures.ts';
 import { sampleValue } from '../helpers/metrics.ts';
-import { type Shop, setUpShop, until } from '../helpers/orders.ts';
+import { accessOf, type Shop, setUpShop, until } from '../helpers/orders.ts';
 
 const METRICS_TOKEN = 'metrics-token-for-the-tests-0123456789';
 
@@ -59,12 +59,7 @@ describe('order lists, lateness, retry, cancel and metrics', () => {
       },
     );
     call = client(t.url);
-    const access = {
-      operatorKey: t.operatorKey,
-      editorTokenSecret: t.editorTokenSecret,
-      store: t.app.store,
-      pool: t.app.db.pool,
-    };
+    const access = accessOf(t);
     a = await setUpShop(call, access, 2);
     b = await setUpShop(call, access, 1);
     photo = await sharp({

@@ -1,11 +1,13 @@
 import type { Aggregate, Decider } from '../shared/decider.ts';
 import { DomainError } from '../shared/decider.ts';
+import type { Encrypted } from '../shared/encrypted.ts';
 import type { StoredKey } from '../shared/keys.ts';
 import {
   type Permission,
   type ShopIntegrationEvent,
   shopIntegrationEvents,
   shopIntegrationStream,
+  type WebhookEventType,
 } from './events.ts';
 
 export interface ShopIntegrationFields {
@@ -33,7 +35,42 @@ export type ShopIntegrationCommand =
       at: Date;
     }
   | { type: 'RotateShopIntegrationKey'; labelId: string; apiKey: StoredKey; at: Date }
-  | { type: 'ChangeShopIntegrationPermissions'; permissions: Permission[]; at: Date };
+  | { type: 'ChangeShopIntegrationPermissions'; permissions: Permission[]; at: Date }
+  | {
+      type: 'SetWebhookEndpoint';
+      labelId: string;
+      url: string;
+      events: WebhookEventType[] | undefined;
+      signing: SigningSecret;
+      at: Date;
+    }
+  | { type: 'RotateWebhookSecret'; labelId: string; signing: SigningSecret; at: Date }
+  | {
+      type: 'DisableWebhookEndpoint';
+      /** undefined: the service itself (410, five days failing), any label */
+      labelId: string | undefined;
+      reason: 'requested' | 'gone' | 'failing';
+      detail: string;
+      at: Date;
+    }
+  | { type: 'EnableWebhookEndpoint'; labelId: string; at: Date };
+
+export interface SigningSecret {
+  secretId: string;
+  secret: Encrypted;
+}
+
+/** How long a rotated-out secret keeps signing beside the new one. */
+export const PREVIOUS_SECRET_HOURS = 24;
+
+export interface WebhookEndpoint {
+  url: string;
+  events: WebhookEventType[] | undefined;
+  /** the current secret first; a rotated-out one while it still signs */
+  secrets: { signing: SigningSecret; until?: string }[];
+  enabled: boolean;
+  disabled?: { reason: string; detail: string; at: string } | undefined;
+}
 
 export type ShopIntegrationState =
   | { exists: false }
@@ -44,10 +81,14 @@ export type ShopIntegrationState =
       fields: ShopIntegrationFields;
       apiKey: StoredKey;
       permissions: Permission[];
+      webhook?: WebhookEndpoint | undefined;
     };
 
 const notFound = () =>
   new DomainError('not_found', 'shop integration not found', 'shop_integration_not_found');
+
+const noWebhook = () =>
+  new DomainError('not_found', 'this shop integration has no webhook', 'webhook_not_found');
 
 /** A label only ever sees its own integrations: another label's is "not found". */
 function existingFor(state: ShopIntegrationState, labelId: string | undefined) {
@@ -125,6 +166,65 @@ export const shopIntegrationDecider: Decider<
           },
         ];
       }
+      case 'SetWebhookEndpoint': {
+        const s = existingFor(state, command.labelId);
+        return [
+          {
+            type: 'WebhookEndpointSet',
+            data: {
+              integrationId: s.integrationId,
+              url: command.url,
+              ...(command.events ? { events: [...new Set(command.events)].sort() } : {}),
+              signing: command.signing,
+              setAt: command.at.toISOString(),
+            },
+          },
+        ];
+      }
+      case 'RotateWebhookSecret': {
+        const s = existingFor(state, command.labelId);
+        if (!s.webhook) throw noWebhook();
+        return [
+          {
+            type: 'WebhookSecretRotated',
+            data: {
+              integrationId: s.integrationId,
+              signing: command.signing,
+              previousUntil: new Date(
+                command.at.getTime() + PREVIOUS_SECRET_HOURS * 3_600_000,
+              ).toISOString(),
+              rotatedAt: command.at.toISOString(),
+            },
+          },
+        ];
+      }
+      case 'DisableWebhookEndpoint': {
+        const s = existingFor(state, command.labelId);
+        if (!s.webhook) throw noWebhook();
+        if (!s.webhook.enabled) return [];
+        return [
+          {
+            type: 'WebhookEndpointDisabled',
+            data: {
+              integrationId: s.integrationId,
+              reason: command.reason,
+              detail: command.detail,
+              disabledAt: command.at.toISOString(),
+            },
+          },
+        ];
+      }
+      case 'EnableWebhookEndpoint': {
+        const s = existingFor(state, command.labelId);
+        if (!s.webhook) throw noWebhook();
+        if (s.webhook.enabled) return [];
+        return [
+          {
+            type: 'WebhookEndpointEnabled',
+            data: { integrationId: s.integrationId, enabledAt: command.at.toISOString() },
+          },
+        ];
+      }
     }
   },
   evolve(state, event) {
@@ -152,6 +252,51 @@ export const shopIntegrationDecider: Decider<
         return state.exists ? { ...state, apiKey: event.data.apiKey } : state;
       case 'ShopIntegrationPermissionsChanged':
         return state.exists ? { ...state, permissions: event.data.permissions } : state;
+      case 'WebhookEndpointSet':
+        return state.exists
+          ? {
+              ...state,
+              webhook: {
+                url: event.data.url,
+                events: event.data.events,
+                secrets: [{ signing: event.data.signing }],
+                enabled: true,
+              },
+            }
+          : state;
+      case 'WebhookSecretRotated': {
+        if (!state.exists || !state.webhook) return state;
+        const [current] = state.webhook.secrets;
+        return {
+          ...state,
+          webhook: {
+            ...state.webhook,
+            secrets: [
+              { signing: event.data.signing },
+              ...(current ? [{ signing: current.signing, until: event.data.previousUntil }] : []),
+            ],
+          },
+        };
+      }
+      case 'WebhookEndpointDisabled':
+        return state.exists && state.webhook
+          ? {
+              ...state,
+              webhook: {
+                ...state.webhook,
+                enabled: false,
+                disabled: {
+                  reason: event.data.reason,
+                  detail: event.data.detail,
+                  at: event.data.disabledAt,
+                },
+              },
+            }
+          : state;
+      case 'WebhookEndpointEnabled':
+        return state.exists && state.webhook
+          ? { ...state, webhook: { ...state.webhook, enabled: true, disabled: undefined } }
+          : state;
     }
   },
 };

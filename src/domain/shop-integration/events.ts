@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { encryptedSchema } from '../shared/encrypted.ts';
 import { defineEvent, type EventOf, EventRegistry } from '../shared/events.ts';
 import { storedKeySchema } from '../shared/keys.ts';
 
@@ -53,17 +54,86 @@ export const ShopIntegrationPermissionsChanged = defineEvent(
   }),
 );
 
+/** The webhook event types a shop can subscribe to. */
+export const WEBHOOK_EVENT_TYPES = [
+  'order.received',
+  'order.item.print_ready',
+  'order.item.failed',
+  'order.ready',
+  'order.failed',
+  'order.overdue',
+  'order.cancelled',
+  'order.barcode_regenerated',
+  'order.replayed',
+] as const;
+export const webhookEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES);
+export type WebhookEventType = z.infer<typeof webhookEventTypeSchema>;
+
+/** A signing secret, encrypted with the integration's key; `secretId` names it in logs. */
+const signingSecretSchema = z.object({ secretId: z.string(), secret: encryptedSchema });
+
+export const WebhookEndpointSet = defineEvent(
+  'WebhookEndpointSet',
+  1,
+  z.object({
+    integrationId: z.uuid(),
+    url: z.string(),
+    /** the event types sent; every type when absent */
+    events: z.array(webhookEventTypeSchema).optional(),
+    signing: signingSecretSchema,
+    setAt: z.iso.datetime(),
+  }),
+);
+
+export const WebhookSecretRotated = defineEvent(
+  'WebhookSecretRotated',
+  1,
+  z.object({
+    integrationId: z.uuid(),
+    signing: signingSecretSchema,
+    /** the secret before keeps signing beside the new one until then */
+    previousUntil: z.iso.datetime(),
+    rotatedAt: z.iso.datetime(),
+  }),
+);
+
+export const WebhookEndpointDisabled = defineEvent(
+  'WebhookEndpointDisabled',
+  1,
+  z.object({
+    integrationId: z.uuid(),
+    /** `requested` (by the admin), `gone` (the endpoint answered 410), `failing` (5 days) */
+    reason: z.enum(['requested', 'gone', 'failing']),
+    detail: z.string(),
+    disabledAt: z.iso.datetime(),
+  }),
+);
+
+export const WebhookEndpointEnabled = defineEvent(
+  'WebhookEndpointEnabled',
+  1,
+  z.object({ integrationId: z.uuid(), enabledAt: z.iso.datetime() }),
+);
+
 export type ShopIntegrationEvent =
   | EventOf<typeof ShopIntegrationCreated>
   | EventOf<typeof ShopIntegrationUpdated>
   | EventOf<typeof ShopIntegrationApiKeyRotated>
-  | EventOf<typeof ShopIntegrationPermissionsChanged>;
+  | EventOf<typeof ShopIntegrationPermissionsChanged>
+  | EventOf<typeof WebhookEndpointSet>
+  | EventOf<typeof WebhookSecretRotated>
+  | EventOf<typeof WebhookEndpointDisabled>
+  | EventOf<typeof WebhookEndpointEnabled>;
 
 export const shopIntegrationEvents = new EventRegistry<ShopIntegrationEvent>([
   ShopIntegrationCreated,
   ShopIntegrationUpdated,
   ShopIntegrationApiKeyRotated,
   ShopIntegrationPermissionsChanged,
+  WebhookEndpointSet,
+  WebhookSecretRotated,
+  WebhookEndpointDisabled,
+  WebhookEndpointEnabled,
 ]);
 
 export const shopIntegrationStream = (id: string) => `ShopIntegration-${id}`;

@@ -6,11 +6,13 @@ import { printSettingsRoutes } from '../print-settings.ts';
 import { priceRoutes } from './prices.ts';
 import { shopIntegrationRoutes } from './shop-integrations.ts';
 import { userProjectRoutes } from './users-projects.ts';
+import { webhookRoutes } from './webhooks.ts';
 
 /** Administrator API (/api): the admin key of one label; everything is scoped to that label. */
 export const adminApi: FastifyPluginAsync<{ deps: HttpDeps }> = async (app, { deps }) => {
   app.addHook('onRequest', app.requireKey('admin'));
   await app.register(shopIntegrationRoutes, { deps });
+  await app.register(webhookRoutes, { deps });
   await app.register(priceRoutes, { deps });
   await app.register(userProjectRoutes, { deps });
   await app.register(orderAdminRoutes, { deps });

@@ -1,0 +1,292 @@
+import type pg from 'pg';
+import { orderEvents } from '../src/domain/order/events.ts';
+import { webhookDeliveryEvents } from '../src/domain/webhook-delivery/events.ts';
+import type { Position, RecordedEvent } from '../src/eventstore/port.ts';
+import {
+  type OrderRef,
+  orderRefOf,
+  TOLD,
+  type WebhookMessage,
+  webhookMessage,
+} from '../src/webhooks/messages.ts';
+import type { Projection } from './projection.ts';
+
+/**
+ * What shops are told: the pull feed (every order message, in log order, per label and
+ * integration) and the deliveries log (each delivery's attempts, per endpoint).
+ */
+export const webhooksProjection: Projection = {
+  name: 'webhooks',
+  tables: ['rm_webhook_orders', 'rm_webhook_feed', 'rm_webhook_deliveries', 'rm_webhook_endpoints'],
+  schema: `
+    CREATE TABLE IF NOT EXISTS rm_webhook_orders (
+      stream_id      text PRIMARY KEY,
+      ref            json NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS rm_webhook_feed (
+      commit_pos     bigint NOT NULL,
+      prepare_pos    bigint NOT NULL,
+      label_id       uuid NOT NULL,
+      integration_id uuid,
+      message_id     text NOT NULL UNIQUE,
+      message        json NOT NULL,
+      PRIMARY KEY (commit_pos, prepare_pos)
+    );
+    CREATE INDEX IF NOT EXISTS rm_webhook_feed_label
+      ON rm_webhook_feed (label_id, commit_pos, prepare_pos);
+    CREATE TABLE IF NOT EXISTS rm_webhook_deliveries (
+      delivery_id     text PRIMARY KEY,
+      integration_id  uuid NOT NULL,
+      label_id        uuid NOT NULL,
+      message_id      text NOT NULL,
+      message_type    text NOT NULL,
+      order_id        text NOT NULL,
+      status          text NOT NULL,
+      runs            int NOT NULL,
+      attempts        int NOT NULL,
+      last_attempt    jsonb NOT NULL,
+      log             jsonb NOT NULL,
+      first_at        timestamptz NOT NULL,
+      last_at         timestamptz NOT NULL,
+      delivered_at    timestamptz
+    );
+    CREATE INDEX IF NOT EXISTS rm_webhook_deliveries_endpoint
+      ON rm_webhook_deliveries (integration_id, status, first_at);
+    CREATE TABLE IF NOT EXISTS rm_webhook_endpoints (
+      integration_id  uuid PRIMARY KEY,
+      last_success_at timestamptz,
+      failing_since   timestamptz
+    );`,
+  handles: new Set([...TOLD, ...webhookDeliveryEvents.types]),
+  async apply(tx, events) {
+    for (const e of events) {
+      if (webhookDeliveryEvents.has(e.type)) await applyDelivery(tx, e);
+      else await applyOrder(tx, e);
+    }
+  },
+};
+
+/** Attempts kept per delivery in its log (the counts keep counting). */
+const LOG_LENGTH = 20;
+
+async function applyOrder(tx: pg.PoolClient, stored: RecordedEvent) {
+  const event = orderEvents.deserialize(stored);
+  let ref: OrderRef | undefined;
+  if (event.type === 'OrderReceived') {
+    ref = orderRefOf(event);
+    await tx.query(
+      'INSERT INTO rm_webhook_orders (stream_id, ref) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+      [stored.streamId, JSON.stringify(ref)],
+    );
+  } else {
+    const r = await tx.query<{ ref: OrderRef }>(
+      'SELECT ref FROM rm_webhook_orders WHERE stream_id = $1',
+      [stored.streamId],
+    );
+    ref = r.rows[0]?.ref;
+  }
+  if (!ref) return;
+  const message = webhookMessage(ref, stored, event);
+  if (!message) return;
+  await tx.query(
+    `INSERT INTO rm_webhook_feed (commit_pos, prepare_pos, label_id, integration_id, message_id, message)
+     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+    [
+      stored.position.commit.toString(),
+      stored.position.prepare.toString(),
+      ref.labelId,
+      ref.integrationId ?? null,
+      message.id,
+      JSON.stringify(message),
+    ],
+  );
+}
+
+async function applyDelivery(tx: pg.PoolClient, stored: RecordedEvent) {
+  const e = webhookDeliveryEvents.deserialize(stored);
+  if (e.type === 'WebhookResendRequested') {
+    await tx.query(
+      `UPDATE rm_webhook_deliveries SET status = 'pending', runs = GREATEST(runs, $2 + 1)
+       WHERE delivery_id = $1`,
+      [e.data.deliveryId, e.data.run],
+    );
+    return;
+  }
+  const d = e.data;
+  const attempt = {
+    run: d.run,
+    attempt: d.attempt,
+    at: d.attemptedAt,
+    status: d.status ?? null,
+    error: d.error ?? null,
+    latencyMs: d.latencyMs,
+    response: d.response,
+    outcome: d.outcome,
+  };
+  const status =
+    d.outcome === 'delivered' ? 'delivered' : d.outcome === 'retrying' ? 'retrying' : 'failed';
+  await tx.query(
+    `INSERT INTO rm_webhook_deliveries AS w (delivery_id, integration_id, label_id, message_id,
+       message_type, order_id, status, runs, attempts, last_attempt, log, first_at, last_at,
+       delivered_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8 + 1, 1, $9, jsonb_build_array($9::jsonb), $10, $10,
+       CASE WHEN $7 = 'delivered' THEN $10::timestamptz END)
+     ON CONFLICT (delivery_id) DO UPDATE SET
+       status = CASE WHEN w.status = 'delivered' THEN w.status ELSE EXCLUDED.status END,
+       runs = GREATEST(w.runs, EXCLUDED.runs),
+       attempts = w.attempts + 1,
+       last_attempt = EXCLUDED.last_attempt,
+       log = (SELECT COALESCE(jsonb_agg(v ORDER BY i), '[]'::jsonb)
+              FROM jsonb_array_elements(w.log) WITH ORDINALITY AS t(v, i)
+              WHERE i > jsonb_array_length(w.log) - ${LOG_LENGTH - 1})
+             || jsonb_build_array(EXCLUDED.last_attempt),
+       last_at = EXCLUDED.last_at,
+       delivered_at = COALESCE(w.delivered_at, EXCLUDED.delivered_at)`,
+    [
+      d.deliveryId,
+      d.integrationId,
+      d.labelId,
+      d.messageId,
+      d.messageType,
+      d.orderId,
+      status,
+      d.run,
+      JSON.stringify(attempt),
+      d.attemptedAt,
+    ],
+  );
+  // an endpoint fails from its first failed attempt after its last success
+  await tx.query(
+    `INSERT INTO rm_webhook_endpoints AS p (integration_id, last_success_at, failing_since)
+     VALUES ($1, CASE WHEN $2 THEN $3::timestamptz END, CASE WHEN $2 THEN NULL ELSE $3::timestamptz END)
+     ON CONFLICT (integration_id) DO UPDATE SET
+       last_success_at = CASE WHEN $2 THEN GREATEST(p.last_success_at, $3::timestamptz)
+                              ELSE p.last_success_at END,
+       failing_since = CASE WHEN $2 THEN NULL
+                            ELSE COALESCE(p.failing_since, $3::timestamptz) END`,
+    [d.integrationId, d.outcome === 'delivered', d.attemptedAt],
+  );
+}
+
+// ---- queries ----
+
+export const encodeFeedCursor = (p: { commit_pos: string; prepare_pos: string }) =>
+  `${p.commit_pos}.${p.prepare_pos}`;
+
+export function decodeFeedCursor(cursor: string): { commit: string; prepare: string } | undefined {
+  const m = cursor.match(/^(-?\d{1,19})\.(-?\d{1,19})$/);
+  const fits = (x: string) => BigInt(x) <= 9223372036854775807n;
+  return m && fits(m[1]!) && fits(m[2]!) ? { commit: m[1]!, prepare: m[2]! } : undefined;
+}
+
+/** The label's messages after a place in the log (one integration's, when given). */
+export async function feedPage(
+  pool: pg.Pool,
+  f: { labelId: string; integrationId?: string | undefined; after?: Position; limit: number },
+): Promise<{ messages: WebhookMessage[]; last?: string }> {
+  const r = await pool.query<{ message: WebhookMessage; commit_pos: string; prepare_pos: string }>(
+    `SELECT message, commit_pos::text, prepare_pos::text FROM rm_webhook_feed
+     WHERE label_id = $1 AND ($2::uuid IS NULL OR integration_id = $2)
+       AND (commit_pos, prepare_pos) > ($3::bigint, $4::bigint)
+     ORDER BY commit_pos, prepare_pos LIMIT $5`,
+    [
+      f.labelId,
+      f.integrationId ?? null,
+      (f.after?.commit ?? -1n).toString(),
+      (f.after?.prepare ?? -1n).toString(),
+      f.limit,
+    ],
+  );
+  const last = r.rows.at(-1);
+  return {
+    messages: r.rows.map((x) => x.message),
+    ...(last ? { last: encodeFeedCursor(last) } : {}),
+  };
+}
+
+export async function feedMessage(
+  pool: pg.Pool,
+  messageId: string,
+): Promise<{ message: WebhookMessage; labelId: string } | undefined> {
+  const r = await pool.query<{ message: WebhookMessage; label_id: string }>(
+    'SELECT message, label_id FROM rm_webhook_feed WHERE message_id = $1',
+    [messageId],
+  );
+  const row = r.rows[0];
+  return row && { message: row.message, labelId: row.label_id };
+}
+
+export interface DeliveryRow {
+  delivery_id: string;
+  integration_id: string;
+  message_id: string;
+  message_type: string;
+  order_id: string;
+  status: 'retrying' | 'delivered' | 'failed' | 'pending';
+  runs: number;
+  attempts: number;
+  last_attempt: Record<string, unknown>;
+  log: Record<string, unknown>[];
+  first_at: string;
+  last_at: string;
+  delivered_at: string | null;
+}
+
+const DELIVERY = `SELECT delivery_id, integration_id, message_id, message_type, order_id, status,
+  runs, attempts, last_attempt, log, first_at::text, last_at::text, delivered_at::text
+  FROM rm_webhook_deliveries`;
+
+export async function listDeliveries(
+  pool: pg.Pool,
+  f: {
+    integrationId: string;
+    status?: string | undefined;
+    since?: string | undefined;
+    limit: number;
+  },
+): Promise<DeliveryRow[]> {
+  const r = await pool.query<DeliveryRow>(
+    `${DELIVERY} WHERE integration_id = $1 AND ($2::text IS NULL OR status = $2)
+       AND ($3::timestamptz IS NULL OR first_at >= $3)
+     ORDER BY first_at DESC, delivery_id LIMIT $4`,
+    [f.integrationId, f.status ?? null, f.since ?? null, f.limit],
+  );
+  return r.rows;
+}
+
+export async function findDelivery(pool: pg.Pool, integrationId: string, deliveryId: string) {
+  const r = await pool.query<DeliveryRow>(
+    `${DELIVERY} WHERE integration_id = $1 AND delivery_id = $2`,
+    [integrationId, deliveryId],
+  );
+  return r.rows[0];
+}
+
+export async function endpointHealth(
+  pool: pg.Pool,
+  integrationId: string,
+): Promise<{ lastSuccessAt: string | null; failingSince: string | null }> {
+  const r = await pool.query<{ last_success_at: string | null; failing_since: string | null }>(
+    `SELECT last_success_at::text, failing_since::text FROM rm_webhook_endpoints
+     WHERE integration_id = $1`,
+    [integrationId],
+  );
+  return {
+    lastSuccessAt: r.rows[0]?.last_success_at ?? null,
+    failingSince: r.rows[0]?.failing_since ?? null,
+  };
+}
+
+/** For the metrics: undelivered deliveries' oldest first attempt, and counts by status. */
+export async function deliveryBacklog(
+  pool: pg.Pool,
+): Promise<{ oldestUndeliveredAt: Date | undefined; failingEndpoints: number }> {
+  const r = await pool.query<{ oldest: Date | null; failing: string }>(
+    `SELECT (SELECT min(first_at) FROM rm_webhook_deliveries WHERE status <> 'delivered') AS oldest,
+            (SELECT count(*) FROM rm_webhook_endpoints WHERE failing_since IS NOT NULL) AS failing`,
+  );
+  return {
+    oldestUndeliveredAt: r.rows[0]?.oldest ?? undefined,
+    failingEndpoints: Number(r.rows[0]?.failing ?? 0),
+  };
+}

@@ -1,0 +1,139 @@
+import type { OrderEvent } from '../domain/order/events.ts';
+import type { WebhookEventType } from '../domain/shop-integration/events.ts';
+import type { RecordedEvent } from '../eventstore/port.ts';
+
+/** What a shop receives: the same body in a push and in the pull feed. */
+export interface WebhookMessage {
+  /** `msg_` and the id of the event it tells of: the same in every re-delivery */
+  id: string;
+  type: WebhookEventType;
+  timestamp: string;
+  data: {
+    orderId: string;
+    /** the order's own count: increases with each of its messages */
+    sequence: number;
+    orderItemIds: string[];
+    [k: string]: unknown;
+  };
+}
+
+/** The order an event belongs to, from its first event. */
+export interface OrderRef {
+  orderId: string;
+  labelId: string;
+  /** the shop integration that sent it (none for a fulfillment partner's order) */
+  integrationId: string | undefined;
+  orderItemIds: string[];
+}
+
+/** The order events shops hear of. */
+export const TOLD = new Set([
+  'OrderReceived',
+  'PrintFileGenerated',
+  'OrderItemFailed',
+  'OrderReady',
+  'OrderFailed',
+  'OrderWentOverdue',
+  'OrderCancelled',
+  'BarcodeRegenerated',
+  'OrderReplayed',
+]);
+
+/**
+ * The message an order event makes, or undefined for events shops are not told of.
+ * Pure: the reactor that pushes and the projection behind the pull feed make the same.
+ */
+export function webhookMessage(
+  order: OrderRef,
+  stored: RecordedEvent,
+  event: OrderEvent,
+): WebhookMessage | undefined {
+  const base = { orderId: order.orderId, sequence: Number(stored.revision) + 1 };
+  const make = (
+    type: WebhookEventType,
+    timestamp: string,
+    orderItemIds: string[],
+    more: Record<string, unknown> = {},
+  ): WebhookMessage => ({
+    id: `msg_${stored.id}`,
+    type,
+    timestamp,
+    data: { ...base, orderItemIds, ...more },
+  });
+  switch (event.type) {
+    case 'OrderReceived':
+      return make(
+        'order.received',
+        event.data.receivedAt,
+        event.data.items.map((i) => i.orderItemId),
+        {
+          items: event.data.items.map((i) => ({
+            itemId: i.itemId,
+            orderItemId: i.orderItemId,
+            sku: i.sku,
+            quantity: i.quantity,
+          })),
+          renderDueAt: event.data.renderDueAt,
+        },
+      );
+    case 'PrintFileGenerated': {
+      const d = event.data;
+      return make('order.item.print_ready', d.generatedAt, [d.orderItemId], {
+        sha256: d.sha256,
+        bytes: d.bytes,
+        pages: d.pages,
+        download: `/api/orderitem/${d.orderItemId}/printfile?sha256=${d.sha256}`,
+      });
+    }
+    case 'OrderItemFailed':
+      return make('order.item.failed', event.data.failedAt, [event.data.orderItemId], {
+        reason: event.data.kind,
+        detail: event.data.reason,
+      });
+    case 'OrderReady':
+      return make('order.ready', event.data.readyAt, order.orderItemIds);
+    case 'OrderFailed':
+      return make('order.failed', event.data.failedAt, order.orderItemIds, {
+        detail: event.data.reason,
+      });
+    case 'OrderWentOverdue':
+      return make('order.overdue', event.data.noticedAt, order.orderItemIds, {
+        renderDueAt: event.data.renderDueAt,
+      });
+    case 'OrderCancelled':
+      return make('order.cancelled', event.data.cancelledAt, order.orderItemIds, {
+        ...(event.data.reason ? { reason: event.data.reason } : {}),
+      });
+    case 'BarcodeRegenerated':
+      return make('order.barcode_regenerated', event.data.regeneratedAt, [event.data.orderItemId], {
+        barcode: event.data.barcode,
+      });
+    case 'OrderReplayed':
+      return make(
+        'order.replayed',
+        event.data.replayedAt,
+        event.data.results.map((r) => r.orderItemId),
+        {
+          replayId: event.data.replayId,
+          matches: event.data.results.every((r) => r.matches),
+          results: event.data.results.map((r) => ({
+            orderItemId: r.orderItemId,
+            matches: r.matches,
+          })),
+        },
+      );
+    default:
+      return undefined;
+  }
+}
+
+/** The order an order stream's first event names. */
+export function orderRefOf(first: OrderEvent): OrderRef | undefined {
+  if (first.type !== 'OrderReceived') return undefined;
+  return {
+    orderId: first.data.orderId,
+    labelId: first.data.labelId,
+    integrationId: first.data.source.integrationId,
+    orderItemIds: first.data.items.map((i) => i.orderItemId),
+  };
+}

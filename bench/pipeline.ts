@@ -7,11 +7,10 @@
 // and the peak RSS of the service process (API, worker and projector in one).
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import sharp from 'sharp';
-import { http, labelWithShop } from '../scripts/lib/demo-catalog.ts';
 import { renderPrintFile } from '../src/print/pdf.ts';
 import { defaultOutputProfile } from '../src/print/profiles.ts';
+import { benchShop } from './lib/shop.ts';
 import { type ServiceStack, startServiceStack } from './lib/stack.ts';
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 40);
@@ -98,43 +97,7 @@ async function main() {
 
     // the service
     stack = await startServiceStack({ PARTNER_SIMULATOR: 'on' });
-    const { base, operatorKey, dataDir } = stack;
-    const port = Number(new URL(base).port);
-    const call = http(base);
-    const { label, shop } = await labelWithShop(
-      call,
-      operatorKey,
-      { label: 'Bench', shop: 'Bench', shopSystem: 'bench', shopUrl: 'https://bench.example' },
-      false,
-    );
-    await call('POST', '/operator/catalog/supplier-a', operatorKey, [
-      { sku: 'A6-CARD', printMethod: 'digital', printColors: 4, printAreas: [area] },
-    ]);
-    const simKey = readFileSync(path.join(dataDir, 'partner-sim-api-key'), 'utf8').trim();
-    const simUrl = `http://127.0.0.1:${port + 1}`;
-    await call('POST', `/operator/labels/${label.labelId}/callbacks`, operatorKey, {
-      production: { url: simUrl, apiKey: simKey },
-      environment: 'production',
-    });
-    const session = await fetch(`${base}/editor/${label.labelId}/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        userName: 'demo@example.com',
-        password: 'demo-password',
-        language: 'en',
-      }),
-    }).then((r) => r.json() as Promise<{ token: string }>);
-    let projectId: string | undefined;
-    for (let i = 0; !projectId && i < 100; i++) {
-      const res = await fetch(`${base}/editor/projects`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${session.token}` },
-        body: JSON.stringify({ name: 'Card', sku: 'A6-CARD', supplier: 'supplier-a', design }),
-      });
-      if (res.status === 201) projectId = ((await res.json()) as { id: string }).id;
-      else await new Promise((r) => setTimeout(r, 200)); // the catalogue import is still running
-    }
+    const { call, label, shop, projectId } = await benchShop(stack, area, design);
     const notify = (orderId: string) =>
       call('POST', '/webhook/notifyorder', shop.apiKey, {
         orderId,

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { orderEvents } from '../src/domain/order/events.ts';
+import { shopIntegrationEvents } from '../src/domain/shop-integration/events.ts';
 import { webhookDeliveryEvents } from '../src/domain/webhook-delivery/events.ts';
 import type { Position, RecordedEvent } from '../src/eventstore/port.ts';
 import {
@@ -10,6 +11,8 @@ import {
   webhookMessage,
 } from '../src/webhooks/messages.ts';
 import type { Projection } from './projection.ts';
+
+const ENDPOINT_EVENTS = ['WebhookEndpointSet', 'WebhookEndpointDisabled', 'WebhookEndpointEnabled'];
 
 /**
  * What shops are told: the pull feed (every order message, in log order, per label and
@@ -54,17 +57,42 @@ export const webhooksProjection: Projection = {
       ON rm_webhook_deliveries (integration_id, status, first_at);
     CREATE TABLE IF NOT EXISTS rm_webhook_endpoints (
       integration_id  uuid PRIMARY KEY,
+      url             text,
+      state           text,
+      disabled_reason text,
       last_success_at timestamptz,
       failing_since   timestamptz
     );`,
-  handles: new Set([...TOLD, ...webhookDeliveryEvents.types]),
+  handles: new Set([...TOLD, ...webhookDeliveryEvents.types, ...ENDPOINT_EVENTS]),
   async apply(tx, events) {
     for (const e of events) {
       if (webhookDeliveryEvents.has(e.type)) await applyDelivery(tx, e);
+      else if (ENDPOINT_EVENTS.includes(e.type)) await applyEndpoint(tx, e);
       else await applyOrder(tx, e);
     }
   },
 };
+
+async function applyEndpoint(tx: pg.PoolClient, stored: RecordedEvent) {
+  const e = shopIntegrationEvents.deserialize(stored);
+  const id = e.data.integrationId;
+  if (e.type === 'WebhookEndpointSet')
+    await tx.query(
+      `INSERT INTO rm_webhook_endpoints (integration_id, url, state) VALUES ($1, $2, 'enabled')
+       ON CONFLICT (integration_id) DO UPDATE SET url = $2, state = 'enabled', disabled_reason = NULL`,
+      [id, e.data.url],
+    );
+  else if (e.type === 'WebhookEndpointDisabled')
+    await tx.query(
+      `UPDATE rm_webhook_endpoints SET state = 'disabled', disabled_reason = $2 WHERE integration_id = $1`,
+      [id, `${e.data.reason}: ${e.data.detail}`],
+    );
+  else if (e.type === 'WebhookEndpointEnabled')
+    await tx.query(
+      `UPDATE rm_webhook_endpoints SET state = 'enabled', disabled_reason = NULL WHERE integration_id = $1`,
+      [id],
+    );
+}
 
 /** Attempts kept per delivery in its log (the counts keep counting). */
 const LOG_LENGTH = 20;
@@ -289,4 +317,38 @@ export async function deliveryBacklog(
     oldestUndeliveredAt: r.rows[0]?.oldest ?? undefined,
     failingEndpoints: Number(r.rows[0]?.failing ?? 0),
   };
+}
+
+export interface EndpointRow {
+  integration_id: string;
+  label_id: string;
+  label_name: string;
+  integration_name: string;
+  url: string | null;
+  state: string | null;
+  disabled_reason: string | null;
+  last_success_at: string | null;
+  failing_since: string | null;
+  retrying: number;
+  failed: number;
+}
+
+/** Every webhook endpoint (one label's, when given) with its health, failing ones first. */
+export async function listEndpoints(pool: pg.Pool, labelId?: string): Promise<EndpointRow[]> {
+  const r = await pool.query<EndpointRow>(
+    `SELECT e.integration_id, i.label_id, l.name AS label_name, i.name AS integration_name,
+            e.url, e.state, e.disabled_reason, e.last_success_at::text, e.failing_since::text,
+            (SELECT count(*)::int FROM rm_webhook_deliveries d
+              WHERE d.integration_id = e.integration_id AND d.status = 'retrying') AS retrying,
+            (SELECT count(*)::int FROM rm_webhook_deliveries d
+              WHERE d.integration_id = e.integration_id AND d.status = 'failed') AS failed
+     FROM rm_webhook_endpoints e
+     JOIN rm_shop_integrations i ON i.integration_id = e.integration_id
+     JOIN rm_labels l ON l.label_id = i.label_id
+     WHERE e.url IS NOT NULL AND ($1::uuid IS NULL OR i.label_id = $1)
+     ORDER BY e.failing_since NULLS LAST, l.name, i.name
+     LIMIT 200`,
+    [labelId ?? null],
+  );
+  return r.rows;
 }

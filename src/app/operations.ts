@@ -1,5 +1,6 @@
 import { listLabels } from '#projections/labels';
 import { ORDER_STATUSES, type OrderStatus, orderCounts } from '#projections/orders';
+import { type EndpointRow, listEndpoints } from '#projections/webhooks';
 import type { Poller } from '../temporal/pollers.ts';
 import type { AppContext } from './context.ts';
 import { type Runners, type SubscriptionView, subscriptionStatus } from './subscriptions.ts';
@@ -20,6 +21,8 @@ export interface Overview {
   subscriptions: SubscriptionView[];
   /** the workers polling the task queue; a string says why they could not be asked */
   pollers: Poller[] | string;
+  /** webhook endpoints and their health, failing ones first */
+  webhooks: EndpointRow[];
 }
 
 const zero = (): StatusCounts => ({
@@ -30,8 +33,8 @@ const zero = (): StatusCounts => ({
 
 /**
  * What an operator looks at first: orders per label and status, overdue ones, the
- * oldest unfinished order, the projections' and reactors' lag and parked events, and
- * whether any worker takes work.
+ * oldest unfinished order, the projections' and reactors' lag and parked events,
+ * whether any worker takes work, and which shops' webhooks fail.
  */
 export async function operationsOverview(
   ctx: AppContext,
@@ -41,13 +44,14 @@ export async function operationsOverview(
     pollers: (() => Promise<Poller[]>) | undefined;
   },
 ): Promise<Overview> {
-  const [labels, counts, subscriptions, pollers] = await Promise.all([
+  const [labels, counts, subscriptions, pollers, webhooks] = await Promise.all([
     listLabels(ctx.pool, sources.labelId),
     orderCounts(ctx.pool, sources.labelId),
     subscriptionStatus(sources.runners),
     sources.pollers
       ? sources.pollers().catch(() => 'Temporal does not answer')
       : Promise.resolve('no Temporal client in this process'),
+    listEndpoints(ctx.pool, sources.labelId),
   ]);
   const byLabel = new Map(
     labels.map((l) => [l.label_id, { labelId: l.label_id, name: l.name, counts: zero() }]),
@@ -71,5 +75,6 @@ export async function operationsOverview(
     oldestUnfinished: counts.oldestUnfinished,
     subscriptions,
     pollers,
+    webhooks,
   };
 }

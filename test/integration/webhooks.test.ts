@@ -374,6 +374,21 @@ describe('order-status webhooks', () => {
     ).toBe(404);
   }, 180_000);
 
+  it("shows the endpoint's health on the ops page", async () => {
+    const login = await fetch(`${t.url}/ops/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ key: shop.adminKey }).toString(),
+      redirect: 'manual',
+    });
+    expect(login.status).toBe(303);
+    const cookie = login.headers.get('set-cookie')?.split(';')[0] ?? '';
+    const page = await fetch(`${t.url}/ops`, { headers: { cookie } }).then((r) => r.text());
+    expect(page).toContain('Webhook endpoints');
+    expect(page).toContain(receiver.url());
+    expect(page).toMatch(/webhooks failing/);
+  });
+
   it('counts deliveries by outcome in the metrics', async () => {
     const m = await call('GET', '/metrics', { key: t.operatorKey });
     expect(m.status).toBe(200);

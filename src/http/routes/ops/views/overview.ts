@@ -28,6 +28,12 @@ export function overviewPage(ctx: PageContext, o: Overview, query: Notice): stri
       ${card(o.oldestUnfinished ? age(oldest) : '–', 'oldest unfinished')}
       ${card(`${Math.round(lag)} s`, 'projection lag', operator ? '/ops/projections' : undefined, lag > 60)}
       ${card(parked, 'parked events', operator ? '/ops/projections' : undefined, parked > 0)}
+      ${card(
+        o.webhooks.filter((w) => w.failing_since || w.state === 'disabled').length,
+        'webhooks failing',
+        undefined,
+        o.webhooks.some((w) => w.failing_since || w.state === 'disabled'),
+      )}
       ${card(pollers ? pollers.length : '?', pollers ? 'workers polling' : `workers: ${o.pollers}`, undefined, !pollers || pollers.length === 0)}
     </div>
     ${failing.length ? html`<p class="notice error">Not advancing: ${failing.map((s) => html`<strong>${s.name}</strong> (${s.failing?.error}) `)}</p>` : ''}
@@ -45,6 +51,25 @@ export function overviewPage(ctx: PageContext, o: Overview, query: Notice): stri
       )}
       </tbody>
     </table>
+    <h2>Webhook endpoints</h2>
+    ${
+      o.webhooks.length
+        ? html`<table>
+      <thead><tr><th>Label</th><th>Integration</th><th>URL</th><th>State</th><th>Last success</th><th>Failing since</th><th class="num">retrying</th><th class="num">failed</th></tr></thead>
+      <tbody>
+      ${o.webhooks.map(
+        (w) => html`<tr>
+          <td>${w.label_name}</td><td>${w.integration_name}</td><td>${w.url ?? ''}</td>
+          <td class="${w.state === 'disabled' ? 'error-text' : ''}">${w.state ?? ''}${w.disabled_reason ? html` <span class="muted">(${w.disabled_reason})</span>` : ''}</td>
+          <td>${w.last_success_at ? `${age((Date.now() - Date.parse(w.last_success_at)) / 1000)} ago` : '–'}</td>
+          <td class="${w.failing_since ? 'error-text' : ''}">${w.failing_since ? `${age((Date.now() - Date.parse(w.failing_since)) / 1000)} ago` : '–'}</td>
+          <td class="num">${w.retrying}</td><td class="num ${w.failed ? 'error-text' : ''}">${w.failed}</td>
+        </tr>`,
+      )}
+      </tbody>
+    </table>`
+        : html`<p class="muted">No shop has a webhook.</p>`
+    }
     ${pollers?.length ? html`<h2>Workers polling the task queue</h2><ul>${pollers.map((p) => html`<li>${p.identity} <span class="muted">last seen ${age((Date.now() - p.lastSeen.getTime()) / 1000)} ago</span></li>`)}</ul>` : ''}`,
   );
 }

@@ -374,6 +374,27 @@ describe('order-status webhooks', () => {
     ).toBe(404);
   }, 180_000);
 
+  it('disables an endpoint that has failed every delivery for five days', async () => {
+    receiver.answerWith(() => ({ status: 500 }));
+    // the endpoint has been failing for six days (as the deliveries log says)
+    await t.app.db.pool.query(
+      `UPDATE rm_webhook_endpoints SET failing_since = now() - interval '6 days'
+       WHERE integration_id = $1`,
+      [integrationId],
+    );
+    await order(`FAIL-${randomUUID().slice(0, 8)}`);
+    const w = await until('the endpoint to be disabled', async () => {
+      const r = await call('GET', webhookPath(), { key: shop.adminKey });
+      return r.body.state === 'disabled' ? r.body : undefined;
+    });
+    expect(w.disabled).toMatchObject({ reason: 'failing' });
+    expect(w.disabled.detail).toMatch(/every delivery failed since/);
+    receiver.answerWith(() => ({ status: 204 }));
+    expect((await call('POST', `${webhookPath()}/enable`, { key: shop.adminKey })).status).toBe(
+      200,
+    );
+  });
+
   it("shows the endpoint's health on the ops page", async () => {
     const login = await fetch(`${t.url}/ops/login`, {
       method: 'POST',

@@ -233,18 +233,23 @@ export abstract class SubscriptionRunner<S extends Subscriber> {
     }
   }
 
-  /** One step on a pooled connection; a step that got through clears the failing mark. */
+  /**
+   * One step on a pooled connection, taken at the step's first statement on it: a step
+   * first reads the log through the pool, and a connection held meanwhile by every loop
+   * would leave none for those reads (with more loops than the pool has connections,
+   * they all waited for ever). A step that got through clears the failing mark.
+   */
   async advance(s: S): Promise<number> {
-    const client = await this.pool.connect();
+    const client = lazyClient(this.pool);
     let n: number;
     try {
-      n = await this.step(s, client);
+      n = await this.step(s, client.proxy);
     } catch (err) {
       // a connection that failed mid-step is not put back into the pool
-      client.release(isTransient(err) ? true : undefined);
+      client.release(isTransient(err));
       throw err;
     }
-    client.release();
+    client.release(false);
     this.failing.delete(s.name);
     return n;
   }
@@ -415,4 +420,31 @@ export class UnknownSubscriptionError extends Error {
   constructor(name: string, known: string[]) {
     super(`unknown projection or reactor ${name}; known: ${known.join(', ')}`);
   }
+}
+
+/**
+ * A pool client taken from the pool at its first query (steps use only `query`), and
+ * given back by `release`, if it was taken.
+ */
+function lazyClient(pool: pg.Pool): { proxy: pg.PoolClient; release(destroy: boolean): void } {
+  let taken: Promise<pg.PoolClient> | undefined;
+  let client: pg.PoolClient | undefined;
+  const take = () => {
+    taken ??= pool.connect().then((c) => {
+      client = c;
+      return c;
+    });
+    return taken;
+  };
+  const proxy = {
+    // biome-ignore lint/suspicious/noExplicitAny: forwards pg's overloaded query as it is
+    query: (...args: any[]) => take().then((c) => (c.query as (...a: any[]) => unknown)(...args)),
+  } as unknown as pg.PoolClient;
+  return {
+    proxy,
+    release(destroy) {
+      if (client) client.release(destroy || undefined);
+      else if (taken) void taken.then((c) => c.release(destroy || undefined)).catch(() => {});
+    },
+  };
 }

@@ -268,4 +268,47 @@ describe('projection runner (PostgreSQL)', () => {
     expect(await builtVersion()).toBe(3);
     expect(await rows()).toBe(2);
   });
+
+  it('runs more projections than the pool has connections without waiting for ever', async () => {
+    // each step reads the log through the pool; a step that held a connection while
+    // reading left none once every connection was held (the embedded default froze so)
+    const small = await connectPostgres(url, 3);
+    try {
+      const many: Projection[] = Array.from({ length: 6 }, (_, i) => ({
+        name: `many-${i}`,
+        tables: [`test_many_${i}`],
+        schema: `CREATE TABLE IF NOT EXISTS test_many_${i} (event_id uuid PRIMARY KEY)`,
+        handles: new Set(['Many']),
+        async apply(tx, events) {
+          for (const e of events)
+            await tx.query(`INSERT INTO test_many_${i} (event_id) VALUES ($1)`, [e.id]);
+        },
+      }));
+      const smallStore = new PostgresEventStore(small.pool);
+      const runner = new ProjectionRunner(small.pool, smallStore, many, log, { batchSize: 1 });
+      await runner.migrate();
+      const appended = await smallStore.append(
+        `M-${randomUUID()}`,
+        Array.from({ length: 5 }, () => ev('Many')),
+        'no_stream',
+      );
+      await visible(smallStore, appended.position);
+      const steps = Promise.all(
+        many.map(async (p) => {
+          while ((await runner.advance(p)) > 0);
+        }),
+      );
+      const outcome = await Promise.race([
+        steps.then(() => 'done'),
+        new Promise((r) => setTimeout(() => r('stuck'), 20_000)),
+      ]);
+      expect(outcome).toBe('done');
+      for (let i = 0; i < many.length; i++) {
+        const r = await small.pool.query(`SELECT count(*)::int AS n FROM test_many_${i}`);
+        expect(r.rows[0].n).toBe(5);
+      }
+    } finally {
+      await small.close();
+    }
+  }, 60_000);
 });

@@ -14,8 +14,17 @@ class Lock {
   }
 }
 
-const startsTx = (sql: string) => /^\s*(BEGIN|START\s+TRANSACTION)\b/i.test(sql);
-const endsTx = (sql: string) => /^\s*(COMMIT|ROLLBACK|END)\b/i.test(sql);
+export const startsTx = (sql: string) => /^\s*(BEGIN|START\s+TRANSACTION)\b/i.test(sql);
+/**
+ * COMMIT, END, ABORT, ROLLBACK; not ROLLBACK TO SAVEPOINT, which stays in the
+ * transaction (taking it for an end let other statements in while the backend was still
+ * in the transaction, and PGlite's queue then waited for the transaction's owner, which
+ * waited for the lock: the embedded database froze when a projection isolated a bad
+ * event).
+ */
+export const endsTx = (sql: string) =>
+  /^\s*(COMMIT|END|ABORT|ROLLBACK)\b/i.test(sql) &&
+  !/^\s*ROLLBACK(\s+(WORK|TRANSACTION))?\s+TO\b/i.test(sql);
 const textOf = (q: unknown) => (typeof q === 'string' ? q : ((q as { text?: string })?.text ?? ''));
 
 /**

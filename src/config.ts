@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { parseStorageUrl, type S3Location } from './storage/s3.ts';
 
 const DEFAULT_SUPPLIERS = 'supplier-a,supplier-b,supplier-c,supplier-d';
 
@@ -13,6 +14,20 @@ const envSchema = z.object({
   PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).default(3000)),
   HOST: z.preprocess(emptyAsUndefined, z.string().min(1).default('127.0.0.1')),
   DATA_DIR: z.preprocess(emptyAsUndefined, z.string().min(1).default('./data')),
+  STORAGE_URL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .refine((v) => {
+        try {
+          parseStorageUrl(v);
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'an s3://bucket/prefix URL (?endpoint=, &region=, &pathStyle=)')
+      .optional(),
+  ),
   OPERATOR_API_KEY: z.preprocess(
     emptyAsUndefined,
     z.string().min(32, 'must be at least 32 characters').optional(),
@@ -145,6 +160,8 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** print files and images in S3 instead of under DATA_DIR (STORAGE_URL, S3_* keys) */
+  storage: S3Location | undefined;
   operatorApiKey: string;
   databaseUrl: string | undefined;
   eventStoreUrl: string | undefined;
@@ -276,6 +293,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       metricsToken: e.METRICS_TOKEN,
       overdueSweepMs: e.OVERDUE_SWEEP_MS,
       inkMethods: e.INK_PRINT_METHODS,
+      storage: e.STORAGE_URL ? parseStorageUrl(e.STORAGE_URL, env) : undefined,
       suppliers: [...e.SUPPLIERS, e.PRINTSHOP_SUPPLIER],
       printshopSupplier: e.PRINTSHOP_SUPPLIER,
       editorTokenSecret,

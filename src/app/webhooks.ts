@@ -24,10 +24,11 @@ import type { AppContext } from './context.ts';
 
 export interface WebhookView {
   integrationId: string;
-  url: string;
+  /** null until a webhook is set */
+  url: string | null;
   /** null: every type */
   events: WebhookEventType[] | null;
-  state: 'enabled' | 'disabled';
+  state: 'none' | 'enabled' | 'disabled';
   disabled: { reason: string; detail: string; at: string } | null;
   /** the secrets that sign now: the current one, and a rotated-out one until it stops */
   secrets: { secretId: string; until: string | null }[];
@@ -36,7 +37,11 @@ export interface WebhookView {
 }
 
 const noWebhook = () =>
-  new DomainError('not_found', 'this shop integration has no webhook', 'webhook_not_found');
+  new DomainError(
+    'conflict',
+    'this shop integration has no webhook: set one first (PUT .../webhook)',
+    'webhook_not_set',
+  );
 const notFound = () =>
   new DomainError('not_found', 'shop integration not found', 'shop_integration_not_found');
 
@@ -71,8 +76,30 @@ async function view(
   };
 }
 
-export async function getWebhook(ctx: AppContext, labelId: string, integrationId: string) {
-  return view(ctx, integrationId, await endpointOf(ctx, labelId, integrationId));
+/** The webhook of an integration; `state: none` (and no url) until one is set. */
+export async function getWebhook(
+  ctx: AppContext,
+  labelId: string,
+  integrationId: string,
+): Promise<WebhookView> {
+  const s = await loadState(
+    ctx.store,
+    shopIntegrationAggregate,
+    shopIntegrationStream(integrationId),
+  );
+  if (!s.exists || s.labelId !== labelId) throw notFound();
+  if (!s.webhook)
+    return {
+      integrationId,
+      url: null,
+      events: null,
+      state: 'none',
+      disabled: null,
+      secrets: [],
+      lastSuccessAt: null,
+      failingSince: null,
+    };
+  return view(ctx, integrationId, s.webhook);
 }
 
 /** A new secret, encrypted with the integration's key: the plain one is shown once. */

@@ -12,6 +12,7 @@ import type { EventStore } from '../eventstore/port.ts';
 import { PostgresEventStore } from '../eventstore/postgres.ts';
 import { FilesystemStorage } from '../storage/filesystem.ts';
 import type { FileStorage } from '../storage/port.ts';
+import { S3Storage } from '../storage/s3.ts';
 import type { Stops } from './stops.ts';
 
 export interface DataParts {
@@ -54,8 +55,14 @@ export async function openData(config: Config, log: Logger, stops: Stops): Promi
   }
   stops.add(() => store.close());
 
-  const storage = await FilesystemStorage.open(path.join(config.dataDir, 'print-files'));
-  const images = await FilesystemStorage.open(path.join(config.dataDir, 'images'));
+  // S3 when configured (every host sees every file), else folders under DATA_DIR
+  const s3 = config.storage;
+  const storage = s3
+    ? S3Storage.open(s3, 'print-files')
+    : await FilesystemStorage.open(path.join(config.dataDir, 'print-files'));
+  const images = s3
+    ? S3Storage.open(s3, 'images')
+    : await FilesystemStorage.open(path.join(config.dataDir, 'images'));
   return { db, feed, store, principals, storage, images };
 }
 

@@ -40,7 +40,8 @@ const unnamed = (q: unknown) =>
  * ("unnamed prepared statement does not exist"), and its statements would run inside
  * another connection's open transaction. This pool lets one statement, or one whole
  * transaction, through at a time. Code must still never wait for another connection
- * while it holds a transaction (it would wait for itself).
+ * while it holds a transaction (it would wait for itself). A statement takes its
+ * connection before the lock, never the lock before the connection.
  */
 export function serializedPool(pool: pg.Pool): pg.Pool {
   const lock = new Lock();
@@ -99,9 +100,23 @@ export function serializedPool(pool: pg.Pool): pg.Pool {
   return new Proxy(pool, {
     get(target, prop, receiver) {
       if (prop === 'query') {
-        return (q: unknown, values?: unknown) =>
-          // biome-ignore lint/suspicious/noExplicitAny: forwards pg's overloaded query as it was called
-          once(() => (target.query as any)(unnamed(q), values));
+        // a connection first, then the lock: a holder of the lock that waited for a
+        // connection while every connection's holder waited for the lock froze the
+        // service (17 runner loops on 16 connections did it)
+        return async (q: unknown, values?: unknown) => {
+          const client = await target.connect();
+          let broken = false;
+          try {
+            // biome-ignore lint/suspicious/noExplicitAny: forwards pg's overloaded query as it was called
+            return await once(() => (client.query as any)(unnamed(q), values));
+          } catch (err) {
+            // a server's error leaves the connection usable; anything else may not
+            broken = !(err as { severity?: string }).severity;
+            throw err;
+          } finally {
+            client.release(broken);
+          }
+        };
       }
       if (prop === 'connect') return async () => wrapClient(await target.connect());
       return Reflect.get(target, prop, receiver);

@@ -130,6 +130,11 @@ describe('order-status webhooks', () => {
       body: { url: receiver.url() },
     });
     expect(foreign.status).toBe(404);
+    const none = await call('GET', webhookPath(), { key: shop.adminKey });
+    expect(none.body).toMatchObject({ state: 'none', url: null, secrets: [] });
+    const early = await call('POST', `${webhookPath()}/rotate`, { key: shop.adminKey });
+    expect(early.status).toBe(409);
+    expect(early.body.code).toBe('webhook_not_set');
 
     const r = await call('PUT', webhookPath(), {
       key: shop.adminKey,
@@ -155,8 +160,14 @@ describe('order-status webhooks', () => {
     const orderId = `WH-${randomUUID().slice(0, 8)}`;
     await order(orderId);
     await until(
-      'the order ready webhook',
-      async () => (delivered(orderId, 'order.ready').length ? true : undefined),
+      // each message is a delivery of its own: they may arrive in any order
+      'every message of the order',
+      async () =>
+        delivered(orderId, 'order.ready').length &&
+        delivered(orderId, 'order.received').length &&
+        delivered(orderId, 'order.item.print_ready').length === 2
+          ? true
+          : undefined,
       90_000,
     );
     const mine = receiver.requests.filter((r) => parse(r).data.orderId === orderId);

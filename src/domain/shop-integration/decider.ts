@@ -88,7 +88,11 @@ const notFound = () =>
   new DomainError('not_found', 'shop integration not found', 'shop_integration_not_found');
 
 const noWebhook = () =>
-  new DomainError('not_found', 'this shop integration has no webhook', 'webhook_not_found');
+  new DomainError(
+    'conflict',
+    'this shop integration has no webhook: set one first (PUT .../webhook)',
+    'webhook_not_set',
+  );
 
 /** A label only ever sees its own integrations: another label's is "not found". */
 function existingFor(state: ShopIntegrationState, labelId: string | undefined) {

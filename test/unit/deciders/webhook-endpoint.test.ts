@@ -87,10 +87,10 @@ describe('webhook endpoint of a shop integration', () => {
   it('cannot rotate, disable or enable what was never set', () => {
     given([created])
       .when({ type: 'RotateWebhookSecret', labelId: label, signing: sealed(2), at })
-      .thenFails('webhook_not_found');
+      .thenFails('webhook_not_set');
     given([created])
       .when({ type: 'EnableWebhookEndpoint', labelId: label, at })
-      .thenFails('webhook_not_found');
+      .thenFails('webhook_not_set');
   });
 
   it('is disabled once: a second 410 records nothing', () => {

@@ -19,9 +19,9 @@ const tags = ['Administrator API'];
 
 const webhookSchema = z.object({
   integrationId: z.uuid(),
-  url: z.string(),
+  url: z.string().nullable(),
   events: z.array(webhookEventTypeSchema).nullable(),
-  state: z.enum(['enabled', 'disabled']),
+  state: z.enum(['none', 'enabled', 'disabled']),
   disabled: z.object({ reason: z.string(), detail: z.string(), at: z.string() }).nullable(),
   secrets: z.array(z.object({ secretId: z.string(), until: z.string().nullable() })),
   lastSuccessAt: z.string().nullable(),
@@ -103,7 +103,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (a
         summary:
           'A new signing secret, answered once; the one before keeps signing beside it for 24 hours',
         params: idParams,
-        response: { 200: withSecret, ...problems(400, 401, 403, 404) },
+        response: { 200: withSecret, ...problems(400, 401, 403, 404, 409) },
       },
     },
     async (request) =>
@@ -125,7 +125,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (a
               ? 'Stop sending (messages stay in the events feed)'
               : 'Send again from now on (failed deliveries: recover them)',
           params: idParams,
-          response: { 200: webhookSchema, ...problems(400, 401, 403, 404) },
+          response: { 200: webhookSchema, ...problems(400, 401, 403, 404, 409) },
         },
       },
       async (request) => run(deps.app, label(request), request.params.id, metadataOf(request)),
@@ -146,7 +146,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (a
             limit: z.coerce.number().int().min(1).max(500).default(100),
           })
           .strict(),
-        response: { 200: z.array(deliverySchema), ...problems(400, 401, 403, 404) },
+        response: { 200: z.array(deliverySchema), ...problems(400, 401, 403, 404, 409) },
       },
     },
     async (request) =>

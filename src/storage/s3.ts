@@ -1,0 +1,141 @@
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  NoSuchKey,
+  NotFound,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import type { FileStorage } from './port.ts';
+
+/** Where the objects live: from STORAGE_URL and the S3_* settings. */
+export interface S3Location {
+  bucket: string;
+  /** every key is put under it (`print-files/`, `images/` are added per store) */
+  prefix: string;
+  endpoint?: string | undefined;
+  region: string;
+  forcePathStyle: boolean;
+  credentials?: { accessKeyId: string; secretAccessKey: string } | undefined;
+}
+
+/**
+ * `s3://bucket/prefix?endpoint=http://127.0.0.1:9000&region=us-east-1&pathStyle=true`;
+ * the keys come from S3_ACCESS_KEY_ID / S3_SECRET_ACCESS_KEY, else the AWS SDK's own
+ * chain (AWS_* variables, profiles, instance roles).
+ */
+export function parseStorageUrl(
+  raw: string,
+  env: Record<string, string | undefined> = {},
+): S3Location {
+  const url = new URL(raw);
+  if (url.protocol !== 's3:') throw new Error('STORAGE_URL: only s3:// URLs');
+  if (!url.hostname) throw new Error('STORAGE_URL: no bucket');
+  const prefix = decodeURIComponent(url.pathname.replace(/^\/+/, '')).replace(/\/?$/, '/');
+  const q = url.searchParams;
+  const key = env.S3_ACCESS_KEY_ID;
+  const secret = env.S3_SECRET_ACCESS_KEY;
+  return {
+    bucket: url.hostname,
+    prefix: prefix === '/' ? '' : prefix,
+    endpoint: q.get('endpoint') ?? undefined,
+    region: q.get('region') ?? env.AWS_REGION ?? 'us-east-1',
+    forcePathStyle: (q.get('pathStyle') ?? (q.get('endpoint') ? 'true' : 'false')) === 'true',
+    credentials: key && secret ? { accessKeyId: key, secretAccessKey: secret } : undefined,
+  };
+}
+
+const missing = (err: unknown) =>
+  err instanceof NoSuchKey ||
+  err instanceof NotFound ||
+  (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
+
+/**
+ * Files in an S3 bucket (AWS S3, MinIO, R2, Ceph...). An object appears whole or not at
+ * all (S3 puts are atomic), so a put that fails half-way leaves nothing readable. Keys
+ * are content-addressed: putting the same key again rewrites the same bytes and marks
+ * the object as put now, which is what the clean-ups read.
+ */
+export class S3Storage implements FileStorage {
+  private constructor(
+    private readonly client: S3Client,
+    private readonly bucket: string,
+    private readonly prefix: string,
+  ) {}
+
+  static open(location: S3Location, sub: string): S3Storage {
+    const client = new S3Client({
+      region: location.region,
+      forcePathStyle: location.forcePathStyle,
+      ...(location.endpoint ? { endpoint: location.endpoint } : {}),
+      ...(location.credentials ? { credentials: location.credentials } : {}),
+    });
+    return new S3Storage(client, location.bucket, `${location.prefix}${sub.replace(/\/?$/, '/')}`);
+  }
+
+  private key(key: string): string {
+    if (!key || key.startsWith('/') || key.split('/').includes('..'))
+      throw new Error(`bad key ${key}`);
+    return this.prefix + key;
+  }
+
+  async put(key: string, bytes: Uint8Array): Promise<void> {
+    await this.client.send(
+      new PutObjectCommand({ Bucket: this.bucket, Key: this.key(key), Body: bytes }),
+    );
+  }
+
+  async get(key: string): Promise<Buffer | undefined> {
+    try {
+      const r = await this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: this.key(key) }),
+      );
+      return r.Body ? Buffer.from(await r.Body.transformToByteArray()) : undefined;
+    } catch (err) {
+      if (missing(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * S3 has no rename to move a file aside as the filesystem adapter does: the object's
+   * time is read, then it is deleted. A put of the same key between the two is lost with
+   * it; the image clean-up (the only caller) spares anything put within its grace time
+   * and checks references first, so that needs an image unreferenced for the whole grace
+   * time being saved again within those milliseconds.
+   */
+  async remove(key: string, since: Date): Promise<boolean> {
+    let modified: Date | undefined;
+    try {
+      const head = await this.client.send(
+        new HeadObjectCommand({ Bucket: this.bucket, Key: this.key(key) }),
+      );
+      modified = head.LastModified;
+    } catch (err) {
+      if (missing(err)) return false;
+      throw err;
+    }
+    if (modified && modified.getTime() > since.getTime()) return false;
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.key(key) }));
+    return true;
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const out: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(
+        new ListObjectsV2Command({
+          Bucket: this.bucket,
+          Prefix: this.prefix + prefix,
+          ContinuationToken: token,
+        }),
+      );
+      for (const o of page.Contents ?? []) if (o.Key) out.push(o.Key.slice(this.prefix.length));
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return out.sort();
+  }
+}

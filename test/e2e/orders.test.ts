@@ -1,0 +1,3 @@
+import { saleNotificationSuite } from './orders.suite.ts';
+
+saleNotificationSuite('files under DATA_DIR');

@@ -1,0 +1,103 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { freePort } from '../../src/db/database.ts';
+import type { S3Location } from '../../src/storage/s3.ts';
+
+export interface Minio {
+  endpoint: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** a new empty bucket; the location of `prefix` in it */
+  bucket(prefix?: string): Promise<S3Location>;
+  stop(): Promise<void>;
+}
+
+/** The MinIO binary: MINIO_PATH, or the one scripts/install-minio.sh cached; else undefined. */
+export function minioBinary(): string | undefined {
+  if (process.env.MINIO_PATH && existsSync(process.env.MINIO_PATH)) return process.env.MINIO_PATH;
+  try {
+    const out = execFileSync(
+      'bash',
+      [path.resolve(import.meta.dirname, '../../scripts/install-minio.sh')],
+      {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+        env: { ...process.env, MINIO_NO_BUILD: '1' },
+      },
+    ).trim();
+    return out && existsSync(out) ? out : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A MinIO server in a temporary folder on a free loopback port, with its own keys. */
+export async function startMinio(binary: string): Promise<Minio> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'minio-'));
+  const port = await freePort();
+  const consolePort = await freePort();
+  const accessKeyId = `test${randomBytes(6).toString('hex')}`;
+  const secretAccessKey = randomBytes(24).toString('base64url');
+  const proc: ChildProcess = spawn(
+    binary,
+    [
+      'server',
+      dir,
+      '--address',
+      `127.0.0.1:${port}`,
+      '--console-address',
+      `127.0.0.1:${consolePort}`,
+      '--quiet',
+    ],
+    {
+      env: { ...process.env, MINIO_ROOT_USER: accessKeyId, MINIO_ROOT_PASSWORD: secretAccessKey },
+      stdio: 'ignore',
+    },
+  );
+  const endpoint = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const ok = await fetch(`${endpoint}/minio/health/live`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) break;
+    if (Date.now() > deadline || proc.exitCode !== null) {
+      proc.kill('SIGKILL');
+      throw new Error('MinIO did not start');
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const client = new S3Client({
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId, secretAccessKey },
+  });
+  return {
+    endpoint,
+    accessKeyId,
+    secretAccessKey,
+    async bucket(prefix = '') {
+      const bucket = `t-${randomBytes(6).toString('hex')}`;
+      await client.send(new CreateBucketCommand({ Bucket: bucket }));
+      return {
+        bucket,
+        prefix,
+        endpoint,
+        region: 'us-east-1',
+        forcePathStyle: true,
+        credentials: { accessKeyId, secretAccessKey },
+      };
+    },
+    async stop() {
+      proc.kill('SIGTERM');
+      await new Promise((r) => (proc.exitCode !== null ? r(undefined) : proc.once('exit', r)));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

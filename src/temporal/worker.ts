@@ -14,9 +14,10 @@ import type { Activities } from '../activities/index.ts';
 import { describeError } from '../subscriptions/parked.ts';
 import { closableInterceptors } from './closed-guard.ts';
 
+// the sources, or the compiled output beside this compiled file (the image runs dist/)
 const WORKFLOWS = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
-  '../../workflows/index.ts',
+  import.meta.url.endsWith('.ts') ? '../../workflows/index.ts' : '../../workflows/index.js',
 );
 
 export interface TemporalTarget {

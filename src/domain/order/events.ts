@@ -140,24 +140,29 @@ export const OrderItemFailed = defineEvent(
   { 1: (data) => ({ ...data, kind: 'unknown' }) },
 );
 /** A print file's preflight: each rule's result (the service's own checks, after rendering). */
+/** A print file's preflight report: the event's and the order view's. */
+export const preflightReportSchema = z.object({
+  passed: z.boolean(),
+  rules: z.array(
+    z.object({
+      rule: z.string(),
+      severity: z.enum(['warning', 'failure']),
+      result: z.enum(['pass', 'warning', 'failure']),
+      detail: z.string(),
+    }),
+  ),
+  plates: z.array(z.string()),
+  maxInkCoverage: z.number(),
+  minDpi: z.number().optional(),
+});
+
 export const PrintFilePreflighted = defineEvent(
   'PrintFilePreflighted',
   1,
   z.object({
     orderItemId: z.uuid(),
     sha256: z.string(),
-    passed: z.boolean(),
-    rules: z.array(
-      z.object({
-        rule: z.string(),
-        severity: z.enum(['warning', 'failure']),
-        result: z.enum(['pass', 'warning', 'failure']),
-        detail: z.string(),
-      }),
-    ),
-    plates: z.array(z.string()),
-    maxInkCoverage: z.number(),
-    minDpi: z.number().optional(),
+    ...preflightReportSchema.shape,
     checkedAt: z.iso.datetime(),
   }),
 );

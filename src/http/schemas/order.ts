@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type findOrder, ORDER_STATUSES } from '#projections/orders';
-import { orderIdSchema } from '../../domain/order/events.ts';
+import { orderIdSchema, preflightReportSchema } from '../../domain/order/events.ts';
 import type { RecordedEvent } from '../../eventstore/port.ts';
 import { workflowIds } from '../../temporal/workflow-ids.ts';
 
@@ -52,21 +52,7 @@ const printFileSchema = z.object({
   bytes: z.number().int(),
 });
 
-export const preflightSchema = z.object({
-  sha256: z.string(),
-  passed: z.boolean(),
-  rules: z.array(
-    z.object({
-      rule: z.string(),
-      severity: z.enum(['warning', 'failure']),
-      result: z.enum(['pass', 'warning', 'failure']),
-      detail: z.string(),
-    }),
-  ),
-  plates: z.array(z.string()),
-  maxInkCoverage: z.number(),
-  minDpi: z.number().optional(),
-});
+export const preflightSchema = z.object({ sha256: z.string(), ...preflightReportSchema.shape });
 
 export const orderSchema = z.object({
   orderId: z.string(),

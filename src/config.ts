@@ -25,8 +25,17 @@ const envSchema = z.object({
         } catch {
           return false;
         }
-      }, 'an s3://bucket/prefix URL (?endpoint=, &region=, &pathStyle=)')
+      }, 'an s3://bucket/prefix URL (?endpoint=, &region=, &pathStyle=, &publicEndpoint=)')
       .optional(),
+  ),
+  PRINT_FILE_DOWNLOADS: z.preprocess(
+    emptyAsUndefined,
+    z.enum(['stream', 'redirect']).default('stream'),
+  ),
+  PRINT_FILE_URL_TTL_SECONDS: z.preprocess(
+    emptyAsUndefined,
+    // an S3 signature lives at most 7 days
+    z.coerce.number().int().min(1).max(604_800).default(300),
   ),
   OPERATOR_API_KEY: z.preprocess(
     emptyAsUndefined,
@@ -162,6 +171,11 @@ export interface Config {
   dataDir: string;
   /** print files and images in S3 instead of under DATA_DIR (STORAGE_URL, S3_* keys) */
   storage: S3Location | undefined;
+  /**
+   * How print files are downloaded: streamed through the API, or a 302 to a signed link
+   * into the object storage that expires after `ttlSeconds` (S3 only)
+   */
+  downloads: { mode: 'stream' | 'redirect'; ttlSeconds: number };
   operatorApiKey: string;
   databaseUrl: string | undefined;
   eventStoreUrl: string | undefined;
@@ -251,6 +265,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
     );
   }
   const embedded = !e.DATABASE_URL;
+  if (e.PRINT_FILE_DOWNLOADS === 'redirect' && !e.STORAGE_URL) {
+    throw new ConfigError(
+      'invalid configuration: PRINT_FILE_DOWNLOADS: redirect needs STORAGE_URL (object storage signs the links)',
+    );
+  }
   const dataDir = path.resolve(e.DATA_DIR);
   let operatorApiKey = e.OPERATOR_API_KEY;
   let generatedOperatorKey: string | undefined;
@@ -294,6 +313,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       overdueSweepMs: e.OVERDUE_SWEEP_MS,
       inkMethods: e.INK_PRINT_METHODS,
       storage: e.STORAGE_URL ? parseStorageUrl(e.STORAGE_URL, env) : undefined,
+      downloads: { mode: e.PRINT_FILE_DOWNLOADS, ttlSeconds: e.PRINT_FILE_URL_TTL_SECONDS },
       suppliers: [...e.SUPPLIERS, e.PRINTSHOP_SUPPLIER],
       printshopSupplier: e.PRINTSHOP_SUPPLIER,
       editorTokenSecret,

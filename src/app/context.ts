@@ -18,6 +18,8 @@ export interface AppContext {
   storage: FileStorage;
   /** design images, content-addressed */
   images: FileStorage;
+  /** print-file downloads streamed, or redirected to signed links (PRINT_FILE_DOWNLOADS) */
+  downloads: { mode: 'stream' | 'redirect'; ttlSeconds: number };
   readModels: ReadModels;
   /** draws print-file page previews (off the caller's thread, at low priority) */
   drawPreviews: DrawPreviews;

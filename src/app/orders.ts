@@ -271,20 +271,3 @@ export async function orderHistory(ctx: AppContext, labelId: string, orderId: st
   if (!(await loadOrder(ctx.store, labelId, orderId))) throw orderNotFound();
   return ctx.store.readStream(orderStream(labelId, orderId));
 }
-
-/** An order item's print file: the one with `sha256`, else the latest. */
-export async function printFile(
-  ctx: AppContext,
-  labelId: string,
-  orderItemId: string,
-  sha256?: string,
-): Promise<{ bytes: Buffer; sha256: string }> {
-  const item = await findOrderItem(ctx.pool, labelId, orderItemId);
-  const file = sha256
-    ? item?.print_files.find((f) => f.sha256 === sha256)
-    : item?.print_files.at(-1);
-  const bytes = file && (await ctx.storage.get(file.storageKey));
-  if (!file || !bytes)
-    throw new DomainError('not_found', 'no print file for this order item', 'print_file_not_found');
-  return { bytes, sha256: file.sha256 };
-}

@@ -17,6 +17,7 @@ import {
   eventStoreCheck,
   pollersCheck,
   type ReadinessCheck,
+  storageCheck,
   subscriptionsCheck,
   temporalCheck,
   workerCheck,
@@ -114,6 +115,7 @@ export async function startApp(
       pool: data.db.pool,
       storage: data.storage,
       images: data.images,
+      downloads: config.downloads,
       readModels: readYourWrites(runner, data.feed),
       drawPreviews: (pdf) => previews.render(pdf),
       inkMethods: config.inkMethods,
@@ -126,6 +128,9 @@ export async function startApp(
     }
 
     const readiness: ReadinessCheck[] = [databaseCheck(data.db.pool), eventStoreCheck(data.store)];
+    // every role holds files: the API serves them, the worker writes them, the
+    // projector clears away unused images
+    readiness.push(storageCheck([data.storage, data.images]));
     if (has(role, 'projector')) startProjector(config, data, runner, log, stops);
     if (has(role, 'api') || has(role, 'projector'))
       readiness.push(subscriptionsCheck('projections', runner, config.maxLagMs));

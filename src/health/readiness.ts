@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type pg from 'pg';
 import type { EventStore } from '../eventstore/port.ts';
+import type { FileStorage } from '../storage/port.ts';
 import type { Subscriber, SubscriptionRunner } from '../subscriptions/runner.ts';
 import { temporalCall } from '../temporal/calls.ts';
 import { taskQueuePollers } from '../temporal/pollers.ts';
@@ -64,6 +65,18 @@ export const databaseCheck = (pool: pg.Pool): ReadinessCheck => ({
       await pool.query('SELECT 1');
     } catch (err) {
       throw new NotReady(`the database does not answer${codeOf(err)}`);
+    }
+  },
+});
+
+/** Print files and images can be read and written: the API serves them, the worker writes them. */
+export const storageCheck = (stores: FileStorage[]): ReadinessCheck => ({
+  name: 'storage',
+  async check() {
+    try {
+      await Promise.all(stores.map((s) => s.ping()));
+    } catch (err) {
+      throw new NotReady(`the file storage does not answer${codeOf(err)}`);
     }
   },
 });

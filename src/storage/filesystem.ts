@@ -1,9 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { link, mkdir, open, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import {
+  access,
+  link,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  utimes,
+} from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { processAlive } from '../processes.ts';
-import type { FileStorage } from './port.ts';
+import type { FileStorage, OpenedFile } from './port.ts';
 
 const TMP = '.tmp';
 
@@ -72,6 +84,23 @@ export class FilesystemStorage implements FileStorage {
 
   async get(key: string): Promise<Buffer | undefined> {
     return readFile(this.file(key)).catch(() => undefined);
+  }
+
+  async open(key: string): Promise<OpenedFile | undefined> {
+    const handle = await open(this.file(key), 'r').catch(() => undefined);
+    if (!handle) return undefined;
+    try {
+      // read through the handle: a removal after this point does not cut the download
+      const { size } = await handle.stat();
+      return { body: handle.createReadStream(), size };
+    } catch (err) {
+      await handle.close();
+      throw err;
+    }
+  }
+
+  async ping(): Promise<void> {
+    await access(this.tmp, constants.R_OK | constants.W_OK);
   }
 
   async remove(key: string, since: Date): Promise<boolean> {

@@ -1,7 +1,30 @@
+import type { Readable } from 'node:stream';
+
+/** A stored file opened for reading: its bytes as a stream and how many there are. */
+export interface OpenedFile {
+  body: Readable;
+  size: number;
+}
+
+/** What a short-lived download link makes the client's download say of the file. */
+export interface SignedUrlOptions {
+  expiresInSeconds: number;
+  contentType: string;
+  /** the name a browser saves it under */
+  filename: string;
+}
+
 /** Where print files live. Keys are content-addressed paths: writing the same file twice is a no-op. */
 export interface FileStorage {
   put(key: string, bytes: Uint8Array): Promise<void>;
   get(key: string): Promise<Buffer | undefined>;
+  /** the file as a stream, for downloads: nothing of it is held in memory */
+  open(key: string): Promise<OpenedFile | undefined>;
+  /**
+   * A URL anyone holding it can download the file from until it expires, when the
+   * store can make one (object storage); undefined when it cannot (a folder).
+   */
+  signedUrl?(key: string, options: SignedUrlOptions): Promise<string>;
   /** every stored key under a prefix (for audits, clean-ups and tests) */
   list(prefix: string): Promise<string[]>;
   /**
@@ -9,4 +32,6 @@ export interface FileStorage {
    * it was deleted. A put racing the removal either keeps its file or writes it anew.
    */
   remove(key: string, since: Date): Promise<boolean>;
+  /** resolves when files can be written and read now; rejects otherwise (readiness) */
+  ping(): Promise<void>;
 }

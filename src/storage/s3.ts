@@ -1,6 +1,9 @@
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import {
   DeleteObjectCommand,
   GetObjectCommand,
+  HeadBucketCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
   NoSuchKey,
@@ -8,7 +11,8 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import type { FileStorage } from './port.ts';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { FileStorage, OpenedFile, SignedUrlOptions } from './port.ts';
 
 /** Where the objects live: from STORAGE_URL and the S3_* settings. */
 export interface S3Location {
@@ -16,13 +20,18 @@ export interface S3Location {
   /** every key is put under it (`print-files/`, `images/` are added per store) */
   prefix: string;
   endpoint?: string | undefined;
+  /**
+   * the endpoint download links point at, when clients reach the storage under another
+   * address than the service does (a private network name, a CDN); else `endpoint`
+   */
+  publicEndpoint?: string | undefined;
   region: string;
   forcePathStyle: boolean;
   credentials?: { accessKeyId: string; secretAccessKey: string } | undefined;
 }
 
 /**
- * `s3://bucket/prefix?endpoint=http://127.0.0.1:9000&region=us-east-1&pathStyle=true`;
+ * `s3://bucket/prefix?endpoint=http://127.0.0.1:9000&region=us-east-1&pathStyle=true&publicEndpoint=https://files.example.com`;
  * the keys come from S3_ACCESS_KEY_ID / S3_SECRET_ACCESS_KEY, else the AWS SDK's own
  * chain (AWS_* variables, profiles, instance roles).
  */
@@ -41,6 +50,7 @@ export function parseStorageUrl(
     bucket: url.hostname,
     prefix: prefix === '/' ? '' : prefix,
     endpoint: q.get('endpoint') ?? undefined,
+    publicEndpoint: q.get('publicEndpoint') ?? undefined,
     region: q.get('region') ?? env.AWS_REGION ?? 'us-east-1',
     forcePathStyle: (q.get('pathStyle') ?? (q.get('endpoint') ? 'true' : 'false')) === 'true',
     credentials: key && secret ? { accessKeyId: key, secretAccessKey: secret } : undefined,
@@ -61,18 +71,28 @@ const missing = (err: unknown) =>
 export class S3Storage implements FileStorage {
   private constructor(
     private readonly client: S3Client,
+    /** signs download links for the address clients use (the host is part of the signature) */
+    private readonly signer: S3Client,
     private readonly bucket: string,
     private readonly prefix: string,
   ) {}
 
   static open(location: S3Location, sub: string): S3Storage {
-    const client = new S3Client({
-      region: location.region,
-      forcePathStyle: location.forcePathStyle,
-      ...(location.endpoint ? { endpoint: location.endpoint } : {}),
-      ...(location.credentials ? { credentials: location.credentials } : {}),
-    });
-    return new S3Storage(client, location.bucket, `${location.prefix}${sub.replace(/\/?$/, '/')}`);
+    const clientFor = (endpoint: string | undefined) =>
+      new S3Client({
+        region: location.region,
+        forcePathStyle: location.forcePathStyle,
+        ...(endpoint ? { endpoint } : {}),
+        ...(location.credentials ? { credentials: location.credentials } : {}),
+      });
+    const client = clientFor(location.endpoint);
+    const signer = location.publicEndpoint ? clientFor(location.publicEndpoint) : client;
+    return new S3Storage(
+      client,
+      signer,
+      location.bucket,
+      `${location.prefix}${sub.replace(/\/?$/, '/')}`,
+    );
   }
 
   private key(key: string): string {
@@ -83,8 +103,54 @@ export class S3Storage implements FileStorage {
 
   async put(key: string, bytes: Uint8Array): Promise<void> {
     await this.client.send(
-      new PutObjectCommand({ Bucket: this.bucket, Key: this.key(key), Body: bytes }),
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: this.key(key),
+        Body: bytes,
+        // the server refuses a body that arrives other than it left; a download that
+        // sends `x-amz-checksum-mode: ENABLED` gets it back as x-amz-checksum-sha256
+        ChecksumSHA256: createHash('sha256').update(bytes).digest('base64'),
+      }),
     );
+  }
+
+  async open(key: string): Promise<OpenedFile | undefined> {
+    try {
+      const r = await this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: this.key(key) }),
+      );
+      if (!(r.Body instanceof Readable) || r.ContentLength === undefined) {
+        throw new Error('the object store answered without a readable body or its length');
+      }
+      return { body: r.Body, size: r.ContentLength };
+    } catch (err) {
+      if (missing(err)) return undefined;
+      throw err;
+    }
+  }
+
+  signedUrl(key: string, options: SignedUrlOptions): Promise<string> {
+    return getSignedUrl(
+      this.signer,
+      new GetObjectCommand({
+        Bucket: this.bucket,
+        Key: this.key(key),
+        ResponseContentType: options.contentType,
+        ResponseContentDisposition: `inline; filename="${options.filename}"`,
+      }),
+      { expiresIn: options.expiresInSeconds },
+    );
+  }
+
+  async ping(): Promise<void> {
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+    } catch (err) {
+      const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      // readiness shows the code: which of gone, refused or not allowed
+      if (status) throw Object.assign(new Error('the bucket cannot be used'), { code: status });
+      throw err;
+    }
   }
 
   async get(key: string): Promise<Buffer | undefined> {

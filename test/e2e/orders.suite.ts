@@ -65,7 +65,14 @@ export function saleNotificationSuite(
       });
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe('application/pdf');
-      return new Uint8Array(await res.arrayBuffer());
+      const bytes = new Uint8Array(await res.arrayBuffer());
+      // what the download says of itself is what it is
+      expect(Number(res.headers.get('content-length'))).toBe(bytes.length);
+      expect(res.headers.get('etag')).toBe(`"${sha(bytes)}"`);
+      expect(res.headers.get('repr-digest')).toBe(
+        `sha-256=:${createHash('sha256').update(bytes).digest('base64')}:`,
+      );
+      return bytes;
     };
     const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
@@ -307,6 +314,36 @@ export function saleNotificationSuite(
       expect(history.slice(-2)).toEqual(['OrderReplayed', 'PrintFileMismatchDetected']);
       const after = (await call('GET', `/api/orders/${orderId}`, { key: a.adminApiKey })).body;
       expect(after.items[0].warnings.join()).toContain('differs from the recorded one');
+    }, 60_000);
+
+    it('cuts the download of a print file changed in the storage behind its back', async () => {
+      const p = await project({
+        design: design([
+          { type: 'text', text: 'Changed', x: 1, y: 1, fontSize: 12, color: '#000000' },
+        ]),
+      });
+      const orderId = `CHANGED-${randomUUID().slice(0, 8)}`;
+      await call('POST', '/webhook/notifyorder', {
+        key: shop.apiKey,
+        body: { orderId, items: [{ itemId: 'l1', projectId: p, quantity: 1 }] },
+      });
+      const order = await orderDone(orderId);
+      const file = order.items[0].printFiles[0];
+      const original = await pdf(file.url);
+      const h = await call('GET', `/api/orders/${orderId}/history`, { key: a.adminApiKey });
+      const generated = h.body.find((e: { type: string }) => e.type === 'PrintFileGenerated');
+      // other bytes (and another length) under the recorded key, as a faulty disk or a
+      // hand in the bucket would leave them
+      const changed = Buffer.concat([Buffer.from(original), Buffer.from('\n%changed\n')]);
+      await t.app.storage.put(generated.data.storageKey, changed);
+      const res = await fetch(file.url.replace(/^http:\/\/[^/]+/, t.url), {
+        headers: { 'x-api-key': a.adminApiKey },
+      });
+      expect(res.status).toBe(200); // the headers left before the bytes could be checked
+      await expect(res.arrayBuffer()).rejects.toThrow();
+      // put back, it downloads again
+      await t.app.storage.put(generated.data.storageKey, original);
+      expect(sha(await pdf(file.url))).toBe(file.sha256);
     }, 60_000);
 
     it('collapses 20 concurrent identical notifications onto one order and one workflow', async () => {

@@ -13,6 +13,10 @@ export interface Minio {
   secretAccessKey: string;
   /** a new empty bucket; the location of `prefix` in it */
   bucket(prefix?: string): Promise<S3Location>;
+  /** kill -9, keeping its data and port for `start` */
+  kill(): Promise<void>;
+  /** starts it again on the same data and port */
+  start(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -42,36 +46,45 @@ export async function startMinio(binary: string): Promise<Minio> {
   const consolePort = await freePort();
   const accessKeyId = `test${randomBytes(6).toString('hex')}`;
   const secretAccessKey = randomBytes(24).toString('base64url');
-  const proc: ChildProcess = spawn(
-    binary,
-    [
-      'server',
-      dir,
-      '--address',
-      `127.0.0.1:${port}`,
-      '--console-address',
-      `127.0.0.1:${consolePort}`,
-      '--quiet',
-    ],
-    {
-      env: { ...process.env, MINIO_ROOT_USER: accessKeyId, MINIO_ROOT_PASSWORD: secretAccessKey },
-      stdio: 'ignore',
-    },
-  );
   const endpoint = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const ok = await fetch(`${endpoint}/minio/health/live`).then(
-      (r) => r.ok,
-      () => false,
+  const launch = async (): Promise<ChildProcess> => {
+    const proc = spawn(
+      binary,
+      [
+        'server',
+        dir,
+        '--address',
+        `127.0.0.1:${port}`,
+        '--console-address',
+        `127.0.0.1:${consolePort}`,
+        '--quiet',
+      ],
+      {
+        env: { ...process.env, MINIO_ROOT_USER: accessKeyId, MINIO_ROOT_PASSWORD: secretAccessKey },
+        stdio: 'ignore',
+      },
     );
-    if (ok) break;
-    if (Date.now() > deadline || proc.exitCode !== null) {
-      proc.kill('SIGKILL');
-      throw new Error('MinIO did not start');
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const ok = await fetch(`${endpoint}/minio/health/live`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (ok) return proc;
+      if (Date.now() > deadline || proc.exitCode !== null) {
+        proc.kill('SIGKILL');
+        throw new Error('MinIO did not start');
+      }
+      await new Promise((r) => setTimeout(r, 200));
     }
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  };
+  const exit = async (proc: ChildProcess, signal: NodeJS.Signals) => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise((r) => proc.once('exit', r));
+    proc.kill(signal);
+    await exited;
+  };
+  let proc = await launch();
   const client = new S3Client({
     endpoint,
     region: 'us-east-1',
@@ -94,9 +107,14 @@ export async function startMinio(binary: string): Promise<Minio> {
         credentials: { accessKeyId, secretAccessKey },
       };
     },
+    async kill() {
+      await exit(proc, 'SIGKILL');
+    },
+    async start() {
+      proc = await launch();
+    },
     async stop() {
-      proc.kill('SIGTERM');
-      await new Promise((r) => (proc.exitCode !== null ? r(undefined) : proc.once('exit', r)));
+      await exit(proc, 'SIGTERM');
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -17,6 +17,8 @@ const store = new PostgresEventStore(db.pool);
 const real = await FilesystemStorage.open(path.join(config.dataDir, 'print-files'));
 const stalling: FileStorage = {
   get: (key) => real.get(key),
+  open: (key) => real.open(key),
+  ping: () => real.ping(),
   list: (prefix) => real.list(prefix),
   remove: (key, since) => real.remove(key, since),
   async put(key, bytes) {

@@ -4,13 +4,15 @@ import { ORDER_STATUSES } from '#projections/orders';
 import { labelList } from '../../../app/labels.ts';
 import { operationsOverview } from '../../../app/operations.ts';
 import { MAX_PAGE, orderPage } from '../../../app/order-lists.ts';
-import { orderHistory, orderView, printFile } from '../../../app/orders.ts';
+import { orderHistory, orderView } from '../../../app/orders.ts';
 import { printFilePreview } from '../../../app/previews.ts';
+import { printFileDownload } from '../../../app/print-file-downloads.ts';
 import { subscriptionStatus } from '../../../app/subscriptions.ts';
 import { orderIdSchema } from '../../../domain/order/events.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { workflowIds } from '../../../temporal/workflow-ids.ts';
 import type { HttpDeps } from '../../deps.ts';
+import { sendPrintFile } from '../../print-file-reply.ts';
 import { toOrderPage } from '../../schemas/order-list.ts';
 import {
   formField,
@@ -177,16 +179,13 @@ export const opsReadPages: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (ap
     { schema: { hide: true, params: fileParams } },
     async (request, reply) => {
       const { labelId, orderItemId, sha256: sha } = request.params;
-      const file = await printFile(
+      const download = await printFileDownload(
         deps.app,
         labelScope(sessionOf(request), labelId),
         orderItemId,
         sha,
       );
-      return reply
-        .type('application/pdf')
-        .header('content-disposition', `inline; filename="${orderItemId}.pdf"`)
-        .send(file.bytes as never);
+      return sendPrintFile(reply, download, `${orderItemId}.pdf`, true);
     },
   );
 

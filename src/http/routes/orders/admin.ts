@@ -2,18 +2,14 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { orderPage } from '../../../app/order-lists.ts';
 import { cancelOrder, retryOrder } from '../../../app/order-operations.ts';
-import {
-  changeBarcode,
-  orderHistory,
-  orderView,
-  printFile,
-  requestReplay,
-} from '../../../app/orders.ts';
+import { changeBarcode, orderHistory, orderView, requestReplay } from '../../../app/orders.ts';
 import { printFilePreview } from '../../../app/previews.ts';
+import { printFileDownload } from '../../../app/print-file-downloads.ts';
 import { barcodeInputSchema } from '../../../domain/order/barcode.ts';
 import { orderIdSchema } from '../../../domain/order/events.ts';
 import { metadataOf, principalOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
+import { sendPrintFile } from '../../print-file-reply.ts';
 import { apiKeySecurity, idParams, problems } from '../../schemas/common.ts';
 import { historySchema, orderSchema, toHistory, toOrderAnswer } from '../../schemas/order.ts';
 import {
@@ -205,6 +201,8 @@ export const orderAdminRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
         tags,
         security: apiKeySecurity,
         summary: "The order item's print file (the latest, or the one with this sha256)",
+        description:
+          'Streamed with its length, ETag and Repr-Digest (the sha256 the order reports); or, when the service is set to hand out links (PRINT_FILE_DOWNLOADS=redirect), a 302 to a short-lived signed link into the object storage.',
         params: idParams,
         querystring: z
           .object({
@@ -223,22 +221,27 @@ export const orderAdminRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
               },
             },
           },
+          302: {
+            description: 'a signed link to the PDF in the object storage (Location), short-lived',
+            content: { 'text/plain': { schema: z.string() } },
+          },
           ...problems(400, 401, 403, 404),
         },
       },
     },
     async (request, reply) => {
-      const file = await printFile(
+      const download = await printFileDownload(
         deps.app,
         label(request),
         request.params.id,
         request.query.sha256,
       );
-      return reply
-        .type('application/pdf')
-        .header('content-disposition', `inline; filename="${request.params.id}.pdf"`)
-        .header('etag', `"${file.sha256}"`)
-        .send(file.bytes as never); // a Buffer goes out as it is, never serialised
+      return sendPrintFile(
+        reply,
+        download,
+        `${request.params.id}.pdf`,
+        request.query.sha256 !== undefined,
+      );
     },
   );
 

@@ -14,6 +14,7 @@ import {
   settled,
   workflowResult,
 } from '../helpers/fixtures.ts';
+import { until } from '../helpers/orders.ts';
 import { decodeBarcodes, pageBoxes } from '../helpers/pdf.ts';
 
 const PT = 72 / 25.4;
@@ -192,6 +193,17 @@ export function saleNotificationSuite(
         expect(codes).toHaveLength(pagesPerItem[n]!);
         for (const page of codes) expect(page).toEqual([item.orderItemId]);
       }
+      // page previews: drawn from the log into the storage, and served
+      const first = order.items[0];
+      const previewKey = `${a.labelId}/${first.orderItemId}/${first.printFiles[0].sha256}-p1.png`;
+      const drawn = await until('the preview to be drawn', () => t.app.storage.get(previewKey));
+      const served = await fetch(
+        `${t.url}/api/orderitem/${first.orderItemId}/preview?sha256=${first.printFiles[0].sha256}&page=1`,
+        { headers: { 'x-api-key': a.adminApiKey } },
+      );
+      expect(served.status).toBe(200);
+      expect(Buffer.from(await served.arrayBuffer()).equals(drawn)).toBe(true);
+      expect((await sharp(drawn).metadata()).format).toBe('png');
       expect(order.items[1].warnings.join()).toMatch(/dpi/); // 60 px over 60 mm
       expect(order.items[0].warnings).toEqual([]);
 

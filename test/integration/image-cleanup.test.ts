@@ -3,7 +3,6 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeUnheldImages } from '../../src/app/image-cleanup.ts';
-import { FilesystemStorage } from '../../src/storage/filesystem.ts';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
 import {
   config,
@@ -14,6 +13,7 @@ import {
   newLabel,
   settled,
 } from '../helpers/fixtures.ts';
+import { type Minio, minioBinary, startMinio } from '../helpers/minio.ts';
 
 /** A small PNG of one colour, as a data URL, and the sha256 the image store files it under. */
 async function png(r: number, g: number, b: number) {
@@ -28,88 +28,111 @@ async function png(r: number, g: number, b: number) {
   };
 }
 
-describe('design images nothing holds are removed', () => {
-  let t: TestApp;
-  let call: ReturnType<typeof client>;
-  let a: Label;
+const binary = minioBinary();
+let minio: Minio | undefined;
+afterAll(async () => minio?.stop());
 
-  beforeAll(async () => {
-    t = await startTestApp();
-    call = client(t.url);
-    a = await newLabel(call, t, 'Images');
-    await importCatalog(call, t, 'supplier-a', [config('IMG-1')]);
-  }, 120_000);
-  afterAll(async () => t?.stop());
-
-  async function project(token: string, src: string) {
-    const r = await call('POST', '/editor/projects', {
-      headers: { authorization: `Bearer ${token}` },
-      body: {
-        name: 'P',
-        sku: 'IMG-1',
-        supplier: 'supplier-a',
-        design: {
-          areas: [
-            {
-              printArea: 'FRONT',
-              layers: [{ type: 'image', src, x: 1, y: 1, width: 20, height: 20, rotation: 0 }],
-            },
-          ],
-        },
-      },
-    });
-    expect(r.status, JSON.stringify(r.body)).toBe(201);
-    return r.body.id as string;
-  }
-
-  it("keeps what an order or another user's project holds, removes a deleted user's and project's", async () => {
-    const [own, shared, ordered, dropped] = await Promise.all([
-      png(200, 0, 0),
-      png(0, 200, 0),
-      png(0, 0, 200),
-      png(90, 90, 90),
-    ]);
-    const ada = await editorUser(t, a.labelId, 'ada');
-    const bob = await editorUser(t, a.labelId, 'bob');
-    await project(ada.token, own.src);
-    await project(ada.token, shared.src);
-    const sold = await project(ada.token, ordered.src);
-    const bobs = await project(bob.token, shared.src);
-    const gone = await project(ada.token, dropped.src);
-
-    const shop = await newIntegration(call, t, a.adminApiKey, false);
-    const orderId = `IMG-${randomUUID().slice(0, 8)}`;
-    const order = await call('POST', '/webhook/notifyorder', {
-      key: shop.apiKey,
-      body: { orderId, items: [{ itemId: 'line-1', projectId: sold, quantity: 1 }] },
-    });
-    expect(order.status, JSON.stringify(order.body)).toBe(200);
-    const deletedProject = await call('DELETE', `/api/product/${gone}`, { key: a.adminApiKey });
-    expect(deletedProject.status).toBe(200);
-    const deletedUser = await call('DELETE', '/api/partner/user?userId=ada', {
-      key: a.adminApiKey,
-    });
-    expect(deletedUser.status).toBe(200);
-    await settled(t);
-
-    const images = await FilesystemStorage.open(path.join(t.config.dataDir, 'images'));
-    const stored = async () => (await images.list('')).map((k) => path.basename(k)).sort();
-    const deps = { pool: t.app.db.pool, store: t.app.store, runner: t.app.runner, images };
-    expect(await stored()).toEqual([own, shared, ordered, dropped].map((i) => i.sha256).sort());
-
-    // images put within the grace period stay: their projects might not be recorded yet
-    expect(await removeUnheldImages(deps, 60_000)).toEqual({ removed: 0, kept: 4 });
-    expect(await removeUnheldImages(deps, 0)).toEqual({ removed: 2, kept: 2 });
-    expect(await stored()).toEqual([shared.sha256, ordered.sha256].sort());
-
-    // what remains still serves: bob's project comes back with its image inline
-    const mine = await call('GET', `/editor/projects/${bobs}`, {
-      headers: { authorization: `Bearer ${bob.token}` },
-    });
-    expect(mine.status).toBe(200);
-    expect(mine.body.design.areas[0].layers[0].src).toBe(shared.src);
-    // and an image put again after a removal is stored again
-    await project(bob.token, own.src);
-    expect(await stored()).toContain(own.sha256);
+cleanupSuite('files under DATA_DIR', async () => ({}));
+if (binary) {
+  cleanupSuite('S3 (MinIO)', async () => {
+    minio = await startMinio(binary);
+    const b = await minio.bucket();
+    return {
+      STORAGE_URL: `s3://${b.bucket}/editor?endpoint=${encodeURIComponent(minio.endpoint)}`,
+      S3_ACCESS_KEY_ID: minio.accessKeyId,
+      S3_SECRET_ACCESS_KEY: minio.secretAccessKey,
+    };
   });
-});
+} else {
+  describe.skip('design images nothing holds are removed (S3: no MinIO binary: run scripts/install-minio.sh or set MINIO_PATH)', () => {
+    it('needs MinIO', () => {});
+  });
+}
+
+function cleanupSuite(where: string, env: () => Promise<Record<string, string>>) {
+  describe(`design images nothing holds are removed (${where})`, () => {
+    let t: TestApp;
+    let call: ReturnType<typeof client>;
+    let a: Label;
+
+    beforeAll(async () => {
+      t = await startTestApp(await env());
+      call = client(t.url);
+      a = await newLabel(call, t, 'Images');
+      await importCatalog(call, t, 'supplier-a', [config('IMG-1')]);
+    }, 120_000);
+    afterAll(async () => t?.stop());
+
+    async function project(token: string, src: string) {
+      const r = await call('POST', '/editor/projects', {
+        headers: { authorization: `Bearer ${token}` },
+        body: {
+          name: 'P',
+          sku: 'IMG-1',
+          supplier: 'supplier-a',
+          design: {
+            areas: [
+              {
+                printArea: 'FRONT',
+                layers: [{ type: 'image', src, x: 1, y: 1, width: 20, height: 20, rotation: 0 }],
+              },
+            ],
+          },
+        },
+      });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      return r.body.id as string;
+    }
+
+    it("keeps what an order or another user's project holds, removes a deleted user's and project's", async () => {
+      const [own, shared, ordered, dropped] = await Promise.all([
+        png(200, 0, 0),
+        png(0, 200, 0),
+        png(0, 0, 200),
+        png(90, 90, 90),
+      ]);
+      const ada = await editorUser(t, a.labelId, 'ada');
+      const bob = await editorUser(t, a.labelId, 'bob');
+      await project(ada.token, own.src);
+      await project(ada.token, shared.src);
+      const sold = await project(ada.token, ordered.src);
+      const bobs = await project(bob.token, shared.src);
+      const gone = await project(ada.token, dropped.src);
+
+      const shop = await newIntegration(call, t, a.adminApiKey, false);
+      const orderId = `IMG-${randomUUID().slice(0, 8)}`;
+      const order = await call('POST', '/webhook/notifyorder', {
+        key: shop.apiKey,
+        body: { orderId, items: [{ itemId: 'line-1', projectId: sold, quantity: 1 }] },
+      });
+      expect(order.status, JSON.stringify(order.body)).toBe(200);
+      const deletedProject = await call('DELETE', `/api/product/${gone}`, { key: a.adminApiKey });
+      expect(deletedProject.status).toBe(200);
+      const deletedUser = await call('DELETE', '/api/partner/user?userId=ada', {
+        key: a.adminApiKey,
+      });
+      expect(deletedUser.status).toBe(200);
+      await settled(t);
+
+      const images = t.app.images;
+      const stored = async () => (await images.list('')).map((k) => path.basename(k)).sort();
+      const deps = { pool: t.app.db.pool, store: t.app.store, runner: t.app.runner, images };
+      expect(await stored()).toEqual([own, shared, ordered, dropped].map((i) => i.sha256).sort());
+
+      // images put within the grace period stay: their projects might not be recorded yet
+      expect(await removeUnheldImages(deps, 60_000)).toEqual({ removed: 0, kept: 4 });
+      expect(await removeUnheldImages(deps, 0)).toEqual({ removed: 2, kept: 2 });
+      expect(await stored()).toEqual([shared.sha256, ordered.sha256].sort());
+
+      // what remains still serves: bob's project comes back with its image inline
+      const mine = await call('GET', `/editor/projects/${bobs}`, {
+        headers: { authorization: `Bearer ${bob.token}` },
+      });
+      expect(mine.status).toBe(200);
+      expect(mine.body.design.areas[0].layers[0].src).toBe(shared.src);
+      // and an image put again after a removal is stored again
+      await project(bob.token, own.src);
+      expect(await stored()).toContain(own.sha256);
+    });
+  });
+}

@@ -5,16 +5,20 @@
 // in the same run. The service makes PDF/X-4 in CMYK and preflights each file; the
 // raw baseline makes the same CMYK file (and no preflight). Also the latency of a single one-item order against one raw render,
 // and the peak RSS of the service process (API, worker and projector in one).
+// BENCH_STORAGE=s3: the service keeps print files and images in a MinIO server on this
+// machine (STORAGE_URL) instead of under DATA_DIR.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { renderPrintFile } from '../src/print/pdf.ts';
 import { defaultOutputProfile } from '../src/print/profiles.ts';
+import { type Minio, minioBinary, startMinio } from '../test/helpers/minio.ts';
 import { benchShop } from './lib/shop.ts';
 import { type ServiceStack, startServiceStack } from './lib/stack.ts';
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 40);
 const SINGLES = Number(process.env.BENCH_SINGLES ?? 15);
+const STORAGE = process.env.BENCH_STORAGE === 's3' ? 's3' : 'filesystem';
 const PARALLEL = 2; // the machine's cores: raw renders run two at a time, like the worker's items
 
 const pct = (xs: number[], p: number) =>
@@ -22,6 +26,7 @@ const pct = (xs: number[], p: number) =>
 
 async function main() {
   let stack: ServiceStack | undefined;
+  let minio: Minio | undefined;
   try {
     const photo = await sharp({
       create: {
@@ -96,7 +101,20 @@ async function main() {
     const rawRate = ORDERS / ((performance.now() - rawBegan) / 1000);
 
     // the service
-    stack = await startServiceStack({ PARTNER_SIMULATOR: 'on' });
+    let storage: Record<string, string> = {};
+    if (STORAGE === 's3') {
+      const binary = minioBinary();
+      if (!binary)
+        throw new Error('no MinIO binary: run scripts/install-minio.sh or set MINIO_PATH');
+      minio = await startMinio(binary);
+      const b = await minio.bucket();
+      storage = {
+        STORAGE_URL: `s3://${b.bucket}/bench?endpoint=${encodeURIComponent(minio.endpoint)}`,
+        S3_ACCESS_KEY_ID: minio.accessKeyId,
+        S3_SECRET_ACCESS_KEY: minio.secretAccessKey,
+      };
+    }
+    stack = await startServiceStack({ PARTNER_SIMULATOR: 'on', ...storage });
     const { call, label, shop, projectId } = await benchShop(stack, area, design);
     const notify = (orderId: string) =>
       call('POST', '/webhook/notifyorder', shop.apiKey, {
@@ -142,7 +160,7 @@ async function main() {
     const peakRss = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 
     console.log(
-      `\n${ORDERS} one-item orders (A6, 2400x1600 photo, text, barcode); ${SINGLES} single orders for latency\n`,
+      `\n${ORDERS} one-item orders (A6, 2400x1600 photo, text, barcode); ${SINGLES} single orders for latency; files ${STORAGE === 's3' ? 'in S3 (MinIO on this machine)' : 'under DATA_DIR'}\n`,
     );
     console.log('| measure | pipeline (HTTP to ready) | raw render | ratio |');
     console.log('|---|---:|---:|---:|');
@@ -160,6 +178,7 @@ async function main() {
     );
   } finally {
     await stack?.stop();
+    await minio?.stop();
   }
 }
 

@@ -9,14 +9,19 @@
 // machine (STORAGE_URL) instead of under DATA_DIR.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
 import sharp from 'sharp';
 import { renderPrintFile } from '../src/print/pdf.ts';
 import { defaultOutputProfile } from '../src/print/profiles.ts';
+import { FilesystemStorage } from '../src/storage/filesystem.ts';
+import { type S3Location, S3Storage } from '../src/storage/s3.ts';
 import { type Minio, minioBinary, startMinio } from '../test/helpers/minio.ts';
+import { cpuSnapshot, cpuSpent, threadSnapshot, threadsSpent } from './lib/cpu.ts';
 import { benchShop } from './lib/shop.ts';
 import { type ServiceStack, startServiceStack } from './lib/stack.ts';
 
-const ORDERS = Number(process.env.BENCH_ORDERS ?? 40);
+const ORDERS = Math.min(200, Number(process.env.BENCH_ORDERS ?? 40)); // one page of the order list
 const SINGLES = Number(process.env.BENCH_SINGLES ?? 15);
 const STORAGE = process.env.BENCH_STORAGE === 's3' ? 's3' : 'filesystem';
 const PARALLEL = 2; // the machine's cores: raw renders run two at a time, like the worker's items
@@ -92,6 +97,8 @@ async function main() {
       single.push(performance.now() - t0);
     }
     let next = 0;
+    const rawCpu = process.cpuUsage();
+    const rawThreads = threadSnapshot(process.pid);
     const rawBegan = performance.now();
     await Promise.all(
       Array.from({ length: PARALLEL }, async () => {
@@ -99,15 +106,21 @@ async function main() {
       }),
     );
     const rawRate = ORDERS / ((performance.now() - rawBegan) / 1000);
+    const { user, system } = process.cpuUsage(rawCpu);
+    const rawCpuSeconds = (user + system) / 1e6;
+    const rawThreadsAfter = threadSnapshot(process.pid);
+    const rawThreadsSpent = threadsSpent(rawThreads, rawThreadsAfter);
 
     // the service
     let storage: Record<string, string> = {};
+    let s3Location: S3Location | undefined;
     if (STORAGE === 's3') {
       const binary = minioBinary();
       if (!binary)
         throw new Error('no MinIO binary: run scripts/install-minio.sh or set MINIO_PATH');
       minio = await startMinio(binary);
       const b = await minio.bucket();
+      s3Location = { ...b, prefix: 'bench/' };
       storage = {
         STORAGE_URL: `s3://${b.bucket}/bench?endpoint=${encodeURIComponent(minio.endpoint)}`,
         S3_ACCESS_KEY_ID: minio.accessKeyId,
@@ -151,11 +164,87 @@ async function main() {
           .join('\n'),
       );
     }
+    // the previews of the orders so far are drawn once the worker has rendered nothing for
+    // a second: waited for here, so the burst measures its own orders only (its own
+    // previews come after it, as theirs came after them)
+    const previewStore =
+      STORAGE === 's3'
+        ? S3Storage.open(s3Location!, 'print-files')
+        : await FilesystemStorage.open(path.join(stack.dataDir, 'print-files'));
+    const earlier = SINGLES + 1;
+    for (const deadline = Date.now() + 120_000; ; ) {
+      const drawn = (await previewStore.list('')).filter((k) => k.endsWith('-p1.png')).length;
+      if (drawn >= earlier) break;
+      if (Date.now() > deadline) throw new Error(`only ${drawn} of ${earlier} previews drawn`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const transactions = async () => {
+      const db = new pg.Client({ connectionString: stack!.databaseUrl });
+      await db.connect();
+      try {
+        const r = await db.query<{ n: string }>(
+          'SELECT sum(xact_commit + xact_rollback) AS n FROM pg_stat_database',
+        );
+        return Number(r.rows[0]!.n);
+      } finally {
+        await db.end();
+      }
+    };
+    // the service's own render time per item (render_duration_seconds: from the
+    // activity's start of rendering to the file recorded)
+    const renderSeconds = async () => {
+      const text = await fetch(`${stack!.base}/metrics`, {
+        headers: { 'x-api-key': stack!.operatorKey },
+      }).then((r) => r.text());
+      const value = (name: string) =>
+        Number(new RegExp(`^${name}\\{outcome="ready"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+      return {
+        sum: value('editor_platform_render_duration_seconds_sum'),
+        count: value('editor_platform_render_duration_seconds_count'),
+      };
+    };
+    const rendersBefore = await renderSeconds();
+    const txBefore = await transactions();
+    const cpuBefore = cpuSnapshot();
+    const threadsBefore = threadSnapshot(stack.service.pid!);
     const began = performance.now();
+    const burstFrom = process.hrtime.bigint() / 1000n;
     const ids = Array.from({ length: ORDERS }, (_, i) => `MANY-${i}`);
     await Promise.all(ids.map(notify));
-    await Promise.all(ids.map((id) => ready(id, 250)));
-    const pipelineRate = ORDERS / ((performance.now() - began) / 1000);
+    // one order-list query every 250 ms for the whole burst (not one poll per order:
+    // 160 requests a second would measure the bench's polling as much as the pipeline)
+    for (;;) {
+      const page = await call(
+        'GET',
+        `/api/orders?q=MANY-&limit=${Math.min(200, ORDERS)}`,
+        label.adminApiKey,
+      ).catch(() => undefined);
+      const rows: { status: string; orderId: string }[] = page?.orders ?? [];
+      const failed = rows.find((o) => o.status === 'failed');
+      if (failed) throw new Error(`${failed.orderId} failed`);
+      if (rows.filter((o) => o.status === 'ready').length >= ORDERS) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const burstSeconds = (performance.now() - began) / 1000;
+    const previewsDuring =
+      (await previewStore.list('')).filter((k) => k.endsWith('-p1.png')).length - earlier;
+    console.log(`previews drawn during the burst: ${previewsDuring}`);
+    if (process.env.BENCH_PROFILE_DIR)
+      console.log(`burst window (monotonic µs): ${burstFrom} ${process.hrtime.bigint() / 1000n}`);
+    const pipelineRate = ORDERS / burstSeconds;
+    // the statistics collector reports with a delay of up to a second
+    await new Promise((r) => setTimeout(r, 1500));
+    const threadsAfter = threadSnapshot(stack.service.pid!);
+    const serviceThreadsSpent = threadsSpent(threadsBefore, threadsAfter);
+    const txPerOrder = ((await transactions()) - txBefore) / ORDERS;
+    const rendersAfter = await renderSeconds();
+    const serviceRenderMs =
+      (1000 * (rendersAfter.sum - rendersBefore.sum)) /
+      Math.max(1, rendersAfter.count - rendersBefore.count);
+    const cpu = cpuSpent(cpuBefore, cpuSnapshot(), {
+      service: stack.service.pid,
+      'bench (this process)': process.pid,
+    });
     const status = readFileSync(`/proc/${stack.service.pid}/status`, 'utf8');
     const peakRss = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 
@@ -172,6 +261,19 @@ async function main() {
     );
     console.log(
       `| one item, p95 ms | ${pct(latency, 95).toFixed(0)} | ${pct(single, 95).toFixed(0)} | +${(pct(latency, 95) - pct(single, 95)).toFixed(0)} ms |`,
+    );
+    console.log(
+      `\nCPU during the ${ORDERS} orders (${burstSeconds.toFixed(1)} s wall, ${(2 * burstSeconds).toFixed(1)} CPU-s on 2 cores): ${cpu
+        .filter(([, s]) => s >= 0.1)
+        .map(([name, s]) => `${name} ${s.toFixed(1)} s`)
+        .join(
+          ', ',
+        )}; the raw render used ${rawCpuSeconds.toFixed(1)} CPU-s for as many (${((2 * ORDERS) / rawRate).toFixed(1)} on 2 cores)`,
+    );
+    console.log(`by thread: service ${serviceThreadsSpent}; raw render ${rawThreadsSpent}`);
+    console.log(`PostgreSQL transactions per order: ${txPerOrder.toFixed(0)}`);
+    console.log(
+      `render time per item, 2 at a time: in the service's activity ${serviceRenderMs.toFixed(0)} ms, raw ${((2 * 1000) / rawRate).toFixed(0)} ms`,
     );
     console.log(
       `\npeak RSS of the service process (API + worker + projector): ${peakRss.toFixed(0)} MiB`,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseStorageUrl, type S3Location } from './storage/s3.ts';
@@ -63,6 +64,10 @@ const envSchema = z.object({
   OVERDUE_SWEEP_MS: z.preprocess(
     emptyAsUndefined,
     z.coerce.number().int().min(100).default(15_000),
+  ),
+  RENDER_CONCURRENCY: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(256).default(os.availableParallelism()),
   ),
   INK_PRINT_METHODS: z.preprocess(
     emptyAsUndefined,
@@ -195,6 +200,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** how often the worker looks for unfinished orders past their deadline */
   overdueSweepMs: number;
+  /** print files a worker renders at once (the others wait their turn) */
+  renderConcurrency: number;
   /** print methods that print with inks (screen, pad, engraving): spot colours, limited colours */
   inkMethods: string[];
   suppliers: string[];
@@ -312,6 +319,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       metricsToken: e.METRICS_TOKEN,
       overdueSweepMs: e.OVERDUE_SWEEP_MS,
       inkMethods: e.INK_PRINT_METHODS,
+      renderConcurrency: e.RENDER_CONCURRENCY,
       storage: e.STORAGE_URL ? parseStorageUrl(e.STORAGE_URL, env) : undefined,
       downloads: { mode: e.PRINT_FILE_DOWNLOADS, ttlSeconds: e.PRINT_FILE_URL_TTL_SECONDS },
       suppliers: [...e.SUPPLIERS, e.PRINTSHOP_SUPPLIER],

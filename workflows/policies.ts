@@ -1,4 +1,4 @@
-import type { ActivityOptions } from '@temporalio/workflow';
+import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
 
 /** Errors that retrying cannot fix. */
 export const PERMANENT = ['RenderError', 'OrderNotFound', 'OrderItemNotFound'];
@@ -12,6 +12,21 @@ export const RENDERING: ActivityOptions = {
     backoffCoefficient: 2,
     maximumInterval: '30 seconds',
     maximumAttempts: 10,
+    nonRetryableErrorTypes: PERMANENT,
+  },
+};
+
+/**
+ * Short steps that only read and append an order's events (start, complete): run as local
+ * activities, in the worker's workflow task, without the server scheduling each one. They
+ * are idempotent (derived event ids), so running one again after a crash is harmless.
+ */
+export const BOOKKEEPING: LocalActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
     nonRetryableErrorTypes: PERMANENT,
   },
 };

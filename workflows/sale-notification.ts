@@ -1,16 +1,20 @@
 import {
   isCancellation,
+  patched,
   proxyActivities,
+  proxyLocalActivities,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../src/activities/index.ts';
-import { RENDERING } from './policies.ts';
+import { BOOKKEEPING, RENDERING } from './policies.ts';
 import { ORDER_ID, ORDER_STATUS } from './search-attributes.ts';
 
-const { startRendering, renderOrderItem, completeOrder } = proxyActivities<Activities>(RENDERING);
+const remote = proxyActivities<Activities>(RENDERING);
+const local = proxyLocalActivities<Activities>(BOOKKEEPING);
 
 const PARALLEL_ITEMS = 2;
+const LOCAL_BOOKKEEPING = 'bookkeeping-as-local-activities';
 
 /** The order's status as a search attribute, where the workflow was started with them. */
 function showStatus(status: string): void {
@@ -28,16 +32,19 @@ function showStatus(status: string): void {
 export async function saleNotificationWorkflow(
   orderStream: string,
 ): Promise<{ status: string; reason?: string }> {
+  // workflows started before the bookkeeping steps became local activities replay as
+  // they ran (their histories hold scheduled activities)
+  const bookkeeping = patched(LOCAL_BOOKKEEPING) ? local : remote;
   try {
-    const pending = await startRendering(orderStream);
+    const pending = await bookkeeping.startRendering(orderStream);
     showStatus('rendering');
     let next = 0;
     await Promise.all(
       Array.from({ length: Math.min(PARALLEL_ITEMS, pending.length) }, async () => {
-        while (next < pending.length) await renderOrderItem(orderStream, pending[next++]!);
+        while (next < pending.length) await remote.renderOrderItem(orderStream, pending[next++]!);
       }),
     );
-    const done = await completeOrder(orderStream);
+    const done = await bookkeeping.completeOrder(orderStream);
     showStatus(done.status);
     return done;
   } catch (err) {

@@ -48,8 +48,13 @@ function withTimeLimit<T>(p: Promise<T>, ms: number): Promise<T> {
  * recorded before PDF/X, the PDF/X-4 one with the order's output profile, marks and
  * inks for the others; the second also runs its preflight.
  */
-async function render(...args: Parameters<typeof renderItem>): ReturnType<typeof renderItem> {
-  renderLoad.begin();
+async function render(
+  timing: { began: number },
+  ...args: Parameters<typeof renderItem>
+): ReturnType<typeof renderItem> {
+  await renderLoad.begin(beat);
+  // the render's own time, not its wait for a turn
+  timing.began = performance.now();
   try {
     return await renderItem(...args);
   } finally {
@@ -193,10 +198,10 @@ export function orderActivities(deps: ActivityDeps) {
         };
       }
       let rendered: Awaited<ReturnType<typeof render>>;
-      const started = performance.now();
-      const took = () => (performance.now() - started) / 1000;
+      const timing = { began: performance.now() };
+      const took = () => (performance.now() - timing.began) / 1000;
       try {
-        rendered = await render(loader, images, s, item);
+        rendered = await render(timing, loader, images, s, item);
       } catch (err) {
         if (!(err instanceof RenderError)) throw err;
         observe(took(), 'failed');
@@ -295,7 +300,14 @@ export function orderActivities(deps: ActivityDeps) {
       for (const item of s.items.values()) {
         const recorded = item.files.at(-1);
         if (!recorded) continue;
-        const { file } = await render(loader, images, s, item, recorded.barcode);
+        const { file } = await render(
+          { began: performance.now() },
+          loader,
+          images,
+          s,
+          item,
+          recorded.barcode,
+        );
         const actual = sha256(file.bytes);
         results.push({
           orderItemId: item.item.orderItemId,

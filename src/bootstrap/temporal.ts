@@ -5,6 +5,7 @@ import { type Activities, type ActivityDeps, createActivities } from '../activit
 import type { Config } from '../config.ts';
 import { freePort, portFree } from '../db/database.ts';
 import { PostgresEventStore } from '../eventstore/postgres.ts';
+import { renderLoad } from '../print/load.ts';
 import { ReactionRunner } from '../reactions/reactor.ts';
 import { scheduleReconciler } from '../reactions/reconciler.ts';
 import { webhooksReactor } from '../reactions/webhooks.ts';
@@ -139,6 +140,7 @@ export function startWorkerRole(
   stops: Stops,
   options: WorkerOptions,
 ): SupervisedWorker {
+  renderLoad.setLimit(config.renderConcurrency);
   const activities = createActivities({
     store: data.store,
     storage: data.storage,

@@ -165,10 +165,30 @@ export class PostgresEventStore implements EventStore {
   readonly kind = 'postgres' as const;
   /** Woken after each local append, so local subscribers do not wait for their poll. */
   /** local appends (by type) and, probed, any movement of the visible head */
-  readonly appended = new WakeSignal(async () => {
+  readonly appended = new WakeSignal(async (last) => {
     const head = await this.headPosition();
-    return `${head.commit}/${head.prepare}`;
+    const key = `${head.commit}/${head.prepare}`;
+    if (last === undefined || last === key) return { head: key };
+    const [commit, prepare] = last.split('/') as [string, string];
+    return {
+      head: key,
+      types: await this.typesBetween({ commit: BigInt(commit), prepare: BigInt(prepare) }, head),
+    };
   });
+
+  /** The types of the events after `from` up to `to`; undefined when there are very many. */
+  private async typesBetween(from: Position, to: Position): Promise<string[] | undefined> {
+    const cap = 5000;
+    const r = await this.pool.query<{ types: string[] | null; n: string }>(
+      `SELECT array_agg(DISTINCT type) AS types, count(*) AS n FROM (
+         SELECT type FROM es_events
+         WHERE (tx_id, seq) > ($1::xid8, $2::bigint) AND (tx_id, seq) <= ($3::xid8, $4::bigint)
+         LIMIT $5) t`,
+      [xid(from), from.prepare.toString(), xid(to), to.prepare.toString(), cap + 1],
+    );
+    const row = r.rows[0]!;
+    return Number(row.n) > cap ? undefined : (row.types ?? []);
+  }
 
   constructor(
     private readonly pool: pg.Pool,

@@ -55,7 +55,9 @@ type Waiter = { wants: ((types: readonly string[]) => boolean) | undefined; wake
  * or, with a `probe`, when the log's visible head moved for any reason (another
  * process's append, a late commit becoming visible). The probe runs every `probeMs`
  * while someone waits, one query for every reader of the process, instead of each
- * reader polling on its own.
+ * reader polling on its own. It names the head and, when it moved, the types of the
+ * events it moved past: only the readers of those types wake (all, when it cannot say).
+ * A reader of none of them still wakes at its own time limit, which keeps its lag short.
  */
 export class WakeSignal {
   private waiters = new Set<Waiter>();
@@ -63,7 +65,9 @@ export class WakeSignal {
   private last: string | undefined;
 
   constructor(
-    private readonly probe?: () => Promise<string>,
+    private readonly probe?: (
+      last: string | undefined,
+    ) => Promise<{ head: string; types?: readonly string[] | undefined }>,
     private readonly probeMs = 200,
   ) {}
 
@@ -103,8 +107,8 @@ export class WakeSignal {
     const probe = this.probe;
     const tick = async () => {
       try {
-        const head = await probe();
-        if (this.last !== undefined && head !== this.last) this.notify();
+        const { head, types } = await probe(this.last);
+        if (this.last !== undefined && head !== this.last) this.notify(types);
         this.last = head;
       } catch {
         // the store is away: the readers' own time-outs keep them going

@@ -53,3 +53,38 @@ describe('PostgreSQL event store: change notifications', () => {
     }
   });
 });
+
+describe('PostgreSQL event store: waking readers of another process', () => {
+  it("wakes a reader of the appended type within the probe's time, and not a reader of other types", async () => {
+    const url = await createDatabase(inject('postgresUrl'));
+    // two stores on two pools: two processes, as far as their wake signals can tell
+    const here = await connectPostgres(url, 2);
+    const there = await connectPostgres(url, 2);
+    try {
+      await PostgresEventStore.migrate(here.pool);
+      const writer = new PostgresEventStore(here.pool);
+      const reader = new PostgresEventStore(there.pool);
+      const wakes = (type: string) => {
+        const began = Date.now();
+        return reader.appended
+          .wait(4000, (types) => types.includes(type))
+          .then(() => Date.now() - began);
+      };
+      // the probe learns the head first
+      await reader.appended.wait(300);
+      const forIt = wakes('Wanted');
+      const forOther = wakes('Unrelated');
+      await new Promise((r) => setTimeout(r, 100));
+      await writer.append(
+        `W-${randomUUID()}`,
+        [{ id: randomUUID(), type: 'Wanted', schemaVersion: 1, data: {}, metadata: {} }],
+        'no_stream',
+      );
+      expect(await forIt).toBeLessThan(1500);
+      expect(await forOther).toBeGreaterThanOrEqual(3900); // its own time limit
+    } finally {
+      await here.close();
+      await there.close();
+    }
+  }, 30_000);
+});

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { FileStorage } from '../../src/storage/port.ts';
+import { S3Storage } from '../../src/storage/s3.ts';
 
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const keyOf = (bytes: Buffer, ext = 'pdf') => {
@@ -61,9 +62,10 @@ export function storageContract(
       await s.ping();
     });
 
-    it('signs a download link, when it can, that serves the bytes and their sha256 until it expires', async (ctx) => {
+    it('signs a download link, when it can, that serves the bytes and their sha256 until it expires', async () => {
       const s = await open('signed');
-      if (!s.signedUrl) ctx.skip(); // a folder has no links to sign
+      // a folder has no links to sign: downloads stream through the API
+      if (!(s instanceof S3Storage)) return expect(s.signedUrl).toBeUndefined();
       const bytes = Buffer.from('%PDF-1.6 signed');
       const key = keyOf(bytes);
       await s.put(key, bytes);

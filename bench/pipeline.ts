@@ -7,16 +7,14 @@
 // and the peak RSS of the service process (API, worker and projector in one).
 // BENCH_STORAGE=s3: the service keeps print files and images in a MinIO server on this
 // machine (STORAGE_URL) instead of under DATA_DIR.
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import sharp from 'sharp';
 import { renderPrintFile } from '../src/print/pdf.ts';
-import { defaultOutputProfile } from '../src/print/profiles.ts';
 import { FilesystemStorage } from '../src/storage/filesystem.ts';
 import { type S3Location, S3Storage } from '../src/storage/s3.ts';
 import { type Minio, minioBinary, startMinio } from '../test/helpers/minio.ts';
+import { CARD_AREA, cardDesign, cardItem } from './lib/card.ts';
 import { cpuSnapshot, cpuSpent, threadSnapshot, threadsSpent } from './lib/cpu.ts';
 import { benchShop } from './lib/shop.ts';
 import { type ServiceStack, startServiceStack } from './lib/stack.ts';
@@ -33,62 +31,11 @@ async function main() {
   let stack: ServiceStack | undefined;
   let minio: Minio | undefined;
   try {
-    const photo = await sharp({
-      create: {
-        width: 2400,
-        height: 1600,
-        channels: 3,
-        background: '#808080',
-        noise: { type: 'gaussian', mean: 128, sigma: 40 },
-      },
-    })
-      .jpeg({ quality: 85 })
-      .toBuffer();
-    const design = {
-      areas: [
-        {
-          printArea: 'FRONT',
-          layers: [
-            {
-              type: 'image' as const,
-              src: `data:image/jpeg;base64,${photo.toString('base64')}`,
-              x: 5,
-              y: 5,
-              width: 95,
-              height: 63,
-              rotation: 0,
-            },
-            {
-              type: 'text' as const,
-              text: 'Happy birthday, Ada!',
-              x: 5,
-              y: 80,
-              fontSize: 18,
-              color: '#1a2b3c',
-            },
-          ],
-        },
-      ],
-    };
-    const area = { code: 'FRONT', name: 'Front', widthMm: 105, heightMm: 148 };
-
+    const design = await cardDesign();
+    const area = CARD_AREA;
     // raw baseline: the render function in a loop, two at a time, making the same
     // PDF/X-4 file in CMYK with the default output profile (no preflight, no storage)
-    const profile = defaultOutputProfile();
-    const rawItem = (n: number) => ({
-      orderId: `RAW-${n}`,
-      orderItemId: randomUUID(),
-      sku: 'A6-CARD',
-      printMethod: 'digital',
-      printColors: 4,
-      printAreas: [area],
-      design,
-      barcode: { format: 'code128' as const, value: randomUUID() },
-      createdAt: new Date(),
-      profile,
-      inks: false,
-      cropMarks: false,
-    });
+    const rawItem = (n: number) => cardItem(design, `RAW-${n}`);
     await renderPrintFile(rawItem(0)); // warm up
     const single: number[] = [];
     for (let i = 0; i < SINGLES; i++) {

@@ -7,60 +7,18 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import sharp from 'sharp';
 import { renderPrintFile } from '../src/print/pdf.ts';
-import { defaultOutputProfile } from '../src/print/profiles.ts';
 import { FilesystemStorage } from '../src/storage/filesystem.ts';
 import type { FileStorage } from '../src/storage/port.ts';
 import { S3Storage } from '../src/storage/s3.ts';
 import { minioBinary, startMinio } from '../test/helpers/minio.ts';
+import { cardDesign, cardItem } from './lib/card.ts';
 
 const FILES = Number(process.env.BENCH_FILES ?? 200);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 
 async function printFile(): Promise<Buffer> {
-  const photo = await sharp({
-    create: {
-      width: 2400,
-      height: 1600,
-      channels: 3,
-      background: '#808080',
-      noise: { type: 'gaussian', mean: 128, sigma: 40 },
-    },
-  })
-    .jpeg({ quality: 85 })
-    .toBuffer();
-  const { bytes } = await renderPrintFile({
-    orderId: 'BENCH',
-    orderItemId: randomUUID(),
-    sku: 'A6-CARD',
-    printMethod: 'digital',
-    printColors: 4,
-    printAreas: [{ code: 'FRONT', name: 'Front', widthMm: 105, heightMm: 148 }],
-    design: {
-      areas: [
-        {
-          printArea: 'FRONT',
-          layers: [
-            {
-              type: 'image',
-              src: `data:image/jpeg;base64,${photo.toString('base64')}`,
-              x: 5,
-              y: 5,
-              width: 95,
-              height: 63,
-              rotation: 0,
-            },
-          ],
-        },
-      ],
-    },
-    barcode: { format: 'code128', value: randomUUID() },
-    createdAt: new Date(),
-    profile: defaultOutputProfile(),
-    inks: false,
-    cropMarks: false,
-  });
+  const { bytes } = await renderPrintFile(cardItem(await cardDesign(), 'BENCH'));
   return Buffer.from(bytes);
 }
 

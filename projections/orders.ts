@@ -306,6 +306,17 @@ export async function findOrderItem(
   return r.rows[0];
 }
 
+/** One of an order item's print files: the one with `sha256`, else the latest. */
+export async function findPrintFile(
+  pool: pg.Pool,
+  labelId: string,
+  orderItemId: string,
+  sha256?: string,
+) {
+  const item = await findOrderItem(pool, labelId, orderItemId);
+  return sha256 ? item?.print_files.find((f) => f.sha256 === sha256) : item?.print_files.at(-1);
+}
+
 export interface OrderListFilter {
   /** a label's own orders; every label's when absent (the operator) */
   labelId?: string | undefined;

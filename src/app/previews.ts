@@ -1,4 +1,4 @@
-import { findOrderItem } from '#projections/orders';
+import { findPrintFile } from '#projections/orders';
 import { DomainError } from '../domain/shared/decider.ts';
 import type { FileStorage } from '../storage/port.ts';
 import type { AppContext } from './context.ts';
@@ -40,8 +40,7 @@ export async function printFilePreview(
   sha256: string,
   page: number,
 ): Promise<Buffer> {
-  const item = await findOrderItem(ctx.pool, labelId, orderItemId);
-  const file = item?.print_files.find((f) => f.sha256 === sha256);
+  const file = await findPrintFile(ctx.pool, labelId, orderItemId, sha256);
   if (!file || page < 1 || page > file.pages) throw noPreview();
   const key = previewKey(file.storageKey, page);
   const stored = await ctx.storage.get(key);

@@ -1,4 +1,4 @@
-import { findOrderItem } from '#projections/orders';
+import { findPrintFile } from '#projections/orders';
 import { DomainError } from '../domain/shared/decider.ts';
 import { verifiedStream } from '../storage/verified.ts';
 import type { AppContext } from './context.ts';
@@ -19,10 +19,7 @@ export async function printFileDownload(
   orderItemId: string,
   sha256?: string,
 ): Promise<PrintFileDownload> {
-  const item = await findOrderItem(ctx.pool, labelId, orderItemId);
-  const file = sha256
-    ? item?.print_files.find((f) => f.sha256 === sha256)
-    : item?.print_files.at(-1);
+  const file = await findPrintFile(ctx.pool, labelId, orderItemId, sha256);
   if (!file) throw noPrintFile();
   if (ctx.downloads.mode === 'redirect' && ctx.storage.signedUrl) {
     const redirect = await ctx.storage.signedUrl(file.storageKey, {

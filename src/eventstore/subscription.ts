@@ -19,6 +19,7 @@ export function pollingSubscription(
   let position: Position = options.from;
   const pageSize = options.pageSize ?? 500;
   const idleMs = options.idleMs ?? 100;
+  const wakeups = options.wakeups?.reader();
   const loop = (async () => {
     while (running) {
       try {
@@ -29,7 +30,7 @@ export function pollingSubscription(
           position = event.position;
         }
         if (page.length < pageSize) {
-          await (options.wakeups?.wait(idleMs) ?? delay(idleMs));
+          await (wakeups?.wait(idleMs) ?? delay(idleMs));
         }
       } catch (err) {
         options.onError?.(err);
@@ -40,7 +41,7 @@ export function pollingSubscription(
   return {
     async stop() {
       running = false;
-      options.wakeups?.notify();
+      wakeups?.close();
       await loop;
     },
   };
@@ -48,7 +49,19 @@ export function pollingSubscription(
 
 const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-type Waiter = { wants: ((types: readonly string[]) => boolean) | undefined; wake: () => void };
+type Wants = ((types: readonly string[]) => boolean) | undefined;
+
+/** A reader's place at a wake signal: see `WakeSignal.reader`. */
+export interface WakeReader {
+  /**
+   * Resolves once appends of the reader's types happen, or after `maxMs`; at once when
+   * some happened since its last wait returned (while it was reading them, or after).
+   */
+  wait(maxMs: number): Promise<void>;
+  close(): void;
+}
+
+type ReaderState = { wants: Wants; pending: boolean; wake: (() => void) | undefined };
 
 /**
  * Wakes waiting readers early: when this process appended events (and of which types),
@@ -60,8 +73,10 @@ type Waiter = { wants: ((types: readonly string[]) => boolean) | undefined; wake
  * A reader of none of them still wakes at its own time limit, which keeps its lag short.
  */
 export class WakeSignal {
-  private waiters = new Set<Waiter>();
+  private readonly readers = new Set<ReaderState>();
+  private waiting = 0;
   private timer: NodeJS.Timeout | undefined;
+  private probing = false;
   private last: string | undefined;
 
   constructor(
@@ -73,47 +88,76 @@ export class WakeSignal {
 
   /** Appends happened: types given, only readers of one of them wake; none, all wake. */
   notify(types?: readonly string[]): void {
-    for (const w of this.waiters) {
-      if (types === undefined || w.wants === undefined || w.wants(types)) {
-        this.waiters.delete(w);
-        w.wake();
-      }
+    for (const r of this.readers) {
+      if (types !== undefined && r.wants !== undefined && !r.wants(types)) continue;
+      if (r.wake) r.wake();
+      // a reader busy reading now may have read before these appends: it looks again
+      else r.pending = true;
     }
-    if (this.waiters.size === 0) this.stopProbing();
   }
 
-  /** Waits at most `maxMs` for appends, of the types `wants` takes when given. */
-  wait(maxMs: number, wants?: (types: readonly string[]) => boolean): Promise<void> {
-    return new Promise((resolve) => {
-      const waiter: Waiter = {
-        wants,
-        wake: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      };
-      const timer = setTimeout(() => {
-        this.waiters.delete(waiter);
-        if (this.waiters.size === 0) this.stopProbing();
-        resolve();
-      }, maxMs);
-      this.waiters.add(waiter);
-      this.startProbing();
-    });
+  /**
+   * A reader that keeps its place between waits, for a loop that reads, handles what it
+   * read and waits again: appends of its types while it is handling (after its read)
+   * make its next wait return at once instead of waiting out `maxMs`.
+   */
+  reader(wants?: (types: readonly string[]) => boolean): WakeReader {
+    const state: ReaderState = { wants, pending: false, wake: undefined };
+    this.readers.add(state);
+    return {
+      wait: (maxMs) => {
+        if (state.pending || !this.readers.has(state)) {
+          state.pending = false;
+          return Promise.resolve();
+        }
+        return new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            state.wake = undefined;
+            state.pending = false;
+            if (--this.waiting === 0) this.stopProbing();
+            resolve();
+          };
+          const timer = setTimeout(done, maxMs);
+          state.wake = done;
+          this.waiting++;
+          this.startProbing();
+        });
+      },
+      close: () => {
+        this.readers.delete(state);
+        state.wake?.();
+      },
+    };
   }
 
+  /** Waits at most `maxMs` for appends from now on, of the types `wants` takes when given. */
+  async wait(maxMs: number, wants?: (types: readonly string[]) => boolean): Promise<void> {
+    const once = this.reader(wants);
+    try {
+      await once.wait(maxMs);
+    } finally {
+      once.close();
+    }
+  }
+
+  /** one chain of probes at a time: a probe in flight when the last waiter left ends it */
   private startProbing(): void {
-    if (!this.probe || this.timer) return;
+    if (!this.probe || this.timer || this.probing) return;
     const probe = this.probe;
     const tick = async () => {
+      this.timer = undefined;
+      this.probing = true;
       try {
         const { head, types } = await probe(this.last);
         if (this.last !== undefined && head !== this.last) this.notify(types);
         this.last = head;
       } catch {
         // the store is away: the readers' own time-outs keep them going
+      } finally {
+        this.probing = false;
       }
-      if (this.timer) this.timer = setTimeout(tick, this.probeMs);
+      if (this.waiting > 0 && !this.timer) this.timer = setTimeout(tick, this.probeMs);
     };
     this.timer = setTimeout(tick, this.probeMs);
   }

@@ -199,16 +199,18 @@ export abstract class SubscriptionRunner<S extends Subscriber> {
         this.owned.add(s.name);
         // another process may have run it meanwhile: what this one remembers is stale
         this.forget(s.name);
+        const wait = this.waitForEvents(s);
         try {
           while (this.running && this.owned.has(s.name)) {
             const n = await this.advance(s);
             transientFailures = 0;
             if (n < this.batchSize) {
               await this.afterCatchUp(s);
-              await this.waitForEvents(s);
+              await wait.next();
             }
           }
         } finally {
+          wait.close();
           if (this.owned.delete(s.name) && this.lockClient === held) {
             await this.onLockClient(() =>
               locks.query('SELECT pg_advisory_unlock(hashtext($1))', [this.lockKey(s.name)]),
@@ -261,14 +263,16 @@ export abstract class SubscriptionRunner<S extends Subscriber> {
   protected async afterCatchUp(_s: S): Promise<void> {}
 
   /**
-   * Waits for events: woken by appends of a type the subscriber handles, or when the
-   * log's head moves (which also carries it past events of other types, so its lag stays
-   * honest); polls on its own only without a wake signal.
+   * How a subscriber waits for events: woken by appends of a type it handles (those made
+   * while it was handling the last page included), or when the log's head moves (which
+   * also carries it past events of other types, so its lag stays honest); polls on its
+   * own only without a wake signal.
    */
-  private waitForEvents(s: S): Promise<void> {
-    return this.wakeups
-      ? this.wakeups.wait(WAKE_LIMIT_MS, (types) => types.some((t) => s.handles.has(t)))
-      : delay(this.idleMs);
+  private waitForEvents(s: S): { next(): Promise<void>; close(): void } {
+    const reader = this.wakeups?.reader((types) => types.some((t) => s.handles.has(t)));
+    return reader
+      ? { next: () => reader.wait(WAKE_LIMIT_MS), close: () => reader.close() }
+      : { next: () => delay(this.idleMs), close: () => {} };
   }
 
   private markFailing(name: string, err: unknown): void {

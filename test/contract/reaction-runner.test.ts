@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { connectPostgres, type Database } from '../../src/db/database.ts';
+import type { RecordedEvent } from '../../src/eventstore/port.ts';
+import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
+import { ReactionRunner } from '../../src/reactions/reactor.ts';
+import { createDatabase } from '../helpers/postgres-cluster.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('reaction runner (PostgreSQL)', () => {
+  let db: Database;
+  let store: PostgresEventStore;
+
+  beforeAll(async () => {
+    db = await connectPostgres(await createDatabase(inject('postgresUrl')));
+    await PostgresEventStore.migrate(db.pool);
+    store = new PostgresEventStore(db.pool);
+  });
+  afterAll(async () => db?.close());
+
+  it('takes events appended while it reacts at once, not after its wait limit (5 s)', async () => {
+    const reacted = new Map<string, number>();
+    const runner = new ReactionRunner(
+      db.pool,
+      store,
+      [
+        {
+          name: 'slow-starter',
+          handles: new Set(['WorkRequested']),
+          async react(e: RecordedEvent) {
+            await sleep(400); // a workflow start on a busy server
+            reacted.set(e.id, Date.now());
+          },
+        },
+      ],
+      pino({ level: 'silent' }),
+      { wakeups: store.appended },
+    );
+    await runner.migrate();
+    // other readers of the process keep waiting meanwhile, so the log's head is known and
+    // probing tells nobody of appends made while the reactor was busy
+    let others = true;
+    const otherReaders = (async () => {
+      while (others) await store.appended.wait(1000, (types) => types.includes('Unrelated'));
+    })();
+    runner.start();
+    try {
+      const append = async () => {
+        const id = randomUUID();
+        await store.append(
+          `work-${id}`,
+          [{ id, type: 'WorkRequested', schemaVersion: 1, data: {}, metadata: {} }],
+          'no_stream',
+        );
+        return { id, at: Date.now() };
+      };
+      const first = await append();
+      await sleep(150); // the reactor is reacting to the first now
+      const during = [await append(), await append()];
+      const deadline = Date.now() + 10_000;
+      while (during.some((d) => !reacted.has(d.id)) && Date.now() < deadline) await sleep(20);
+      expect(reacted.has(first.id)).toBe(true);
+      for (const d of during) {
+        expect(reacted.has(d.id)).toBe(true);
+        // two reactions of 400 ms each are ahead of it at most; the limit would be 5 s
+        expect(reacted.get(d.id)! - d.at).toBeLessThan(2500);
+      }
+    } finally {
+      others = false;
+      await runner.stop();
+      await otherReaders;
+    }
+  });
+});

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { WakeSignal } from '../../src/eventstore/subscription.ts';
+
+const elapsed = async (p: Promise<void>) => {
+  const began = performance.now();
+  await p;
+  return performance.now() - began;
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const wantsOrders = (types: readonly string[]) => types.includes('OrderReceived');
+
+describe('WakeSignal', () => {
+  it('a reader busy when appends of its types happen does not wait out its limit', async () => {
+    const signal = new WakeSignal();
+    const reader = signal.reader(wantsOrders);
+    // the reader read a page and is handling it; meanwhile an order is appended
+    signal.notify(['OrderReceived']);
+    expect(await elapsed(reader.wait(5000))).toBeLessThan(100);
+    // that append was taken: the wait after it waits again
+    expect(await elapsed(reader.wait(150))).toBeGreaterThanOrEqual(140);
+    reader.close();
+  });
+
+  it('appends of other types neither wake a waiting reader nor cut its next wait short', async () => {
+    const signal = new WakeSignal();
+    const reader = signal.reader(wantsOrders);
+    signal.notify(['PriceSet']);
+    const waiting = elapsed(reader.wait(200));
+    signal.notify(['PriceSet']);
+    expect(await waiting).toBeGreaterThanOrEqual(190);
+    reader.close();
+  });
+
+  it('wakes a waiting reader of the appended type at once, and every reader when no type is named', async () => {
+    const signal = new WakeSignal();
+    const orders = signal.reader(wantsOrders);
+    const any = signal.reader();
+    const forOrders = elapsed(orders.wait(5000));
+    const forAny = elapsed(any.wait(5000));
+    signal.notify(['OrderReceived']);
+    expect(await forOrders).toBeLessThan(100);
+    expect(await forAny).toBeLessThan(100);
+    const again = elapsed(orders.wait(5000));
+    signal.notify();
+    expect(await again).toBeLessThan(100);
+  });
+
+  it('a one-off wait counts appends from its start only; closing a reader ends its wait', async () => {
+    const signal = new WakeSignal();
+    signal.notify(['OrderReceived']);
+    expect(await elapsed(signal.wait(150, wantsOrders))).toBeGreaterThanOrEqual(140);
+    const reader = signal.reader(wantsOrders);
+    const waiting = elapsed(reader.wait(5000));
+    reader.close();
+    expect(await waiting).toBeLessThan(100);
+    expect(await elapsed(reader.wait(5000))).toBeLessThan(100);
+  });
+
+  it('probes only while someone waits, one probe at a time, and wakes the readers of the types it found', async () => {
+    let probes = 0;
+    let inFlight = 0;
+    let most = 0;
+    let head = 0;
+    const signal = new WakeSignal(async () => {
+      probes++;
+      most = Math.max(most, ++inFlight);
+      await sleep(30); // slower than the probe interval
+      inFlight--;
+      return { head: String(head), types: ['OrderReceived'] };
+    }, 10);
+    const reader = signal.reader(wantsOrders);
+    // waits that end and begin again while a probe is in flight
+    for (let i = 0; i < 10; i++) await reader.wait(25);
+    await sleep(100);
+    expect(most).toBe(1);
+    const whileWaiting = probes;
+    await sleep(200);
+    expect(probes).toBe(whileWaiting);
+    // another process appended: the next probe sees the head move
+    const woken = elapsed(reader.wait(5000));
+    head++;
+    expect(await woken).toBeLessThan(1000);
+    expect(probes).toBeGreaterThan(whileWaiting);
+    reader.close();
+  });
+});

@@ -2,18 +2,22 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
+/** A process's or thread's name and CPU seconds (user + system), from its stat file. */
+function readStat(path: string): { name: string; seconds: number } {
+  const stat = readFileSync(path, 'utf8');
+  // the name is in parentheses and may hold spaces; the fields after it are plain
+  const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { name, seconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND };
+}
+
 /** CPU seconds (user + system) each process has used so far, by pid, with its name. */
 export function cpuSnapshot(): Map<number, { name: string; seconds: number }> {
   const out = new Map<number, { name: string; seconds: number }>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // the name is in parentheses and may hold spaces; the fields after it are plain
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime
-      out.set(Number(entry), { name, seconds: ticks / TICKS_PER_SECOND });
+      out.set(Number(entry), readStat(`/proc/${entry}/stat`));
     } catch {
       // the process ended meanwhile
     }
@@ -52,11 +56,8 @@ export function threadSnapshot(pid: number): Map<string, number> {
   }
   for (const tid of tasks) {
     try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const named = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const { name: named, seconds } = readStat(`/proc/${pid}/task/${tid}/stat`);
       const name = tid === String(pid) ? 'main thread' : named;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const seconds = (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
       out.set(name, (out.get(name) ?? 0) + seconds);
     } catch {
       // the thread ended meanwhile

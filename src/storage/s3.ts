@@ -154,15 +154,15 @@ export class S3Storage implements FileStorage {
   }
 
   async get(key: string): Promise<Buffer | undefined> {
-    try {
-      const r = await this.client.send(
-        new GetObjectCommand({ Bucket: this.bucket, Key: this.key(key) }),
-      );
-      return r.Body ? Buffer.from(await r.Body.transformToByteArray()) : undefined;
-    } catch (err) {
-      if (missing(err)) return undefined;
-      throw err;
-    }
+    const file = await this.open(key);
+    if (!file) return undefined;
+    const chunks: Buffer[] = [];
+    for await (const chunk of file.body) chunks.push(chunk as Buffer);
+    const bytes = Buffer.concat(chunks);
+    // a connection closed early ends the stream without an error
+    if (bytes.length !== file.size)
+      throw new Error(`read ${bytes.length} of the object's ${file.size} bytes`);
+    return bytes;
   }
 
   /**

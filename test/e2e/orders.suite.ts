@@ -328,7 +328,7 @@ export function saleNotificationSuite(
       expect(after.items[0].warnings.join()).toContain('differs from the recorded one');
     }, 60_000);
 
-    it('cuts the download of a print file changed in the storage behind its back', async () => {
+    it('cuts the download of a print file changed in the storage behind its back; 50 racing downloads are whole', async () => {
       const p = await project({
         design: design([
           { type: 'text', text: 'Changed', x: 1, y: 1, fontSize: 12, color: '#000000' },
@@ -356,6 +356,18 @@ export function saleNotificationSuite(
       // put back, it downloads again
       await t.app.storage.put(generated.data.storageKey, original);
       expect(sha(await pdf(file.url))).toBe(file.sha256);
+
+      // 50 downloads racing, with the order's other reads between them: each whole and right
+      const raced = await Promise.all(
+        Array.from({ length: 50 }, async (_, i) => {
+          if (i % 10 === 0)
+            expect(
+              (await call('GET', `/api/orders/${orderId}`, { key: a.adminApiKey })).status,
+            ).toBe(200);
+          return sha(await pdf(file.url));
+        }),
+      );
+      expect(new Set(raced)).toEqual(new Set([file.sha256]));
     }, 60_000);
 
     it('collapses 20 concurrent identical notifications onto one order and one workflow', async () => {

@@ -46,13 +46,12 @@ export class RenderLoad {
 
   end(): void {
     this.lastEnd = Date.now();
-    const next = this.turns.shift();
-    if (next && this.active <= this.limit) {
-      next();
+    // the place passes to the next in line, unless a lowered limit takes it back
+    if (this.active <= this.limit && this.turns.length > 0) {
+      this.turns.shift()!();
       return;
     }
     this.active = Math.max(0, this.active - 1);
-    if (next) this.turns.unshift(next);
     if (this.active === 0) for (const w of this.idleWaiters) w();
   }
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import {
   DeleteObjectCommand,
   GetObjectCommand,
@@ -156,9 +157,7 @@ export class S3Storage implements FileStorage {
   async get(key: string): Promise<Buffer | undefined> {
     const file = await this.open(key);
     if (!file) return undefined;
-    const chunks: Buffer[] = [];
-    for await (const chunk of file.body) chunks.push(chunk as Buffer);
-    const bytes = Buffer.concat(chunks);
+    const bytes = await buffer(file.body);
     // a connection closed early ends the stream without an error
     if (bytes.length !== file.size)
       throw new Error(`read ${bytes.length} of the object's ${file.size} bytes`);

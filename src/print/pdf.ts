@@ -190,7 +190,7 @@ export async function renderPrintFile(
   const barcode = barcodeShapes(item.barcode.format, item.barcode.value);
 
   // spot colours: one Separation per ink, CMYK alternates through the output profile
-  const separation = async (name: string, alternate: Cmyk): Promise<PDFRef> =>
+  const separation = (name: string, alternate: Cmyk): PDFRef =>
     ctx.register(
       ctx.obj([
         PDFName.of('Separation'),
@@ -199,12 +199,14 @@ export async function renderPrintFile(
         ctx.obj({ FunctionType: 2, Domain: [0, 1], C0: [0, 0, 0, 0], C1: alternate, N: 1 }),
       ]),
     );
-  const inkSpaces = inks
-    ? await Promise.all(
-        inks.map(async (ink) => separation(ink.name, await cmykOf(item.profile, ink.hex))),
-      )
+  // the alternates are looked up together, but the objects are registered one after
+  // another in the inks' order: object numbers must follow the design, not which colour
+  // lookup happened to finish first
+  const alternates = inks
+    ? await Promise.all(inks.map((ink) => cmykOf(item.profile, ink.hex)))
     : [];
-  const registration = item.cropMarks ? await separation('All', [1, 1, 1, 1]) : undefined;
+  const inkSpaces = (inks ?? []).map((ink, i) => separation(ink.name, alternates[i]!));
+  const registration = item.cropMarks ? separation('All', [1, 1, 1, 1]) : undefined;
 
   const images: PrintFile['images'] = [];
   const warnings: string[] = [];

@@ -70,6 +70,30 @@ describe('print files a preflight accepts', () => {
         printColors: 2,
         printAreas: [{ code: 'FRONT', name: 'Front', widthMm: 80, heightMm: 50 }],
       }),
+      config('DIG-FB', {
+        printMethod: 'digital',
+        printColors: 4,
+        printAreas: [
+          { code: 'FRONT', name: 'Front', widthMm: 100, heightMm: 70 },
+          { code: 'BACK', name: 'Back', widthMm: 100, heightMm: 70 },
+        ],
+      }),
+      config('SCR-BLK', {
+        printMethod: 'screen',
+        printColors: 2,
+        productColor: 'black',
+        printAreas: [{ code: 'FRONT', name: 'Front', widthMm: 80, heightMm: 50 }],
+      }),
+      config('PAD-1', {
+        printMethod: 'pad',
+        printColors: 1,
+        printAreas: [{ code: 'FRONT', name: 'Front', widthMm: 40, heightMm: 25 }],
+      }),
+      config('ENG-1', {
+        printMethod: 'engraving',
+        printColors: 1,
+        printAreas: [{ code: 'FRONT', name: 'Front', widthMm: 60, heightMm: 30 }],
+      }),
     ]);
     tokenA = (await editorUser(t, a.labelId, 'designer-a')).token;
     tokenB = (await editorUser(t, b.labelId, 'designer-b')).token;
@@ -364,6 +388,119 @@ describe('print files a preflight accepts', () => {
     expect(qpdfCheck(bytes)).toMatch(/No syntax or stream encoding errors/);
     expect(decodeBarcodes(bytes)).toEqual([[order.items[0].orderItemId]]);
   }, 60_000);
+
+  /**
+   * Replays of every print method, ten times in a row: the order of issue 21 (a digital
+   * item on two areas and a 2-colour screen-print item, whose spot colours once came out
+   * in another order when a colour lookup was cached), and the same with a pad-printed
+   * and an engraved item beside them.
+   */
+  describe('replays of every print method', () => {
+    const text = (t: string, color: string, y = 5) => ({
+      type: 'text',
+      text: t,
+      x: 5,
+      y,
+      fontSize: 14,
+      color,
+    });
+    async function orderOf(items: { projectId: string; quantity: number }[]) {
+      const orderId = `RP-${randomUUID().slice(0, 8)}`;
+      const r = await call('POST', '/webhook/notifyorder', {
+        key: shopA.apiKey,
+        body: {
+          orderId,
+          customer: { name: 'Erika Mustermann' },
+          items: items.map((item, n) => ({ itemId: `line-${n + 1}`, ...item })),
+        },
+      });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      const order = await until(`order ${orderId}`, async () => {
+        const o = await call('GET', `/api/orders/${orderId}`, { key: a.adminApiKey });
+        return ['ready', 'failed'].includes(o.body?.status) ? o.body : undefined;
+      });
+      expect(order.status, JSON.stringify(order)).toBe('ready');
+      for (const item of order.items) {
+        const file = item.printFiles[0];
+        const res = await fetch(file.url.replace(/^http:\/\/[^/]+/, t.url), {
+          headers: { 'x-api-key': a.adminApiKey },
+        });
+        const bytes = new Uint8Array(await res.arrayBuffer());
+        expect(createHash('sha256').update(bytes).digest('hex')).toBe(file.sha256);
+      }
+      return order;
+    }
+    async function replayedTenTimes(orderId: string, itemCount: number) {
+      for (let run = 1; run <= 10; run++) {
+        const replay = await call('POST', `/api/orders/${encodeURIComponent(orderId)}/replay`, {
+          key: a.adminApiKey,
+        });
+        expect(replay.status).toBe(202);
+        const results = await workflowResult(t, replay.body.workflowId);
+        expect(results, `replay ${run}`).toHaveLength(itemCount);
+        for (const r of results) expect(r, `replay ${run}`).toMatchObject({ matches: true });
+      }
+      const after = await call('GET', `/api/orders/${encodeURIComponent(orderId)}/history`, {
+        key: a.adminApiKey,
+      });
+      expect(after.status).toBe(200);
+      expect(JSON.stringify(after.body)).not.toContain('PrintFileMismatchDetected');
+    }
+    let digital: string;
+    let screen: string;
+    beforeAll(async () => {
+      const photo = await sharp({
+        create: { width: 600, height: 400, channels: 3, background: '#3a7bd5' },
+      })
+        .png()
+        .toBuffer();
+      digital = await project(tokenA, 'DIG-FB', {
+        areas: [
+          {
+            printArea: 'FRONT',
+            layers: [
+              {
+                type: 'image',
+                src: dataUrl('image/png', photo),
+                x: 5,
+                y: 5,
+                width: 60,
+                height: 40,
+              },
+              text('Front', '#000000', 50),
+            ],
+          },
+          { printArea: 'BACK', layers: [text('Back', '#000000')] },
+        ],
+      });
+      screen = await project(
+        tokenA,
+        'SCR-BLK',
+        design([text('Red ink', '#e30613'), text('Black ink', '#000000', 25)]),
+      );
+    }, 60_000);
+
+    it('the digital and screen-print order of issue 21 replays identical ten times', async () => {
+      const order = await orderOf([
+        { projectId: digital, quantity: 5 },
+        { projectId: screen, quantity: 50 },
+      ]);
+      expect(order.items[1].preflight.plates).toEqual(['Spot 1 #E30613', 'Spot 2 #000000']);
+      await replayedTenTimes(order.orderId, 2);
+    }, 240_000);
+
+    it('with a pad-printed and an engraved item beside them, too', async () => {
+      const pad = await project(tokenA, 'PAD-1', design([text('Pad', '#002d72')]));
+      const engraved = await project(tokenA, 'ENG-1', design([text('Engraved', '#000000')]));
+      const order = await orderOf([
+        { projectId: digital, quantity: 5 },
+        { projectId: screen, quantity: 50 },
+        { projectId: pad, quantity: 100 },
+        { projectId: engraved, quantity: 10 },
+      ]);
+      await replayedTenTimes(order.orderId, 4);
+    }, 300_000);
+  });
 
   it('makes and replays an order recorded before PDF/X with the renderer it was made by', async () => {
     const orderId = `OLD-${randomUUID().slice(0, 8)}`;

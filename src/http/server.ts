@@ -20,9 +20,10 @@ import {
   notFoundOrNotAllowed,
   refuseMalformedQuery,
 } from './edge.ts';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.ts';
 import { ONE_MIB } from './limits.ts';
 import { withExamples } from './openapi-examples.ts';
-import { answerWithProblems } from './problem.ts';
+import { answerWithProblems, HttpProblem } from './problem.ts';
 import { requestLogger } from './request-logger.ts';
 import { adminApi } from './routes/admin/index.ts';
 import { editorAuthRoutes } from './routes/editor/auth.ts';
@@ -69,6 +70,15 @@ export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<F
   const json = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if (body === '' || body === undefined) return done(null, undefined);
+    // before anything walks it: a body nested thousands deep would overflow recursive code
+    if (nestsDeeperThan(body as string))
+      return done(
+        new HttpProblem(
+          400,
+          'too_deep',
+          `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels of objects and arrays`,
+        ),
+      );
     return json(req, body as string, done);
   });
 

@@ -12,28 +12,47 @@ export function badText(s: string): string | undefined {
   return undefined;
 }
 
-/** The first string (value or key) in a JSON value that cannot be stored, with its path. */
-export function findBadText(
-  value: unknown,
-  path: string[] = [],
-): { path: string; problem: string } | undefined {
-  if (typeof value === 'string') {
-    const problem = badText(value);
-    return problem ? { path: path.join('.') || '(root)', problem } : undefined;
-  }
-  if (Array.isArray(value)) {
-    for (const [i, v] of value.entries()) {
-      const found = findBadText(v, [...path, String(i)]);
-      if (found) return found;
-    }
-    return undefined;
-  }
-  if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      const keyProblem = badText(k);
-      if (keyProblem) return { path: [...path, '(key)'].join('.'), problem: `a key ${keyProblem}` };
-      const found = findBadText(v, [...path, k]);
-      if (found) return found;
+type Found = { path: string; problem: string };
+/** A place in the value: its key and its parent's place (shared, never copied). */
+type Place = { key: string; parent: Place | undefined } | undefined;
+
+const pathOf = (place: Place): string[] => {
+  const keys: string[] = [];
+  for (let p = place; p; p = p.parent) keys.push(p.key);
+  return keys.reverse();
+};
+
+/**
+ * The first string (value or key) in a JSON value that cannot be stored, with its path.
+ * Walked with a stack of its own, not by recursion, and places kept as links to their
+ * parents: any depth of nesting costs time and memory in proportion to the value's size.
+ */
+export function findBadText(value: unknown, path: string[] = []): Found | undefined {
+  const root = path.reduce<Place>((parent, key) => ({ key, parent }), undefined);
+  const at = (place: Place) => pathOf(place).join('.') || '(root)';
+  // each entry is a value still to look into, or a bad key already found, in document order
+  const stack: ({ value: unknown; place: Place } | { found: Found })[] = [{ value, place: root }];
+  while (stack.length > 0) {
+    const next = stack.pop()!;
+    if ('found' in next) return next.found;
+    const { value: v, place } = next;
+    if (typeof v === 'string') {
+      const problem = badText(v);
+      if (problem) return { path: at(place), problem };
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--)
+        stack.push({ value: v[i], place: { key: String(i), parent: place } });
+    } else if (v && typeof v === 'object') {
+      const entries = Object.entries(v);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, x] = entries[i]!;
+        stack.push({ value: x, place: { key: k, parent: place } });
+        const keyProblem = badText(k);
+        if (keyProblem)
+          stack.push({
+            found: { path: at({ key: '(key)', parent: place }), problem: `a key ${keyProblem}` },
+          });
+      }
     }
   }
   return undefined;

@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /** Where webhooks may go, from the configuration. */
 export interface WebhookTargets {
@@ -7,34 +8,32 @@ export interface WebhookTargets {
   allowPrivate: boolean;
 }
 
-const PRIVATE = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.168.0.0', 16],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  PRIVATE.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [
-  ['::', 127],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const)
-  PRIVATE.addSubnet(net, bits, 'ipv6');
-
+/**
+ * Whether an address is anything but an ordinary public unicast address: every block of
+ * IANA's IPv4 and IPv6 special-purpose registries (private, loopback, link-local,
+ * carrier-grade NAT, documentation, benchmarking, multicast, reserved, ...), as the
+ * maintained ipaddr.js knows them, and the IPv6 forms that carry an IPv4 address inside
+ * (IPv4-mapped, the deprecated IPv4-compatible `::a.b.c.d`, NAT64, 6to4, Teredo), which
+ * would otherwise reach an IPv4 host through the back door.
+ */
 export function isPrivateAddress(address: string): boolean {
-  const v = isIP(address);
-  if (v === 0) return false;
-  const mapped = address.toLowerCase().match(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/);
-  if (mapped) return PRIVATE.check(mapped[1]!, 'ipv4');
-  return PRIVATE.check(address, v === 4 ? 'ipv4' : 'ipv6');
+  if (!ipaddr.isValid(address) || isIP(address) === 0) return false;
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6') {
+    const v6 = parsed as ipaddr.IPv6;
+    // ::/96 holds the unspecified and loopback addresses and the IPv4-compatible form
+    if (v6.parts.slice(0, 6).every((p) => p === 0)) return true;
+    if (v6.isIPv4MappedAddress()) return true;
+  }
+  return parsed.range() !== 'unicast';
 }
+
+/** A URL's host as checked: without IPv6 brackets, lower case, without the root's trailing dots. */
+const hostOf = (url: URL) =>
+  url.hostname
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase()
+    .replace(/\.+$/, '');
 
 /** Why a URL cannot receive webhooks, or undefined when it can (without resolving it). */
 export function urlProblem(raw: string, targets: WebhookTargets): string | undefined {
@@ -47,7 +46,7 @@ export function urlProblem(raw: string, targets: WebhookTargets): string | undef
   if (url.protocol !== 'https:' && !(targets.allowHttp && url.protocol === 'http:'))
     return targets.allowHttp ? 'only http and https URLs' : 'only https URLs';
   if (url.username || url.password) return 'no credentials in the URL';
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const host = hostOf(url);
   if (!targets.allowPrivate && (host === 'localhost' || host.endsWith('.localhost')))
     return 'a loopback address';
   if (!targets.allowPrivate && isPrivateAddress(host)) return 'a private or loopback address';
@@ -64,7 +63,7 @@ export async function resolvedProblem(
 ): Promise<string | undefined> {
   const problem = urlProblem(raw, targets);
   if (problem || targets.allowPrivate) return problem;
-  const host = new URL(raw).hostname.replace(/^\[|\]$/g, '');
+  const host = hostOf(new URL(raw));
   if (isIP(host)) return undefined;
   const addresses = await lookup(host, { all: true });
   return addresses.some((a) => isPrivateAddress(a.address))

@@ -213,7 +213,8 @@ export async function startApp(
     });
     const metricsRoute = {
       metrics,
-      secrets: [config.operatorApiKey, ...(config.metricsToken ? [config.metricsToken] : [])],
+      operatorKey: config.operatorApiKey,
+      metricsToken: config.metricsToken,
       extra: has(role, 'worker') ? temporalCoreMetrics : undefined,
     };
 

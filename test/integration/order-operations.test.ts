@@ -512,6 +512,10 @@ describe('order lists, lateness, retry, cancel and metrics', () => {
       expect((await scrape({})).status).toBe(401);
       expect((await scrape({ authorization: 'Bearer wrong-token-wrong-token' })).status).toBe(401);
       expect((await scrape({ 'x-api-key': a.adminKey })).status).toBe(401);
+      // each secret in its own header only: the operator key is not a bearer token, nor
+      // the metrics token an API key
+      expect((await scrape({ authorization: `Bearer ${t.operatorKey}` })).status).toBe(401);
+      expect((await scrape({ 'x-api-key': METRICS_TOKEN })).status).toBe(401);
       const r = await scrape({});
       expect(r.type).toMatch(/^application\/problem\+json/);
     });

@@ -8,21 +8,21 @@ import { problems } from '../../schemas/common.ts';
 
 export interface MetricsRouteOptions {
   metrics: Metrics;
-  /** keys that may read: the operator key, and METRICS_TOKEN when set */
-  secrets: string[];
+  /** the operator key, which may read in X-Api-Key */
+  operatorKey: string;
+  /** METRICS_TOKEN, which may read as a bearer token, when set */
+  metricsToken?: string | undefined;
   /** more exposition text to append (the Temporal SDK's own metrics) */
   extra?: () => Promise<string>;
 }
 
-function presented(headers: Record<string, string | string[] | undefined>): string | undefined {
-  const first = (h: string | string[] | undefined) => (Array.isArray(h) ? h[0] : h);
-  const bearer = /^Bearer\s+(\S+)$/i.exec(first(headers.authorization) ?? '');
-  return bearer?.[1] ?? first(headers['x-api-key']);
-}
+const first = (h: string | string[] | undefined) => (Array.isArray(h) ? h[0] : h);
 
 /**
  * GET /metrics in Prometheus text format, on the API server and on the health port of
- * the other roles; read with the operator key (X-Api-Key) or a bearer token.
+ * the other roles; read with the operator key in X-Api-Key, or METRICS_TOKEN as a bearer
+ * token. Each secret opens it only in its own header: the operator key as a bearer token
+ * is refused, so a scraper's configuration never holds the key that runs everything.
  */
 export const metricsRoute: FastifyPluginAsyncZod<MetricsRouteOptions> = async (app, opts) => {
   app.get(
@@ -43,14 +43,21 @@ export const metricsRoute: FastifyPluginAsyncZod<MetricsRouteOptions> = async (a
       },
     },
     async (request, reply) => {
-      const key = presented(request.headers);
-      if (!key)
+      const bearer = /^Bearer\s+(\S+)$/i.exec(first(request.headers.authorization) ?? '')?.[1];
+      const apiKey = first(request.headers['x-api-key']);
+      if (!bearer && !apiKey)
         throw new HttpProblem(
           401,
           'missing_api_key',
           'send the operator key in X-Api-Key, or the metrics token as Authorization: Bearer',
         );
-      if (key.length > 200 || !opts.secrets.some((s) => secretEquals(key, s)))
+      const opens =
+        (apiKey !== undefined && apiKey.length <= 200 && secretEquals(apiKey, opts.operatorKey)) ||
+        (bearer !== undefined &&
+          opts.metricsToken !== undefined &&
+          bearer.length <= 200 &&
+          secretEquals(bearer, opts.metricsToken));
+      if (!opens)
         throw new HttpProblem(401, 'unknown_api_key', 'this key does not open the metrics');
       const text = await opts.metrics.text(opts.extra ? await opts.extra() : '');
       return reply.type('text/plain; version=0.0.4; charset=utf-8').send(text);

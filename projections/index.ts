@@ -2,6 +2,7 @@ import { imageRefsProjection } from './image-refs.ts';
 import { importsProjection } from './imports.ts';
 import { labelsProjection } from './labels.ts';
 import { offeringsProjection } from './offerings.ts';
+import { opsSessionsProjection } from './ops-sessions.ts';
 import { ordersProjection } from './orders.ts';
 import { partnerUsersProjection } from './partner-users.ts';
 import { pricesProjection } from './prices.ts';
@@ -21,4 +22,5 @@ export const allProjections: Projection[] = [
   ordersProjection,
   imageRefsProjection,
   webhooksProjection,
+  opsSessionsProjection,
 ];

@@ -1,5 +1,6 @@
 import { labelAggregate } from '../domain/label/decider.ts';
 import { labelStream } from '../domain/label/events.ts';
+import { opsSessionStream } from '../domain/ops-session/events.ts';
 import { printshopKeyAggregate } from '../domain/printshop-key/decider.ts';
 import { printshopKeyStream } from '../domain/printshop-key/events.ts';
 import { keyMatches, parseKey, secretEquals } from '../domain/shared/keys.ts';
@@ -18,11 +19,15 @@ export type Principal =
 
 export type PrincipalKind = Principal['kind'];
 
-/** The streams a key's owner is folded from: appends to them must reach every key cache. */
+/**
+ * The streams a key's owner (or an ops session) is folded from: appends to them must
+ * reach every cache of them, in every process.
+ */
 export const KEY_OWNER_STREAMS = [
   labelStream(''),
   shopIntegrationStream(''),
   printshopKeyStream(''),
+  opsSessionStream(''),
 ];
 
 /**

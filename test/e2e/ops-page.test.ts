@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import sharp from 'sharp';
@@ -280,14 +281,111 @@ describe('the ops page in a browser', () => {
     expect(await snapshot(t)).toBe(before);
   }, 60_000);
 
-  it('logs out: the session cookie is gone and the pages ask for a key again', async () => {
+  it('logs out for good: the old cookie, kept and sent again, opens nothing', async () => {
     const page = operatorPage;
     await page.goto(`${t.url}/ops`);
+    const kept = (await operatorContext.cookies()).find((c) => c.name === 'ops_session');
+    expect(kept).toBeDefined();
+    const cookie = `ops_session=${kept!.value}`;
+    // the session is listed on the sessions page, marked as this browser's
+    await page.goto(`${t.url}/ops/sessions`);
+    expect(await page.locator(`tr[data-session] .badge:text-is("this browser")`).count()).toBe(1);
     await page.click('nav button:text-is("Log out")');
     await page.waitForURL(/\/ops\/login$/);
-    expect(await operatorContext.cookies()).toEqual([]);
+    expect((await operatorContext.cookies()).map((c) => c.name)).not.toContain('ops_session');
     await page.goto(`${t.url}/ops/orders`);
     await page.waitForURL(/\/ops\/login$/);
+    // the cookie as it was before the logout: ended on the server, so to the login page
+    const again = await fetch(`${t.url}/ops`, { headers: { cookie }, redirect: 'manual' });
+    expect(again.status).toBe(303);
+    expect(again.headers.get('location')).toBe('/ops/login');
+    const post = await fetch(`${t.url}/ops/labels/${a.labelId}/orders/x/retry`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: '_csrf=x',
+      redirect: 'manual',
+    });
+    expect(post.status).toBe(401);
     await operatorContext.close();
+  }, 30_000);
+
+  it('ends a session from another browser', async () => {
+    const first = await browser.newContext();
+    const second = await browser.newContext();
+    try {
+      const one = await logIn(first, b.adminKey);
+      const two = await logIn(second, b.adminKey);
+      await two.goto(`${t.url}/ops/sessions`);
+      const other = two.locator('tr[data-session]', { hasNot: two.locator('text=this browser') });
+      const otherId = await other.first().getAttribute('data-session');
+      const mine = await two
+        .locator('tr[data-session]', { has: two.locator('text=this browser') })
+        .getAttribute('data-session');
+      expect(otherId).not.toBe(mine);
+      await two.click(`tr[data-session="${otherId}"] button:text-is("End session")`);
+      await two.waitForURL(/\/ops\/sessions\?done=session_ended$/);
+      // the first browser is logged out; the second goes on
+      await one.goto(`${t.url}/ops/orders`);
+      await one.waitForURL(/\/ops\/login$/);
+      await two.goto(`${t.url}/ops/orders`);
+      await two.waitForURL(/\/ops\/orders$/);
+      // an operator session cannot be ended by a label admin, nor the other way round
+      const stranger = await fetch(`${t.url}/ops/sessions/${randomUUID()}/end`, {
+        method: 'POST',
+        headers: {
+          cookie: (await second.cookies()).map((c) => `${c.name}=${c.value}`).join('; '),
+          'content-type': 'application/x-www-form-urlencoded',
+          origin: t.url,
+        },
+        body: `_csrf=${encodeURIComponent((await two.locator('nav input[name=_csrf]').getAttribute('value')) ?? '')}`,
+        redirect: 'manual',
+      });
+      expect(stranger.status).toBe(404);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  }, 60_000);
+
+  it('logs nobody in from another site (login CSRF)', async () => {
+    // the attacker's page, on another site (localhost, not 127.0.0.1), posts the login
+    // form with the attacker's own key and a login token the attacker fetched for himself
+    const own = await fetch(`${t.url}/ops/login`);
+    const token = /name="_login" value="([^"]+)"/.exec(await own.text())![1]!;
+    const attacker = http.createServer((_req, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end(`<!doctype html><form id="f" method="post" action="${t.url}/ops/login">
+        <input name="_login" value="${token}"><input name="key" value="${a.adminKey}">
+        </form><script>document.getElementById('f').submit()</script>`);
+    });
+    await new Promise<void>((r) => attacker.listen(0, 'localhost', r));
+    const victim = await browser.newContext();
+    try {
+      // the victim has visited the login page before: a login cookie of their own
+      const page = await victim.newPage();
+      await page.goto(`${t.url}/ops/login`);
+      const answered = page.waitForResponse(
+        (r) => r.url() === `${t.url}/ops/login` && r.request().method() === 'POST',
+      );
+      await page.goto(`http://localhost:${(attacker.address() as { port: number }).port}/`);
+      const r = await answered;
+      expect(r.status()).toBe(403);
+      expect((await victim.cookies()).map((c) => c.name)).not.toContain('ops_session');
+      // and without a browser's Origin, the token alone decides: a forged one is refused
+      const forged = await fetch(`${t.url}/ops/login`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          cookie: 'ops_login=somebody-elses',
+        },
+        body: new URLSearchParams({ _login: token, key: a.adminKey }).toString(),
+        redirect: 'manual',
+      });
+      expect(forged.status).toBe(403);
+      expect(forged.headers.get('set-cookie') ?? '').not.toContain('ops_session');
+    } finally {
+      await victim.close();
+      attacker.close();
+    }
   }, 30_000);
 });

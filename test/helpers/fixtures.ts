@@ -182,3 +182,22 @@ export async function workflowResult(
     }
   }
 }
+
+/**
+ * Logs in to the ops page as a browser would: the login page first (its token and
+ * cookie), then the form. Answers the session cookie, ready for a `cookie` header.
+ */
+export async function opsLogin(url: string, key: string): Promise<string> {
+  const form = await fetch(`${url}/ops/login`);
+  const loginCookie = form.headers.get('set-cookie')?.split(';')[0] ?? '';
+  const token = /name="_login" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
+  const login = await fetch(`${url}/ops/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: loginCookie },
+    body: new URLSearchParams({ _login: token, key }).toString(),
+    redirect: 'manual',
+  });
+  expect(login.status).toBe(303);
+  expect(login.headers.get('location')).toBe('/ops');
+  return login.headers.get('set-cookie')?.split(';')[0] ?? '';
+}

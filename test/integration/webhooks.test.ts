@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
+import { opsLogin } from '../helpers/fixtures.ts';
 import { accessOf, type Shop, setUpShop, until } from '../helpers/orders.ts';
 
 interface Received {
@@ -407,14 +408,7 @@ describe('order-status webhooks', () => {
   });
 
   it("shows the endpoint's health on the ops page", async () => {
-    const login = await fetch(`${t.url}/ops/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ key: shop.adminKey }).toString(),
-      redirect: 'manual',
-    });
-    expect(login.status).toBe(303);
-    const cookie = login.headers.get('set-cookie')?.split(';')[0] ?? '';
+    const cookie = await opsLogin(t.url, shop.adminKey);
     const page = await fetch(`${t.url}/ops`, { headers: { cookie } }).then((r) => r.text());
     expect(page).toContain('Webhook endpoints');
     expect(page).toContain(receiver.url());

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { endOpsSession } from '../../../app/ops-sessions.ts';
 import { cancelOrder, retryOrder } from '../../../app/order-operations.ts';
 import { changeBarcode, requestReplay } from '../../../app/orders.ts';
 import { retryParked } from '../../../app/subscriptions.ts';
@@ -103,6 +104,18 @@ export const opsActions: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app,
           metadataOf(request),
         );
       });
+    },
+  );
+
+  app.post(
+    '/ops/sessions/:sessionId/end',
+    { schema: { hide: true, params: z.object({ sessionId: z.uuid() }).strict(), body: form({}) } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const { sessionId } = request.params;
+      return act(reply, '/ops/sessions', 'session_ended', () =>
+        endOpsSession(deps.app, session.viewer, sessionId, 'ended_by_viewer', metadataOf(request)),
+      );
     },
   );
 

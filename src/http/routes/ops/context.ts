@@ -56,6 +56,7 @@ const MESSAGES: Record<string, string> = {
   replay_requested: 'A replay is under way: the print files are rendered again and compared.',
   barcode_set: 'The barcode is set; the print file is being made again.',
   parked_retried: 'The parked events were taken again.',
+  session_ended: 'The session is ended: the browser that held it must log in again.',
   nothing_to_retry: 'No item of the order has failed: there is nothing to retry.',
   order_in_progress: 'The order is still rendering; retry once it has finished.',
   order_cancelled: 'The order is cancelled.',

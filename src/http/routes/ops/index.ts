@@ -3,11 +3,14 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { resolveApiKey } from '../../../app/auth.ts';
 import {
   csrfMatches,
-  issueOpsSession,
+  endOpsSession,
+  loginChallenge,
+  loginChallengeMatches,
   OPS_SESSION_TTL_SECONDS,
-  opsViewerOf,
   readOpsSession,
+  startOpsSession,
 } from '../../../app/ops-sessions.ts';
+import { metadataOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
 import { HttpProblem } from '../../problem.ts';
 import { opsActions } from './actions.ts';
@@ -17,6 +20,9 @@ import { opsReadPages } from './pages.ts';
 import { loginPage } from './views/login.ts';
 
 const COOKIE = 'ops_session';
+/** the login form's own token, before there is a session (login CSRF) */
+const LOGIN_COOKIE = 'ops_login';
+const LOGIN_TTL_SECONDS = 3600;
 
 function cookieOf(request: FastifyRequest, name: string): string | undefined {
   for (const part of (request.headers.cookie ?? '').split(';')) {
@@ -33,6 +39,19 @@ const hostOf = (url: string) => {
     return undefined;
   }
 };
+
+/**
+ * Whether a form post comes from another site, by what the browser says of it: an
+ * Origin of another host, or Sec-Fetch-Site cross-site / same-site (a sibling
+ * subdomain is another site here). A client that sends neither (curl, a script) is
+ * judged by the form's tokens alone.
+ */
+function fromAnotherSite(request: FastifyRequest): boolean {
+  const origin = request.headers.origin;
+  if (origin && (origin === 'null' || hostOf(origin) !== request.headers.host)) return true;
+  const site = request.headers['sec-fetch-site'];
+  return site !== undefined && site !== 'same-origin' && site !== 'none';
+}
 
 const SECURITY_HEADERS = {
   'content-security-policy':
@@ -51,10 +70,10 @@ const SECURITY_HEADERS = {
 export const opsSite: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app, { deps }) => {
   const secret = deps.config.editorTokenSecret;
   const secure = deps.config.publicBaseUrl.startsWith('https:') ? '; Secure' : '';
-  const setCookie = (reply: FastifyReply, value: string, maxAge: number) =>
+  const setCookie = (reply: FastifyReply, value: string, maxAge: number, name = COOKIE) =>
     reply.header(
       'set-cookie',
-      `${COOKIE}=${value}; Path=/ops; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure}`,
+      `${name}=${value}; Path=/ops; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure}`,
     );
 
   // forms post url-encoded fields, here only
@@ -85,21 +104,37 @@ export const opsSite: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app, { 
 
   app.get('/ops/login', { schema: hidden }, async (request, reply) => {
     const failed = (request.query as Record<string, unknown>).failed !== undefined;
+    const challenge = loginChallenge(secret);
+    setCookie(reply, challenge.cookie, LOGIN_TTL_SECONDS, LOGIN_COOKIE);
     return reply
       .type('text/html; charset=utf-8')
-      .send(loginPage(failed ? 'That key does not open the ops page.' : undefined));
+      .send(
+        loginPage(challenge.field, failed ? 'That key does not open the ops page.' : undefined),
+      );
   });
 
   app.post('/ops/login', { schema: hidden }, async (request, reply) => {
-    const key = (request.body as Record<string, unknown> | undefined)?.key;
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    const field = typeof body._login === 'string' ? body._login : undefined;
+    // a form posted from another site logs nobody in (login CSRF): no session cookie
+    if (fromAnotherSite(request))
+      throw new HttpProblem(403, 'csrf_failed', 'the login form was sent from another site');
+    if (!loginChallengeMatches(secret, cookieOf(request, LOGIN_COOKIE), field))
+      throw new HttpProblem(
+        403,
+        'csrf_failed',
+        'the login form lacks its token: open /ops/login and log in from there',
+      );
+    const key = body.key;
     const principal =
       typeof key === 'string' && key.length > 0 && key.length <= 200
         ? await resolveApiKey(deps.app.store, deps.config.operatorApiKey, key, deps.principals)
         : undefined;
-    const viewer = opsViewerOf(principal);
+    const started = await startOpsSession(deps.app, secret, principal, request.id);
     // post, redirect, get: a failed login is a page that says so, not an error to resend
-    if (!viewer) return reply.redirect('/ops/login?failed', 303);
-    setCookie(reply, issueOpsSession(secret, viewer).token, OPS_SESSION_TTL_SECONDS);
+    if (!started) return reply.redirect('/ops/login?failed', 303);
+    setCookie(reply, started.token, OPS_SESSION_TTL_SECONDS);
+    setCookie(reply, '', 0, LOGIN_COOKIE);
     return reply.redirect('/ops', 303);
   });
 
@@ -107,7 +142,9 @@ export const opsSite: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app, { 
     site.decorateRequest('opsSession', null);
     site.addHook('onRequest', async (request, reply) => {
       const token = cookieOf(request, COOKIE);
-      const session = token ? readOpsSession(secret, token) : undefined;
+      const session = token
+        ? await readOpsSession(deps.app, deps.principals, secret, token)
+        : undefined;
       if (!session) {
         if (request.method === 'GET') return reply.redirect('/ops/login', 303);
         throw new HttpProblem(401, 'no_session', 'log in at /ops/login first');
@@ -123,14 +160,22 @@ export const opsSite: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app, { 
     // checked before anything else of the form
     site.addHook('preValidation', async (request) => {
       if (request.method !== 'POST') return;
-      const origin = request.headers.origin;
-      if (origin && origin !== 'null' && hostOf(origin) !== request.headers.host)
+      if (fromAnotherSite(request))
         throw new HttpProblem(403, 'csrf_failed', 'the form was sent from another site');
       const given = (request.body as Record<string, unknown> | undefined)?._csrf;
       if (!csrfMatches(sessionOf(request), typeof given === 'string' ? given : undefined))
         throw new HttpProblem(403, 'csrf_failed', 'the form lacks the session’s CSRF token');
     });
-    site.post('/ops/logout', { schema: hidden }, async (_request, reply) => {
+    // the session ends for good: its cookie, kept or copied, opens nothing afterwards
+    site.post('/ops/logout', { schema: hidden }, async (request, reply) => {
+      const session = sessionOf(request);
+      await endOpsSession(
+        deps.app,
+        session.viewer,
+        session.sessionId,
+        'logged_out',
+        metadataOf(request),
+      );
       setCookie(reply, '', 0);
       return reply.redirect('/ops/login', 303);
     });

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ORDER_STATUSES } from '#projections/orders';
 import { labelList } from '../../../app/labels.ts';
 import { operationsOverview } from '../../../app/operations.ts';
+import { opsSessionsOf } from '../../../app/ops-sessions.ts';
 import { MAX_PAGE, orderPage } from '../../../app/order-lists.ts';
 import { orderHistory, orderView } from '../../../app/orders.ts';
 import { printFilePreview } from '../../../app/previews.ts';
@@ -26,6 +27,7 @@ import { orderDetailPage } from './views/order.ts';
 import { ordersPage } from './views/orders.ts';
 import { overviewPage } from './views/overview.ts';
 import { projectionsPage } from './views/projections.ts';
+import { sessionsPage } from './views/sessions.ts';
 
 const uuid = z.uuid({ message: 'must be a UUID' });
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits');
@@ -62,6 +64,19 @@ export const opsReadPages: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (ap
       return reply
         .type('text/html; charset=utf-8')
         .send(overviewPage(ctx, overview, noticeOf(request.query)));
+    },
+  );
+
+  app.get(
+    '/ops/sessions',
+    { schema: { hide: true, querystring: z.object(noticeFields).strict() } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const rows = await opsSessionsOf(deps.app, session.viewer);
+      const ctx = await pageContext(deps, session, 'sessions');
+      return reply
+        .type('text/html; charset=utf-8')
+        .send(sessionsPage(ctx, rows, noticeOf(request.query)));
     },
   );
 

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import type { ImageCheckSettings } from './print/image-work.ts';
 import { parseStorageUrl, type S3Location } from './storage/s3.ts';
 
 const DEFAULT_SUPPLIERS = 'supplier-a,supplier-b,supplier-c,supplier-d';
@@ -68,6 +69,18 @@ const envSchema = z.object({
   RENDER_CONCURRENCY: z.preprocess(
     emptyAsUndefined,
     z.coerce.number().int().min(1).max(256).default(os.availableParallelism()),
+  ),
+  IMAGE_CHECK_PROCESSES: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(64).default(os.availableParallelism()),
+  ),
+  IMAGE_CHECK_TIMEOUT_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(100).max(600_000).default(30_000),
+  ),
+  IMAGE_CHECKS_QUEUED: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(0).max(1000).default(4),
   ),
   INK_PRINT_METHODS: z.preprocess(
     emptyAsUndefined,
@@ -204,6 +217,8 @@ export interface Config {
   renderConcurrency: number;
   /** print methods that print with inks (screen, pad, engraving): spot colours, limited colours */
   inkMethods: string[];
+  /** the image processes that check images at project save (IMAGE_CHECK_*) */
+  imageChecks: ImageCheckSettings;
   suppliers: string[];
   printshopSupplier: string;
   editorTokenSecret: string;
@@ -319,6 +334,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       metricsToken: e.METRICS_TOKEN,
       overdueSweepMs: e.OVERDUE_SWEEP_MS,
       inkMethods: e.INK_PRINT_METHODS,
+      imageChecks: {
+        processes: e.IMAGE_CHECK_PROCESSES,
+        timeoutMs: e.IMAGE_CHECK_TIMEOUT_MS,
+        queuedPerUser: e.IMAGE_CHECKS_QUEUED,
+      },
       renderConcurrency: e.RENDER_CONCURRENCY,
       storage: e.STORAGE_URL ? parseStorageUrl(e.STORAGE_URL, env) : undefined,
       downloads: { mode: e.PRINT_FILE_DOWNLOADS, ttlSeconds: e.PRINT_FILE_URL_TTL_SECONDS },

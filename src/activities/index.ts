@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { EventStore } from '../eventstore/port.ts';
+import type { Renders } from '../print/image-work.ts';
 import type { FileStorage } from '../storage/port.ts';
 import { importActivities } from './imports.ts';
 import { orderActivities } from './orders.ts';
@@ -11,6 +12,8 @@ export interface ActivityDeps {
   storage: FileStorage;
   /** design images, content-addressed */
   images: FileStorage;
+  /** the render processes */
+  renders: Renders;
   /** told how long each item's rendering took (seconds) and how it ended */
   observeRender?: (seconds: number, outcome: 'ready' | 'failed') => void;
   /** the read models and the encryption keys (webhook secrets) */

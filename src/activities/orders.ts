@@ -10,16 +10,14 @@ import {
   type OrderState,
   orderAggregate,
 } from '../domain/order/decider.ts';
-import type { Preflight } from '../domain/order/events.ts';
 import { barcodeShapes } from '../print/barcode.ts';
 import { RenderError } from '../print/errors.ts';
 import { renderLoad } from '../print/load.ts';
-import { type ImageLoader, type PrintFile, renderPrintFile } from '../print/pdf.ts';
-import { preflight } from '../print/preflight.ts';
-import { renderPrintFile as renderPrintFileV1 } from '../print/v1/pdf.ts';
+import { JobDeadlineError } from '../print/process-pool.ts';
+import { DEFAULT_PROFILE_SHA256 } from '../print/profiles.ts';
+import type { RenderedFile, RenderJob } from '../print/render-job.ts';
 import type { ActivityDeps } from './index.ts';
 
-const RENDER_LIMIT_MS = 60_000;
 const meta = { actor: 'workflow:print' };
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
@@ -32,94 +30,68 @@ function beat(): void {
   }
 }
 
-function withTimeLimit<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout;
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new RenderError(`rendering took longer than ${ms / 1000} s`, 'timeout')),
-      ms,
-    );
-  });
-  return Promise.race([p, limit]).finally(() => clearTimeout(timer));
-}
-
 /**
- * Renders an item's print file as its order says: the first renderer (RGB) for orders
- * recorded before PDF/X, the PDF/X-4 one with the order's output profile, marks and
- * inks for the others; the second also runs its preflight.
+ * Renders an item's print file as its order says, in a render process: the first
+ * renderer (RGB) for orders recorded before PDF/X, the PDF/X-4 one with the order's
+ * output profile, marks and inks for the others, which also runs its preflight. The job
+ * carries the design's images and the profile, read here from storage. A render past
+ * its time limit is killed and fails the item (timeout).
  */
 async function render(
+  deps: ActivityDeps,
   timing: { began: number },
-  ...args: Parameters<typeof renderItem>
-): ReturnType<typeof renderItem> {
-  await renderLoad.begin(beat);
-  // the render's own time, not its wait for a turn
-  timing.began = performance.now();
-  try {
-    return await renderItem(...args);
-  } finally {
-    renderLoad.end();
-  }
-}
-
-async function renderItem(
-  loader: ImageLoader,
-  images: ActivityDeps['images'],
   order: Extract<OrderState, { exists: true }>,
   item: ItemState,
   barcode = item.barcode,
-): Promise<{
-  file: { bytes: Uint8Array; pages: number; images: PrintFile['images']; warnings: string[] };
-  preflight?: Preflight;
-}> {
+): Promise<RenderedFile> {
   const i = item.item;
-  const common = {
-    orderId: order.orderId,
-    orderItemId: i.orderItemId,
-    sku: i.sku,
-    printMethod: i.printMethod,
-    printColors: i.printColors,
-    printAreas: i.printAreas,
-    design: i.design,
-    barcode,
-    createdAt: new Date(order.receivedAt),
-  };
   const { print } = order;
-  if (print.renderer === 1)
-    return { file: await withTimeLimit(renderPrintFileV1(common, beat, loader), RENDER_LIMIT_MS) };
-  const file = await withTimeLimit(
-    (async () =>
-      renderPrintFile(
-        {
-          ...common,
-          profile: await loadOutputProfile(images, print.outputProfile),
-          inks: print.inkMethods.includes(i.printMethod.toLowerCase()),
-          cropMarks: print.cropMarks,
-        },
-        beat,
-        loader,
-      ))(),
-    RENDER_LIMIT_MS,
+  const srcs = new Set(
+    i.design.areas.flatMap((a) => a.layers.flatMap((l) => (l.type === 'image' ? [l.src] : []))),
   );
-  const report = await preflight(file.bytes, file.facts, {
-    maxInkCoverage: print.maxInkCoverage,
-    inks: file.facts.inks,
-  });
-  const { passed, rules, plates, maxInkCoverage, minDpi } = report;
-  // the preflight's warnings join the item's (low resolution is there already, per layer)
-  const warned = rules
-    .filter((r) => r.result === 'warning' && r.rule !== 'image_resolution')
-    .map((r) => `preflight ${r.rule}: ${r.detail}`);
-  return {
-    file: { ...file, warnings: [...file.warnings, ...warned] },
-    preflight: {
-      passed,
-      rules,
-      plates,
-      maxInkCoverage,
-      ...(minDpi !== undefined ? { minDpi } : {}),
+  const images: RenderJob['images'] = [];
+  for (const src of srcs) {
+    const image = await loadImage(deps.images, src);
+    if (image) images.push([src, image]);
+  }
+  const profile =
+    print.renderer === 1 ? undefined : await loadOutputProfile(deps.images, print.outputProfile);
+  const job: RenderJob = {
+    renderer: print.renderer,
+    item: {
+      orderId: order.orderId,
+      orderItemId: i.orderItemId,
+      sku: i.sku,
+      printMethod: i.printMethod,
+      printColors: i.printColors,
+      printAreas: i.printAreas,
+      design: i.design,
+      barcode,
+      createdAt: order.receivedAt,
     },
+    images,
+    profile:
+      profile && profile.sha256 !== DEFAULT_PROFILE_SHA256
+        ? { sha256: profile.sha256, description: profile.description, bytes: profile.bytes }
+        : undefined,
+    inks: print.inkMethods.includes(i.printMethod.toLowerCase()),
+    cropMarks: print.cropMarks,
+    maxInkCoverage: print.maxInkCoverage,
   };
+  await renderLoad.begin(beat);
+  // the render's own time, not its wait for a turn
+  timing.began = performance.now();
+  const alive = setInterval(beat, 5000);
+  try {
+    return await deps.renders.render(order.labelId, job);
+  } catch (err) {
+    if (err instanceof JobDeadlineError)
+      throw new RenderError(`rendering took longer than ${err.seconds} s`, 'timeout');
+    throw err;
+  } finally {
+    clearInterval(alive);
+    renderLoad.end();
+  }
 }
 
 /**
@@ -128,9 +100,8 @@ async function renderItem(
  * the same content-addressed file again at most.
  */
 export function orderActivities(deps: ActivityDeps) {
-  const { store, storage, images } = deps;
+  const { store, storage } = deps;
   const observe = deps.observeRender ?? (() => {});
-  const loader = (src: string) => loadImage(images, src);
   /** reads the order once; `read` lets the command that follows skip a second read */
   const load = async (stream: string) => {
     const read = await readState(store, orderAggregate, stream);
@@ -197,11 +168,11 @@ export function orderActivities(deps: ActivityDeps) {
           sha256: done?.sha256,
         };
       }
-      let rendered: Awaited<ReturnType<typeof render>>;
+      let rendered: RenderedFile;
       const timing = { began: performance.now() };
       const took = () => (performance.now() - timing.began) / 1000;
       try {
-        rendered = await render(timing, loader, images, s, item);
+        rendered = await render(deps, timing, s, item);
       } catch (err) {
         if (!(err instanceof RenderError)) throw err;
         observe(took(), 'failed');
@@ -301,9 +272,8 @@ export function orderActivities(deps: ActivityDeps) {
         const recorded = item.files.at(-1);
         if (!recorded) continue;
         const { file } = await render(
+          deps,
           { began: performance.now() },
-          loader,
-          images,
           s,
           item,
           recorded.barcode,

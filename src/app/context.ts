@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { EventStore, Position } from '../eventstore/port.ts';
+import type { ImageChecks } from '../print/image-work.ts';
 import type { FileStorage } from '../storage/port.ts';
 import type { WebhookTargets } from '../webhooks/address.ts';
 import type { DrawPreviews } from './previews.ts';
@@ -25,6 +26,8 @@ export interface AppContext {
   drawPreviews: DrawPreviews;
   /** print methods that print with inks: each colour a spot colour (INK_PRINT_METHODS) */
   inkMethods: string[];
+  /** checks the images clients send, in processes a deadline can stop */
+  imageChecks: ImageChecks;
   /** where webhooks may go (WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE) */
   webhookTargets: WebhookTargets;
 }

@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type pg from 'pg';
-import sharp, { type Metadata } from 'sharp';
 import { findOffering } from '#projections/offerings';
 import { findProject } from '#projections/projects';
 import { cartItemAggregate } from '../domain/cart/decider.ts';
@@ -10,31 +8,33 @@ import {
   type ProjectContent,
   projectAggregate,
 } from '../domain/project/decider.ts';
-import { layerBox, MAX_IMAGE_BYTES, parseDataUrl } from '../domain/project/design.ts';
+import { layerBox, layerName, MAX_IMAGE_BYTES, parseDataUrl } from '../domain/project/design.ts';
 import { projectStream } from '../domain/project/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import type { EventMetadata } from '../eventstore/port.ts';
-import { LIMIT_PIXELS, prepareImage } from '../print/images.ts';
+import { ImageProblem, JobFailedError } from '../print/errors.ts';
 import { designInks, InkError } from '../print/inks.ts';
-import { defaultOutputProfile } from '../print/profiles.ts';
+import { JobCrashedError, JobDeadlineError } from '../print/process-pool.ts';
 import { handleCommand, loadState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
 import { inlineDesignImages, storeDesignImages } from './images.ts';
 
-const invalid = (path: string, message: string) =>
-  new DomainError('invalid', `${path}: ${message}`, 'invalid_design');
+const invalid = (field: string, message: string) =>
+  new DomainError('invalid', message, 'invalid_design', { field });
 
 /**
  * Checks a design against its product configuration: the product is offered, every
  * area is one of its print areas (once), no layer lies wholly outside its area, and
- * every image decodes (sharp reads it) within the size limit.
+ * every image can be printed (image-checks.ts, in an image process: the user's images
+ * one at a time, at most IMAGE_CHECK_TIMEOUT_MS each). Errors name the layer as people
+ * do ("layer 2 on FRONT: ...") and its field.
  */
 export async function validateDesign(
-  pool: pg.Pool,
+  ctx: AppContext,
+  owner: string,
   content: ProjectContent,
-  inkMethods: string[],
 ): Promise<void> {
-  const offering = await findOffering(pool, content.supplier, content.sku);
+  const offering = await findOffering(ctx.pool, content.supplier, content.sku);
   if (!offering || offering.renamed_to !== null || !offering.config.published) {
     throw new DomainError(
       'invalid',
@@ -50,13 +50,14 @@ export async function validateDesign(
     if (!spec) {
       throw invalid(
         `${at}.printArea`,
-        `${area.printArea} is not a print area of ${content.sku} (${[...areas.keys()].join(', ') || 'none'})`,
+        `area ${ai + 1} of the design: ${area.printArea} is not a print area of ${content.sku} (${[...areas.keys()].join(', ') || 'none'})`,
       );
     }
     if (seen.has(area.printArea))
-      throw invalid(`${at}.printArea`, `${area.printArea} appears twice`);
+      throw invalid(`${at}.printArea`, `the print area ${area.printArea} appears twice`);
     seen.add(area.printArea);
     for (const [li, layer] of area.layers.entries()) {
+      const name = layerName(area.printArea, li);
       const box = layerBox(layer);
       if (
         box.x >= spec.widthMm ||
@@ -64,14 +65,18 @@ export async function validateDesign(
         box.x + box.width <= 0 ||
         box.y + box.height <= 0
       ) {
-        throw invalid(`${at}.layers.${li}`, 'the layer lies wholly outside its print area');
+        throw invalid(
+          `${at}.layers.${li}`,
+          `${name}: the layer lies wholly outside its print area`,
+        );
       }
-      if (layer.type === 'image') await validateImage(layer, `${at}.layers.${li}.src`);
+      if (layer.type === 'image')
+        await checkImageLayer(ctx, owner, layer, `${at}.layers.${li}.src`, name);
     }
   }
   const { printMethod, printColors } = offering.config;
-  if (inkMethods.includes(printMethod.toLowerCase()))
-    await checkInks(content, printMethod, printColors);
+  if (ctx.inkMethods.includes(printMethod.toLowerCase()))
+    await checkInks(ctx, owner, content, printMethod, printColors);
 }
 
 /**
@@ -79,11 +84,22 @@ export async function validateDesign(
  * inks: a design with more, or with an image those inks cannot hold, is refused now,
  * naming the colours found, rather than failing when it is sold.
  */
-async function checkInks(content: ProjectContent, printMethod: string, n: number): Promise<void> {
+async function checkInks(
+  ctx: AppContext,
+  owner: string,
+  content: ProjectContent,
+  printMethod: string,
+  n: number,
+): Promise<void> {
   try {
-    await designInks(content.design, n, async (src) => parseDataUrl(src));
+    await designInks(
+      content.design,
+      n,
+      async (src) => parseDataUrl(src),
+      (bytes, k) => ctx.imageChecks.colours(owner, bytes, k),
+    );
   } catch (err) {
-    if (!(err instanceof InkError)) throw err;
+    if (!(err instanceof InkError)) throw imageFailure(err, 'design', 'the design');
     throw new DomainError(
       'invalid',
       `${err.message} (${content.sku} is printed by ${printMethod} with ${n} ink${n === 1 ? '' : 's'})`,
@@ -93,54 +109,46 @@ async function checkInks(content: ProjectContent, printMethod: string, n: number
   }
 }
 
-async function validateImage(
+async function checkImageLayer(
+  ctx: AppContext,
+  owner: string,
   layer: { src: string; width: number; height: number },
-  path: string,
+  field: string,
+  name: string,
 ): Promise<void> {
   const parsed = parseDataUrl(layer.src);
-  if (!parsed) throw invalid(path, 'not a base64 data URL of a supported image');
-  if (parsed.bytes.length > MAX_IMAGE_BYTES) throw invalid(path, 'the image is larger than 10 MB');
-  const format = {
-    'image/png': 'png',
-    'image/jpeg': 'jpeg',
-    'image/webp': 'webp',
-    'image/svg+xml': 'svg',
-  }[parsed.type];
-  let meta: Metadata;
+  if (!parsed)
+    throw invalid(field, `${name}: not a base64 data URL of a PNG, JPEG, WebP or SVG image`);
+  if (parsed.bytes.length > MAX_IMAGE_BYTES)
+    throw invalid(field, `${name}: the image is larger than 10 MB`);
   try {
-    meta = await sharp(parsed.bytes, { limitInputPixels: false }).metadata();
+    await ctx.imageChecks.check(owner, {
+      type: parsed.type,
+      bytes: parsed.bytes,
+      widthMm: layer.width,
+      heightMm: layer.height,
+    });
   } catch (err) {
-    throw invalid(path, `the image cannot be decoded (${(err as Error).message.split('\n')[0]})`);
+    throw imageFailure(err, field, name);
   }
-  if (meta.format !== format)
-    throw invalid(
-      path,
-      `the image cannot be decoded as the ${format} its data URL declares (it is ${meta.format})`,
+}
+
+/** What an image check's failure says to the client: plain words, naming the layer. */
+function imageFailure(err: unknown, field: string, name: string): Error {
+  if (err instanceof ImageProblem) return invalid(field, `${name}: ${err.message}`);
+  if (err instanceof JobDeadlineError)
+    return invalid(
+      field,
+      `${name}: the image took longer than ${err.seconds} s to check; an image this costly to draw cannot be printed (simplify it, or send it as a PNG or JPEG)`,
     );
-  const pixels = (meta.width ?? 0) * (meta.height ?? 0);
-  if (format !== 'svg' && pixels > LIMIT_PIXELS) {
-    throw invalid(
-      path,
-      `the image has ${Math.round(pixels / 1e6)} megapixels; at most ${LIMIT_PIXELS / 1e6} can be printed`,
+  if (err instanceof JobCrashedError)
+    return invalid(
+      field,
+      `${name}: the image could not be checked: drawing it needed more memory than an image may take`,
     );
-  }
-  try {
-    if (format === 'svg') {
-      // rasterised as the print file will be, at its placed size
-      await prepareImage(parsed, layer.width, layer.height, path, defaultOutputProfile());
-    } else {
-      // decode it whole: a truncated file passes metadata() but not this
-      await sharp(parsed.bytes, { limitInputPixels: LIMIT_PIXELS })
-        .resize(8, 8, { fit: 'inside' })
-        .toBuffer();
-    }
-  } catch (err) {
-    const message = (err as Error).message.split('\n')[0]!.replace(/^design\.\S+: /, '');
-    throw invalid(
-      path,
-      message.startsWith('the image') ? message : `the image cannot be decoded (${message})`,
-    );
-  }
+  if (err instanceof JobFailedError)
+    return invalid(field, `${name}: the image cannot be read (the file is damaged)`);
+  return err as Error;
 }
 
 type Session = { labelId: string; userRef: string };
@@ -165,7 +173,7 @@ async function save(
   metadata: EventMetadata,
   command: (stored: ProjectContent) => ProjectCommand,
 ) {
-  await validateDesign(ctx.pool, content, ctx.inkMethods);
+  await validateDesign(ctx, `user:${session.labelId}:${session.userRef}`, content);
   const stored = { ...content, design: await storeDesignImages(ctx.images, content.design) };
   const r = await handleCommand(
     ctx.store,

@@ -27,6 +27,7 @@ import { buildHttpServer } from '../http/server.ts';
 import { instrumentedStore } from '../metrics/instrumented-store.ts';
 import { Metrics } from '../metrics/metrics.ts';
 import { startPartnerSimulator } from '../partner/simulator.ts';
+import { ImageChecks } from '../print/image-work.ts';
 import { renderLoad } from '../print/load.ts';
 import { PreviewRenderer } from '../print/preview.ts';
 import { every } from '../processes.ts';
@@ -110,6 +111,8 @@ export async function startApp(
     const store = instrumentedStore(data.store, metrics);
     const previews = new PreviewRenderer();
     stops.add(() => previews.close());
+    const imageChecks = new ImageChecks(config.imageChecks);
+    stops.add(() => imageChecks.close());
     const context: AppContext = {
       store,
       pool: data.db.pool,
@@ -119,6 +122,7 @@ export async function startApp(
       readModels: readYourWrites(runner, data.feed),
       drawPreviews: (pdf) => previews.render(pdf),
       inkMethods: config.inkMethods,
+      imageChecks,
       webhookTargets: config.webhooks,
     };
     if (!config.databaseUrl) {

@@ -5,6 +5,7 @@ import { type Activities, type ActivityDeps, createActivities } from '../activit
 import type { Config } from '../config.ts';
 import { freePort, portFree } from '../db/database.ts';
 import { PostgresEventStore } from '../eventstore/postgres.ts';
+import { Renders } from '../print/image-work.ts';
 import { renderLoad } from '../print/load.ts';
 import { ReactionRunner } from '../reactions/reactor.ts';
 import { scheduleReconciler } from '../reactions/reconciler.ts';
@@ -88,6 +89,9 @@ export async function connectTemporal(
   return { client, target, local, starts, uiUrl: config.temporal.uiUrl ?? local?.uiUrl };
 }
 
+/** How long one print file may take to render; the render process is killed after. */
+const RENDER_LIMIT_MS = 60_000;
+
 export interface WorkerOptions {
   /** told how long each order item's rendering took */
   observeRender?: ActivityDeps['observeRender'];
@@ -141,10 +145,13 @@ export function startWorkerRole(
   options: WorkerOptions,
 ): SupervisedWorker {
   renderLoad.setLimit(config.renderConcurrency);
+  const renders = new Renders(config.renderConcurrency, RENDER_LIMIT_MS);
+  stops.add(() => renders.close());
   const activities = createActivities({
     store: data.store,
     storage: data.storage,
     images: data.images,
+    renders,
     ...(options.observeRender ? { observeRender: options.observeRender } : {}),
     db: data.db.pool,
     webhooks: {

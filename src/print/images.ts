@@ -246,7 +246,7 @@ export async function prepareImage(
   } catch (err) {
     if (err instanceof RenderError) throw err;
     throw new RenderError(
-      `${path}: the image cannot be decoded (${(err as Error).message.split('\n')[0]})`,
+      `${path}: the image cannot be decoded (the file is damaged, cut short, or more than ${LIMIT_PIXELS / 1e6} megapixels)`,
       'image_unreadable',
     );
   }
@@ -325,7 +325,7 @@ export async function prepareInkImage(
   } catch (err) {
     if (err instanceof RenderError) throw err;
     throw new RenderError(
-      `${path}: the image cannot be decoded (${(err as Error).message.split('\n')[0]})`,
+      `${path}: the image cannot be decoded (the file is damaged, cut short, or more than ${LIMIT_PIXELS / 1e6} megapixels)`,
       'image_unreadable',
     );
   }

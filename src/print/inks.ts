@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import type { Design } from '../domain/project/design.ts';
+import { type Design, layerName } from '../domain/project/design.ts';
 import { RenderError } from './errors.ts';
 
 export type Rgb = [number, number, number];
@@ -75,7 +75,7 @@ export class InkError extends RenderError {
     message: string,
     /** the design's colours, as found */
     readonly colours: string[],
-    /** where, when it is one layer */
+    /** the layer's field (design.areas.0.layers.1), when it is one layer */
     readonly at?: string,
   ) {
     super(message, 'layout');
@@ -94,6 +94,7 @@ export async function designInks(
   design: Design & { inks?: { color: string; name: string }[] | undefined },
   n: number,
   loadImage: (src: string) => Promise<{ type: string; bytes: Buffer } | undefined>,
+  colours: (bytes: Buffer, n: number) => Promise<Rgb[] | undefined> = imageColours,
 ): Promise<Ink[]> {
   const found: Rgb[] = [];
   const add = (c: Rgb) => {
@@ -104,21 +105,22 @@ export async function designInks(
   for (const [ai, area] of design.areas.entries())
     for (const [li, layer] of area.layers.entries()) {
       if (layer.type !== 'image') continue;
-      const at = `design.areas.${ai}.layers.${li}`;
+      const at = layerName(area.printArea, li);
+      const field = `design.areas.${ai}.layers.${li}`;
       const image = await loadImage(layer.src);
       if (!image)
         throw new RenderError(
           `${at}: the image is missing or not a supported image`,
           'image_missing',
         );
-      const colours = await imageColours(image.bytes, n);
-      if (!colours)
+      const held = await colours(image.bytes, n);
+      if (!held)
         throw new InkError(
           `${at}: the image cannot be printed with ${n} ink${n === 1 ? '' : 's'} (a photo or a gradient needs more colours; reduce it to ${n} flat colours)`,
           found.map(hexOf),
-          at,
+          field,
         );
-      for (const c of colours) add(c);
+      for (const c of held) add(c);
     }
   if (found.length > n) {
     const hexes = found.map(hexOf);

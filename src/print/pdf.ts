@@ -35,7 +35,7 @@ import {
   stroke,
 } from 'pdf-lib';
 import type { BarcodeFormat } from '../domain/order/barcode.ts';
-import { type Design, layerBox, parseDataUrl } from '../domain/project/design.ts';
+import { type Design, layerBox, layerName, parseDataUrl } from '../domain/project/design.ts';
 import { barcodeShapes } from './barcode.ts';
 import { RenderError } from './errors.ts';
 import {
@@ -219,7 +219,7 @@ export async function renderPrintFile(
     const spec = areas.get(area.printArea);
     if (!spec)
       throw new RenderError(
-        `design.areas.${ai}: print area ${area.printArea} is not on ${item.sku}`,
+        `the design's area ${ai + 1} is print area ${area.printArea}, which ${item.sku} does not have`,
       );
     const W = spec.widthMm;
     const H = spec.heightMm;
@@ -245,7 +245,7 @@ export async function renderPrintFile(
     );
     for (const [li, layer] of area.layers.entries()) {
       onProgress();
-      const path = `design.areas.${ai}.layers.${li}`;
+      const path = layerName(area.printArea, li);
       const box = layerBox(layer);
       if (box.x >= W || box.y >= H || box.x + box.width <= 0 || box.y + box.height <= 0) {
         throw new RenderError(`${path}: the layer lies wholly outside print area ${spec.code}`);

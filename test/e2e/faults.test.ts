@@ -1,10 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../../src/activities/index.ts';
+import { Renders } from '../../src/print/image-work.ts';
 import { ReactionRunner } from '../../src/reactions/reactor.ts';
 import { workflowStartsReactor } from '../../src/reactions/workflow-starts.ts';
 import { FilesystemStorage } from '../../src/storage/filesystem.ts';
@@ -126,10 +127,12 @@ describe('a worker killed while rendering', () => {
     // temporary files of the killed process
     const storage = await FilesystemStorage.open(path.join(t.config.dataDir, 'print-files'));
     const images = await FilesystemStorage.open(path.join(t.config.dataDir, 'images'));
+    const renders = new Renders(1, 60_000);
     const activities = createActivities({
       store: t.app.store,
       storage,
       images,
+      renders,
       db: t.app.db.pool,
       webhooks: { targets: t.config.webhooks, timeoutMs: t.config.webhooks.timeoutMs },
     });
@@ -160,6 +163,7 @@ describe('a worker killed while rendering', () => {
       replacement.worker.shutdown();
       await running;
       await replacement.close();
+      await renders.close();
     }
   }, 120_000);
 });
@@ -215,4 +219,104 @@ describe('a flaky barcode activity', () => {
     expect(events.filter((e: string) => e === 'BarcodeRegenerated')).toHaveLength(1);
     expect(events.filter((e: string) => e === 'PrintFileGenerated')).toHaveLength(2);
   }, 60_000);
+});
+
+/** This process's render processes (image processes that warm up for renders). */
+function renderProcesses(): number[] {
+  return readdirSync('/proc').flatMap((entry) => {
+    if (!/^\d+$/.test(entry)) return [];
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const env = readFileSync(`/proc/${entry}/environ`, 'utf8');
+      return ppid === process.pid && env.includes('PROCESS_POOL_WARM_UP=warmUpRenders')
+        ? [Number(entry)]
+        : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+describe('a render process killed while it renders', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => t?.stop());
+
+  it('fails that attempt only: the activity is retried in a new process, the item rendered once', async () => {
+    const call = client(t.url);
+    const label = await newLabel(call, t, 'Render kill');
+    const shop = await newIntegration(call, t, label.adminApiKey, false);
+    await importCatalog(call, t, 'supplier-a', [
+      config('BIG-300', {
+        printAreas: [{ code: 'FRONT', name: 'Front', widthMm: 300, heightMm: 300 }],
+      }),
+    ]);
+    const { token } = await editorUser(t, label.labelId, `u-${randomUUID()}`);
+    // seconds of drawing: long enough to be killed in the middle of it
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="1000">${'<rect width="1000" height="1000" fill="#c00" fill-opacity="0.5"/>'.repeat(600)}</svg>`;
+    const p = await call('POST', '/editor/projects', {
+      headers: { authorization: `Bearer ${token}` },
+      body: {
+        name: 'slow',
+        sku: 'BIG-300',
+        supplier: 'supplier-a',
+        design: {
+          areas: [
+            {
+              printArea: 'FRONT',
+              layers: [
+                {
+                  type: 'image',
+                  src: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`,
+                  x: 0,
+                  y: 0,
+                  width: 300,
+                  height: 300,
+                  rotation: 0,
+                },
+              ],
+            },
+          ],
+        },
+      },
+    });
+    expect(p.status, JSON.stringify(p.body)).toBe(201);
+    const before = new Set(renderProcesses());
+    expect(before.size).toBeGreaterThan(0);
+    const orderId = `KILL-${randomUUID().slice(0, 8)}`;
+    const r = await call('POST', '/webhook/notifyorder', {
+      key: shop.apiKey,
+      body: { orderId, items: [{ itemId: 'l1', projectId: p.body.id, quantity: 1 }] },
+    });
+    expect(r.status).toBe(200);
+    // rendering: the order says so, and a second later the processes are killed mid-draw
+    for (let i = 0; i < 100; i++) {
+      const o = await call('GET', `/api/orders/${orderId}`, { key: label.adminApiKey });
+      if (o.body?.status === 'rendering') break;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    await new Promise((res) => setTimeout(res, 1000));
+    for (const pid of before) process.kill(pid, 'SIGKILL');
+    const order = await orderReady(call, label.adminApiKey, orderId, 120_000);
+    expect(order.status).toBe('ready');
+    // new processes took over
+    expect(renderProcesses().some((pid) => !before.has(pid))).toBe(true);
+    await settled(t);
+    const generated = await t.app.db.pool.query(
+      "SELECT count(*)::int AS n FROM es_events WHERE type = 'PrintFileGenerated' AND stream_id LIKE $1",
+      [`Order-${label.labelId}-%`],
+    );
+    expect(generated.rows[0].n).toBe(1);
+    // the workflow's history: the render's first attempt failed with the killed process
+    const handle = t.app.temporal!.client.workflow.getHandle(`order:${label.labelId}:${orderId}`);
+    const history = await handle.fetchHistory();
+    const attempts = (history.events ?? []).flatMap((e) =>
+      e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes] : [],
+    );
+    const retried = attempts.find((a) => (a.attempt ?? 1) > 1);
+    expect(retried?.lastFailure?.message).toMatch(/render process ended while working \(SIGKILL\)/);
+  }, 180_000);
 });

@@ -3,9 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import type { BarcodeFormat } from '../../src/domain/order/barcode.ts';
-import { renderPrintFile } from '../../src/print/pdf.ts';
-import { defaultOutputProfile, outputProfile } from '../../src/print/profiles.ts';
-import { renderPrintFile as renderPrintFileV1 } from '../../src/print/v1/pdf.ts';
+import { type RenderJob, renderJob } from '../../src/print/render-job.ts';
 
 /**
  * Print items that between them use every feature of the renderers: RGB, CMYK, grey and
@@ -107,34 +105,47 @@ const image = (src: string, x: number, y: number, width: number, height: number,
 
 export interface RenderCase {
   name: string;
+  /** the job as the worker sends it to a render process */
+  job: RenderJob;
+  /** the job rendered in this process */
   render(): Promise<Uint8Array>;
 }
 
 /** Every case, built once per process. */
 export async function renderCases(): Promise<RenderCase[]> {
   const img = await images();
-  const profile = defaultOutputProfile();
-  const ownProfile = existsSync(GS_CMYK)
-    ? outputProfile(readFileSync(GS_CMYK), 'Ghostscript default CMYK')
-    : undefined;
-  const createdAt = new Date('2026-11-24T10:00:00.000Z');
+  const ownBytes = existsSync(GS_CMYK) ? readFileSync(GS_CMYK) : undefined;
+  const createdAt = '2026-11-24T10:00:00.000Z';
+  type Options = { inks?: boolean; cropMarks?: boolean; profile?: RenderJob['profile'] };
   const base = (n: number, sku: string, printMethod: string, printColors: number) => ({
     ...ids(n),
     sku,
     printMethod,
     printColors,
     createdAt,
-    profile,
-    inks: false,
-    cropMarks: false,
   });
-  const v2 = (item: Parameters<typeof renderPrintFile>[0]) => async () =>
-    (await renderPrintFile(item)).bytes;
+  const job = (
+    item: RenderJob['item'] & Options,
+    renderer = 2,
+  ): Pick<RenderCase, 'job' | 'render'> => {
+    const { inks = false, cropMarks = false, profile, ...rest } = item;
+    const j: RenderJob = {
+      renderer,
+      item: rest,
+      images: [],
+      profile,
+      inks,
+      cropMarks,
+      maxInkCoverage: 300,
+    };
+    return { job: j, render: async () => (await renderJob(j)).file.bytes };
+  };
+  const v2 = (item: RenderJob['item'] & Options) => job(item);
 
   const cases: RenderCase[] = [
     {
       name: 'digital, RGB PNG and text on two areas, code128',
-      render: v2({
+      ...v2({
         ...base(1, 'DIG-FB', 'digital', 4),
         printAreas: [area('FRONT', 100, 70), area('BACK', 100, 70)],
         design: {
@@ -154,7 +165,7 @@ export async function renderCases(): Promise<RenderCase[]> {
     },
     {
       name: 'digital, CMYK JPEG kept, RGB JPEG, ean13',
-      render: v2({
+      ...v2({
         ...base(2, 'DIG-JPEG', 'digital', 4),
         printAreas: [area('FRONT', 90, 60)],
         design: {
@@ -170,7 +181,7 @@ export async function renderCases(): Promise<RenderCase[]> {
     },
     {
       name: 'digital, grey and translucent PNGs, WebP, qrcode',
-      render: v2({
+      ...v2({
         ...base(3, 'DIG-ALPHA', 'digital', 4),
         printAreas: [area('FRONT', 80, 80)],
         design: {
@@ -190,7 +201,7 @@ export async function renderCases(): Promise<RenderCase[]> {
     },
     {
       name: 'digital, SVG, rotation, bleed mirroring on every side, datamatrix',
-      render: v2({
+      ...v2({
         ...base(4, 'DIG-SVG', 'digital', 4),
         printAreas: [area('FRONT', 70, 50)],
         design: {
@@ -206,7 +217,7 @@ export async function renderCases(): Promise<RenderCase[]> {
     },
     {
       name: 'digital, text options: sizes, colours, scripts',
-      render: v2({
+      ...v2({
         ...base(5, 'DIG-TEXT', 'digital', 4),
         printAreas: [area('FRONT', 120, 80)],
         design: {
@@ -227,7 +238,7 @@ export async function renderCases(): Promise<RenderCase[]> {
     },
     {
       name: 'digital, crop marks',
-      render: v2({
+      ...v2({
         ...base(6, 'DIG-MARKS', 'digital', 4),
         cropMarks: true,
         printAreas: [area('FRONT', 85, 55)],
@@ -244,7 +255,7 @@ export async function renderCases(): Promise<RenderCase[]> {
     },
     {
       name: 'screen, two inks from text (the order of issue 21), product colour black',
-      render: v2({
+      ...v2({
         ...base(8, 'SCR-2', 'screen', 2),
         inks: true,
         printAreas: [area('FRONT', 80, 50)],
@@ -264,7 +275,7 @@ export async function renderCases(): Promise<RenderCase[]> {
     },
     {
       name: 'screen, two inks from an image and named inks, crop marks',
-      render: v2({
+      ...v2({
         ...base(9, 'SCR-IMG', 'screen', 3),
         inks: true,
         cropMarks: true,
@@ -283,7 +294,7 @@ export async function renderCases(): Promise<RenderCase[]> {
     },
     {
       name: 'pad, one ink',
-      render: v2({
+      ...v2({
         ...base(10, 'PAD-1', 'pad', 1),
         inks: true,
         printAreas: [area('FRONT', 40, 20)],
@@ -300,34 +311,38 @@ export async function renderCases(): Promise<RenderCase[]> {
     },
     {
       name: 'first renderer (orders recorded before PDF/X)',
-      render: async () =>
-        (
-          await renderPrintFileV1({
-            ...ids(11),
-            sku: 'OLD-1',
-            printMethod: 'digital',
-            printColors: 4,
-            createdAt,
-            printAreas: [area('FRONT', 80, 50)],
-            design: {
-              areas: [
-                {
-                  printArea: 'FRONT',
-                  layers: [image(img.rgbPng, 5, 5, 40, 30), text('Old', 50, 5, 12, '#336699')],
-                },
-              ],
-            },
-            barcode: barcode('code128', 'OLD-11'),
-          })
-        ).bytes,
+      ...job(
+        {
+          ...ids(11),
+          sku: 'OLD-1',
+          printMethod: 'digital',
+          printColors: 4,
+          createdAt,
+          printAreas: [area('FRONT', 80, 50)],
+          design: {
+            areas: [
+              {
+                printArea: 'FRONT',
+                layers: [image(img.rgbPng, 5, 5, 40, 30), text('Old', 50, 5, 12, '#336699')],
+              },
+            ],
+          },
+          barcode: barcode('code128', 'OLD-11'),
+        },
+        1,
+      ),
     },
   ];
-  if (ownProfile)
+  if (ownBytes)
     cases.push({
       name: "digital, the label's own output profile",
-      render: v2({
+      ...v2({
         ...base(7, 'DIG-OWN', 'digital', 4),
-        profile: ownProfile,
+        profile: {
+          sha256: sha256(ownBytes),
+          description: 'Ghostscript default CMYK',
+          bytes: ownBytes,
+        },
         printAreas: [area('FRONT', 80, 50)],
         design: {
           areas: [

@@ -7,6 +7,7 @@ import { createActivities } from '../../src/activities/index.ts';
 import { loadConfig } from '../../src/config.ts';
 import { connectPostgres } from '../../src/db/database.ts';
 import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
+import { Renders } from '../../src/print/image-work.ts';
 import { FilesystemStorage } from '../../src/storage/filesystem.ts';
 import type { FileStorage } from '../../src/storage/port.ts';
 import { createWorker } from '../../src/temporal/worker.ts';
@@ -37,6 +38,7 @@ const worker = await createWorker(
     store,
     storage: stalling,
     images: await FilesystemStorage.open(path.join(config.dataDir, 'images')),
+    renders: new Renders(1, 60_000),
     db: db.pool,
     webhooks: { targets: config.webhooks, timeoutMs: config.webhooks.timeoutMs },
   }),

@@ -137,12 +137,13 @@ describe('editor projects and cart, partner users (admin)', () => {
       expect((await post(layer({ ...image, x: 90 }))).detail).toContain('wholly outside');
       expect((await post(layer({ ...image, x: -50 }))).detail).toContain('wholly outside');
       const truncated = `data:image/png;base64,${Buffer.from(png.split(',')[1]!, 'base64').subarray(0, 60).toString('base64')}`;
-      expect((await post(layer({ ...image, src: truncated }))).detail).toContain(
-        'cannot be decoded',
+      // in plain words, naming the layer (and its field for machines)
+      const cut = await post(layer({ ...image, src: truncated }));
+      expect(cut.detail).toMatch(/^layer 1 on FRONT: the PNG cannot be read/);
+      expect(cut.errors).toEqual([{ path: 'design.areas.0.layers.0.src', message: cut.detail }]);
+      expect((await post(layer({ ...image, src: `data:image/png;base64,${jpeg}` }))).detail).toBe(
+        'layer 1 on FRONT: the file is a JPEG, not the PNG its data URL declares',
       );
-      expect(
-        (await post(layer({ ...image, src: `data:image/png;base64,${jpeg}` }))).detail,
-      ).toContain('cannot be decoded');
       await post(layer({ ...image, src: 'https://example.com/a.png' }));
       await post(layer({ ...image, src: 'data:image/gif;base64,R0lGODlhAQABAAAAACw=' }));
       await post(layer({ type: 'text', text: 'x', x: 1, y: 1, fontSize: 12, color: 'red' }));

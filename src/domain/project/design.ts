@@ -117,3 +117,7 @@ export function layerBox(layer: Layer): { x: number; y: number; width: number; h
   const em = layer.fontSize * 0.3528;
   return { x: layer.x, y: layer.y, width: em * 0.6 * layer.text.length, height: em };
 }
+
+/** A layer as people name it: "layer 2 on FRONT" (counted from 1, on its print area). */
+export const layerName = (printArea: string, layerIndex: number) =>
+  `layer ${layerIndex + 1} on ${printArea}`;

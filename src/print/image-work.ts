@@ -1,0 +1,100 @@
+import os from 'node:os';
+import type { ImageToCheck } from './image-checks.ts';
+import type { Rgb } from './inks.ts';
+import { type JobOptions, ProcessPool } from './process-pool.ts';
+import type { RenderedFile, RenderJob } from './render-job.ts';
+
+/** The image process's module: its TypeScript source under tsx, its compiled file in dist/. */
+export const IMAGE_PROCESS = new URL(
+  import.meta.url.endsWith('.ts') ? './image-process.ts' : './image-process.js',
+  import.meta.url,
+);
+
+export interface ImageCheckSettings {
+  /** processes at most (IMAGE_CHECK_PROCESSES) */
+  processes: number;
+  /** how long one image may take to check (IMAGE_CHECK_TIMEOUT_MS) */
+  timeoutMs: number;
+  /** images one user may have waiting, beyond the one being checked (IMAGE_CHECKS_QUEUED) */
+  queuedPerUser: number;
+}
+
+export const defaultImageCheckSettings = (): ImageCheckSettings => ({
+  processes: Math.max(1, os.availableParallelism()),
+  timeoutMs: 30_000,
+  queuedPerUser: 4,
+});
+
+/**
+ * The checks of images that clients send (project saves): every decode and rasterise
+ * runs in an image process, where the time limit kills the work instead of only
+ * stopping to wait for it. One user's images are checked one at a time, and users take
+ * turns, so one user's costly files never keep another's waiting long.
+ */
+export class ImageChecks {
+  private readonly pool: ProcessPool;
+
+  constructor(readonly settings: ImageCheckSettings = defaultImageCheckSettings()) {
+    this.pool = new ProcessPool({
+      name: 'image check',
+      module: IMAGE_PROCESS,
+      size: settings.processes,
+      deadlineMs: settings.timeoutMs,
+      perOwner: 1,
+      maxQueuedPerOwner: settings.queuedPerUser,
+      idleMs: 60_000,
+      maxHeapMiB: 512,
+    });
+  }
+
+  check(owner: string, image: ImageToCheck): Promise<void> {
+    return this.pool.run('checkImage', image, { owner });
+  }
+
+  /** An image's colours as inks (see inks.ts), in an image process. */
+  colours(owner: string, bytes: Uint8Array, n: number): Promise<Rgb[] | undefined> {
+    return this.pool.run('imageColours', { bytes, n }, { owner } satisfies JobOptions);
+  }
+
+  /** The image processes now, for measurements. */
+  get pids(): number[] {
+    return this.pool.pids;
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}
+
+/**
+ * Print files rendered in image processes, one per render slot (RENDER_CONCURRENCY): a
+ * render past its time limit is killed, not abandoned to run on; and the worker's own
+ * heap holds no render's buffers. Labels take turns when renders wait.
+ */
+export class Renders {
+  private readonly pool: ProcessPool;
+
+  constructor(processes: number, timeoutMs: number) {
+    this.pool = new ProcessPool({
+      name: 'render',
+      module: IMAGE_PROCESS,
+      size: processes,
+      deadlineMs: timeoutMs,
+      maxHeapMiB: 1024,
+      warmUp: 'warmUpRenders',
+    });
+  }
+
+  render(owner: string, job: RenderJob, whileWaiting?: () => void): Promise<RenderedFile> {
+    return this.pool.run('renderItem', job, { owner, ...(whileWaiting ? { whileWaiting } : {}) });
+  }
+
+  /** The render processes now, for measurements. */
+  get pids(): number[] {
+    return this.pool.pids;
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}

@@ -1,0 +1,143 @@
+import type { Preflight } from '../domain/order/events.ts';
+import { parseDataUrl } from '../domain/project/design.ts';
+import { renderPrintFile } from './pdf.ts';
+import { preflight } from './preflight.ts';
+import { defaultOutputProfile, type OutputProfile, outputProfile } from './profiles.ts';
+import { type PrintItem as CommonItem, renderPrintFile as renderPrintFileV1 } from './v1/pdf.ts';
+
+/**
+ * One order item's print file, as an image process renders it: everything it needs is
+ * in the job (the design, its images' bytes, the output profile's bytes), so the
+ * process reads no storage and the same job gives the same bytes anywhere.
+ */
+export interface RenderJob {
+  /** 1: the first renderer (RGB, PDF 1.7) of orders recorded before PDF/X; 2: PDF/X-4 */
+  renderer: number;
+  /** what both renderers take of the item; `createdAt` (the PDF's dates) as ISO 8601 */
+  item: Omit<CommonItem, 'createdAt'> & { createdAt: string };
+  /** the images the design refers to, by their `src` (a missing one is absent; data URLs are read as they are) */
+  images: [string, { type: string; bytes: Uint8Array }][];
+  /** the order's output profile; the bundled default when absent */
+  profile?: { sha256: string; description: string; bytes: Uint8Array } | undefined;
+  /** printed with inks: one spot colour per ink */
+  inks: boolean;
+  cropMarks: boolean;
+  maxInkCoverage: number;
+}
+
+export interface RenderedFile {
+  file: {
+    bytes: Uint8Array;
+    pages: number;
+    images: { area: string; layer: number; effectiveDpi: number }[];
+    warnings: string[];
+  };
+  preflight?: Preflight;
+}
+
+const profiles = new Map<string, OutputProfile>();
+function profileOf(p: RenderJob['profile']): OutputProfile {
+  if (!p) return defaultOutputProfile();
+  let known = profiles.get(p.sha256);
+  if (!known) {
+    known = outputProfile(Buffer.from(p.bytes), p.description);
+    profiles.set(p.sha256, known);
+  }
+  return known;
+}
+
+/** Renders an item's print file as its order says, and (renderer 2) preflights it. */
+export async function renderJob(job: RenderJob): Promise<RenderedFile> {
+  const images = new Map(
+    job.images.map(([src, image]) => [src, { type: image.type, bytes: Buffer.from(image.bytes) }]),
+  );
+  const loader = async (src: string) => images.get(src) ?? parseDataUrl(src);
+  const common = { ...job.item, createdAt: new Date(job.item.createdAt) };
+  if (job.renderer === 1) return { file: await renderPrintFileV1(common, () => {}, loader) };
+  const file = await renderPrintFile(
+    { ...common, profile: profileOf(job.profile), inks: job.inks, cropMarks: job.cropMarks },
+    () => {},
+    loader,
+  );
+  const report = await preflight(file.bytes, file.facts, {
+    maxInkCoverage: job.maxInkCoverage,
+    inks: file.facts.inks,
+  });
+  const { passed, rules, plates, maxInkCoverage, minDpi } = report;
+  // the preflight's warnings join the item's (low resolution is there already, per layer)
+  const warned = rules
+    .filter((r) => r.result === 'warning' && r.rule !== 'image_resolution')
+    .map((r) => `preflight ${r.rule}: ${r.detail}`);
+  return {
+    file: {
+      bytes: file.bytes,
+      pages: file.pages,
+      images: file.images,
+      warnings: [...file.warnings, ...warned],
+    },
+    preflight: {
+      passed,
+      rules,
+      plates,
+      maxInkCoverage,
+      ...(minDpi !== undefined ? { minDpi } : {}),
+    },
+  };
+}
+
+/**
+ * Renders a small item of every kind of work a print file needs (a photo, text, the
+ * barcode, CMYK, preflight) a few times: a new render process compiles its code here,
+ * not on the first orders it is given.
+ */
+export async function warmUp(): Promise<void> {
+  const { default: sharp } = await import('sharp');
+  const photo = await sharp({
+    create: {
+      width: 600,
+      height: 400,
+      channels: 3,
+      background: '#808080',
+      noise: { type: 'gaussian', mean: 128, sigma: 40 },
+    },
+  })
+    .jpeg()
+    .toBuffer();
+  const job: RenderJob = {
+    renderer: 2,
+    item: {
+      orderId: 'warm-up',
+      orderItemId: '00000000-0000-4000-8000-000000000000',
+      sku: 'WARM-UP',
+      printMethod: 'digital',
+      printColors: 4,
+      printAreas: [{ code: 'FRONT', name: 'Front', widthMm: 105, heightMm: 148 }],
+      design: {
+        areas: [
+          {
+            printArea: 'FRONT',
+            layers: [
+              {
+                type: 'image',
+                src: `data:image/jpeg;base64,${photo.toString('base64')}`,
+                x: 5,
+                y: 5,
+                width: 95,
+                height: 63,
+                rotation: 0,
+              },
+              { type: 'text', text: 'Warm-up', x: 5, y: 80, fontSize: 18, color: '#1a2b3c' },
+            ],
+          },
+        ],
+      },
+      barcode: { format: 'code128', value: 'WARM-UP' },
+      createdAt: '2026-01-01T00:00:00.000Z',
+    },
+    images: [],
+    inks: false,
+    cropMarks: false,
+    maxInkCoverage: 300,
+  };
+  for (let i = 0; i < 3; i++) await renderJob(job);
+}

@@ -1,0 +1,86 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ImageChecks, Renders } from '../../src/print/image-work.ts';
+import { JobCrashedError, JobDeadlineError } from '../../src/print/process-pool.ts';
+import { processAlive } from '../../src/processes.ts';
+import { renderAll, renderCases, sha256 } from '../helpers/render-cases.ts';
+
+/** An SVG with nothing to refuse that takes seconds to draw at 300 mm. */
+const costly = Buffer.from(
+  `<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="1000">${'<rect width="1000" height="1000" fill="#c00" fill-opacity="0.5"/>'.repeat(1500)}</svg>`,
+);
+const check = (bytes: Buffer, mm = 300) => ({
+  type: 'image/svg+xml',
+  bytes,
+  widthMm: mm,
+  heightMm: mm,
+});
+const small = Buffer.from(
+  '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>',
+);
+
+/**
+ * The image processes: a job past its deadline kills its process (the work stops, the
+ * next job gets a new one), a process killed from outside fails only its own job, and
+ * owners take turns.
+ */
+describe('image processes', () => {
+  const pools: { close(): Promise<void> }[] = [];
+  afterEach(async () => {
+    for (const p of pools.splice(0)) await p.close();
+  });
+
+  it('kills a job at its deadline, and the next job gets a new process', async () => {
+    const checks = new ImageChecks({ processes: 1, timeoutMs: 3000, queuedPerUser: 4 });
+    pools.push(checks);
+    await checks.check('u', check(small, 10));
+    const [pid] = checks.pids;
+    const began = Date.now();
+    const err = await checks.check('u', check(costly)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(JobDeadlineError);
+    expect(Date.now() - began).toBeLessThan(5000);
+    // the process that held the work is gone, not left drawing
+    await new Promise((r) => setTimeout(r, 200));
+    expect(processAlive(pid!)).toBe(false);
+    await checks.check('u', check(small, 10));
+    expect(checks.pids).toHaveLength(1);
+    expect(checks.pids[0]).not.toBe(pid);
+  }, 60_000);
+
+  it('fails only the job whose process was killed; the others go on', async () => {
+    const checks = new ImageChecks({ processes: 2, timeoutMs: 60_000, queuedPerUser: 4 });
+    pools.push(checks);
+    const a = checks.check('a', check(costly));
+    const b = checks.check('b', check(small, 10));
+    await new Promise((r) => setTimeout(r, 500));
+    await b;
+    const victim = checks.pids[0]!;
+    process.kill(victim, 'SIGKILL');
+    expect(await a.catch((e: unknown) => e)).toBeInstanceOf(JobCrashedError);
+    await checks.check('a', check(small, 10));
+  }, 60_000);
+
+  it('lets owners take turns: another owner’s job starts before the first owner’s backlog', async () => {
+    const checks = new ImageChecks({ processes: 1, timeoutMs: 60_000, queuedPerUser: 10 });
+    pools.push(checks);
+    const done: string[] = [];
+    const jobs = [
+      ...[1, 2, 3].map((n) =>
+        checks.check('busy', check(small, 10)).then(() => done.push(`busy-${n}`)),
+      ),
+      checks.check('other', check(small, 10)).then(() => done.push('other')),
+    ];
+    await Promise.all(jobs);
+    expect(done.indexOf('other')).toBeLessThan(done.indexOf('busy-3'));
+  }, 60_000);
+
+  it('renders every determinism case in render processes to the bytes rendered here', async () => {
+    const renders = new Renders(2, 60_000);
+    pools.push(renders);
+    const cases = await renderCases();
+    const here = await renderAll();
+    const there = await Promise.all(
+      cases.map(async (c) => [c.name, sha256((await renders.render('test', c.job)).file.bytes)]),
+    );
+    expect(Object.fromEntries(there)).toEqual(here);
+  }, 120_000);
+});

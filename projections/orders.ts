@@ -17,7 +17,8 @@ export const ordersProjection: Projection = {
   // 2: lists, lateness, retry and cancel (counts, deadlines, last error, indexes)
   // 3: orders counted per label and status as they change
   // 4: each item's latest preflight
-  version: 4,
+  // 5: the last error only while it is current (cleared when the order is ready or retried)
+  version: 5,
   tables: ['rm_orders', 'rm_order_items', 'rm_order_counts'],
   schema: `
     CREATE TABLE IF NOT EXISTS rm_orders (
@@ -195,7 +196,9 @@ export const ordersProjection: Projection = {
           break;
         }
         case 'OrderReady':
-          await setOrder("status = 'ready', reason = NULL, ready_at = $3", [e.data.readyAt]);
+          await setOrder("status = 'ready', reason = NULL, last_error = NULL, ready_at = $3", [
+            e.data.readyAt,
+          ]);
           break;
         case 'OrderFailed':
           await setOrder("status = 'failed', reason = $3, last_error = $3", [e.data.reason]);
@@ -206,7 +209,7 @@ export const ordersProjection: Projection = {
              WHERE order_item_id = ANY($1::uuid[])`,
             [e.data.orderItemIds],
           );
-          await setOrder("status = 'received', reason = NULL", []);
+          await setOrder("status = 'received', reason = NULL, last_error = NULL", []);
           break;
         case 'OrderCancelled':
           await setOrder("status = 'cancelled', cancelled_at = $3", [e.data.cancelledAt]);

@@ -119,6 +119,17 @@ describe('the ops page in a browser', () => {
     return r.body.id;
   }
 
+  /** The history of the open order page: sentences, never raw data. */
+  async function expectPlainHistory(page: Page) {
+    const entries = await page.locator('ol.timeline li').allTextContents();
+    expect(entries.length).toBeGreaterThan(2);
+    for (const entry of entries) {
+      expect(entry).not.toContain('{"');
+      expect(entry).not.toMatch(/design\.areas\.\d/);
+    }
+    expect(await page.locator('main').textContent()).not.toContain('{"');
+  }
+
   async function logIn(context: BrowserContext, key: string): Promise<Page> {
     const page = await context.newPage();
     await page.goto(`${t.url}/ops`);
@@ -176,13 +187,32 @@ describe('the ops page in a browser', () => {
     const row = page.locator(`tr[data-order="${orderId}"]`);
     await row.waitFor();
     expect(await row.locator('td.error-text').last().textContent()).toContain('image');
+    // the workflow is a link, not a column of ids; times read at a glance, on one line
+    expect(await row.locator('a:text-is("workflow ↗")').count()).toBe(1);
+    expect(await page.locator('table.orders th').allTextContents()).not.toContain('Workflow');
+    const received = row.locator('td time').first();
+    expect(await received.textContent()).toMatch(/^\d\d:\d\d$/);
+    expect(await received.getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    const lines = await row
+      .locator('td:has(time)')
+      .first()
+      .evaluate((td) => {
+        const e = td as unknown as { getClientRects(): { length: number }; offsetHeight: number };
+        return e.offsetHeight;
+      });
+    expect(lines).toBeLessThan(40);
     await row.locator('a').first().click();
     await page.waitForURL(/\/ops\/labels\/.+\/orders\//);
     expect(await page.locator('h1 .badge').first().textContent()).toBe('failed');
-    expect(await page.locator('.item .error-text').first().textContent()).toContain(
-      'image_missing',
+    expect(await page.locator('.item .error-text').first().textContent()).toMatch(
+      /^image missing: layer 1 on FRONT: the image is missing/,
     );
     expect(await page.locator('ol.timeline li[data-event="OrderItemFailed"]').count()).toBe(1);
+    // the last error of a failed order, and the shop by its name
+    expect(await page.locator('dl.facts dd.error-text').count()).toBe(1);
+    expect(
+      await page.locator('ol.timeline li[data-event="OrderReceived"] .meta').textContent(),
+    ).toMatch(/by shop “Shop”/);
 
     // the image store has the photo again; the operator retries
     await t.app.images.put(photoKey, photo);
@@ -194,7 +224,10 @@ describe('the ops page in a browser', () => {
       .toBe('ready');
     const retried = page.locator('ol.timeline li[data-event="OrderRetryRequested"]');
     expect(await retried.count()).toBe(1);
-    expect(await retried.locator('.meta').textContent()).toContain('operator');
+    expect(await retried.locator('.meta').textContent()).toContain('by the operator');
+    // the history in sentences, no raw data; the old error is no longer shown as current
+    await expectPlainHistory(page);
+    expect(await page.locator('dl.facts dd.error-text').count()).toBe(0);
     // previews of the print file's pages
     const preview = page.locator('.previews img').first();
     await preview.waitFor();
@@ -210,6 +243,33 @@ describe('the ops page in a browser', () => {
     ).toBe(1);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'ops-order.png'), fullPage: true });
   }, 120_000);
+
+  it('shows a cancelled order’s items as cancelled, and its history in sentences', async () => {
+    const page = operatorPage;
+    const orderId = `CANCEL-${randomUUID().slice(0, 6)}`;
+    await notify(a, orderId);
+    await orderIn(a, orderId, 'ready');
+    await page.goto(`${t.url}/ops/labels/${a.labelId}/orders/${orderId}`);
+    page.once('dialog', (d) => void d.accept());
+    await page.click('button:text-is("Cancel order")');
+    await expect
+      .poll(() => page.locator('h1 .badge').first().textContent(), { timeout: 30_000 })
+      .toBe('cancelled');
+    const items = page.locator('.item h3 .badge');
+    expect(await items.allTextContents()).toEqual(['cancelled']);
+    await expectPlainHistory(page);
+    expect(
+      await page.locator('ol.timeline li[data-event="OrderCancelled"] .type').textContent(),
+    ).toBe('Order cancelled');
+    // and in the list: cancelled, not "1/1 ready"
+    await page.goto(`${t.url}/ops/orders?status=cancelled`);
+    expect(
+      (await page.locator(`tr[data-order="${orderId}"] td`).allTextContents()).join(' '),
+    ).toContain('cancelled');
+    expect(
+      (await page.locator(`tr[data-order="${orderId}"] td`).allTextContents()).join(' '),
+    ).not.toContain('ready');
+  }, 60_000);
 
   it('shows a label admin only its own label', async () => {
     const theirs = `B-ONLY-${randomUUID().slice(0, 6)}`;

@@ -352,6 +352,9 @@ describe('order lists, lateness, retry, cancel and metrics', () => {
       });
       const ready = await orderIn(a, orderId, ['ready']);
       expect(ready.items.map((i: { status: string }) => i.status)).toEqual(['ready', 'ready']);
+      // the failure is history now, no longer the order's last error
+      expect(failed.lastError).toMatch(/image/);
+      expect(ready.lastError).toBeUndefined();
       expect(ready.items[1].printFiles).toHaveLength(1);
       expect(ready.items[0].printFiles).toHaveLength(1); // the good item is not rendered again
       // the workflow can be found by the order, and says how it ended

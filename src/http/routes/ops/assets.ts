@@ -20,6 +20,8 @@ table { border-collapse:collapse; width:100%; background:#fff; border:1px solid 
 th, td { text-align:left; padding:.45rem .6rem; border-bottom:1px solid var(--line); vertical-align:top; }
 th { background:#eef1f4; font-weight:600; white-space:nowrap; }
 td.num, th.num { text-align:right; font-variant-numeric:tabular-nums; }
+td.nowrap, .nowrap { white-space:nowrap; }
+.small { font-size:.8rem; }
 .cards { display:flex; flex-wrap:wrap; gap:.8rem; margin-bottom:1rem; }
 .card { background:#fff; border:1px solid var(--line); border-radius:6px; padding:.7rem 1rem; min-width:150px; }
 .card .n { font-size:1.6rem; font-weight:600; }

@@ -8,6 +8,7 @@ import { MAX_PAGE, orderPage } from '../../../app/order-lists.ts';
 import { orderHistory, orderView } from '../../../app/orders.ts';
 import { printFilePreview } from '../../../app/previews.ts';
 import { printFileDownload } from '../../../app/print-file-downloads.ts';
+import { listShopIntegrations } from '../../../app/shop-integrations.ts';
 import { subscriptionStatus } from '../../../app/subscriptions.ts';
 import { orderIdSchema } from '../../../domain/order/events.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
@@ -23,6 +24,7 @@ import {
   pageContext,
   sessionOf,
 } from './context.ts';
+import { historyNames } from './views/history.ts';
 import { orderDetailPage } from './views/order.ts';
 import { ordersPage } from './views/orders.ts';
 import { overviewPage } from './views/overview.ts';
@@ -144,11 +146,13 @@ export const opsReadPages: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (ap
       const session = sessionOf(request);
       const labelId = labelScope(session, request.params.labelId);
       const { orderId } = request.params;
-      const [order, events, [label]] = await Promise.all([
+      const [order, events, [label], shops] = await Promise.all([
         orderView(deps.app, labelId, orderId),
         orderHistory(deps.app, labelId, orderId),
         labelList(deps.app, labelId),
+        listShopIntegrations(deps.app, labelId),
       ]);
+      const names = historyNames(events, new Map(shops.map((s) => [s.integration_id, s.name])));
       const ctx = await pageContext(deps, session, 'orders');
       return reply
         .type('text/html; charset=utf-8')
@@ -158,6 +162,7 @@ export const opsReadPages: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (ap
             order,
             label?.name ?? labelId,
             events,
+            names,
             { ...temporal, workflowId: workflowIds.order(labelId, orderId) },
             noticeOf(request.query),
           ),

@@ -54,6 +54,26 @@ export const time = (d: Date | string | null | undefined): string =>
         .replace(/\.\d+Z$/, ' UTC')
     : '';
 
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/**
+ * A time to read at a glance in a list, in UTC: "14:05" today, "Nov 23, 09:12" this year,
+ * "2025-11-23" before; the whole time is in the element's title.
+ */
+export function shortTime(d: Date | string | null | undefined, now = new Date()): Html | string {
+  if (!d) return '';
+  const t = new Date(d);
+  const iso = t.toISOString();
+  const hm = iso.slice(11, 16);
+  const text =
+    iso.slice(0, 10) === now.toISOString().slice(0, 10)
+      ? hm
+      : t.getUTCFullYear() === now.getUTCFullYear()
+        ? `${MONTHS[t.getUTCMonth()]} ${t.getUTCDate()}, ${hm}`
+        : iso.slice(0, 10);
+  return html`<time datetime="${iso}" title="${time(t)}">${text}</time>`;
+}
+
 /** A duration in its largest units: "3 d 4 h", "12 min", "40 s". */
 export function age(seconds: number): string {
   const s = Math.max(0, Math.floor(seconds));

@@ -1,37 +1,29 @@
 import type { OrderItemRow, OrderRow } from '#projections/orders';
 import type { OpsSession } from '../../../../app/ops-sessions.ts';
 import type { RecordedEvent } from '../../../../eventstore/port.ts';
+import { actorName, type HistoryNames, historyEntry, plainLayerText } from './history.ts';
 import { age, href, html, time } from './html.ts';
 import { actionForm, type Notice, notice, type PageContext, page, statusBadge } from './layout.ts';
 import { orderPath, workflowLink } from './orders.ts';
 
-/** What an event says, in a line: its facts, without designs or personal data. */
-function summary(e: RecordedEvent): string {
-  const d = e.data as Record<string, unknown>;
-  switch (e.type) {
-    case 'OrderReceived':
-      return `${(d.items as unknown[]).length} item(s) through the ${String((d.source as { channel?: string } | undefined)?.channel ?? 'shop')} API, due by ${time(String(d.renderDueAt ?? ''))}`;
-    case 'PrintFileGenerated':
-      return `item ${String(d.orderItemId)}: ${String(d.pages)} page(s), ${String(d.bytes)} bytes, sha256 ${String(d.sha256).slice(0, 16)}…`;
-    case 'OrderItemFailed':
-      return `item ${String(d.orderItemId)}: ${String(d.kind ?? '')} ${String(d.reason)}`;
-    default: {
-      const text = JSON.stringify(d);
-      return text.length > 300 ? `${text.slice(0, 300)}…` : text;
-    }
-  }
-}
-
 const BARCODE_FORMATS = ['code128', 'ean13', 'qrcode', 'datamatrix'];
 
-function itemSection(session: OpsSession, labelId: string, orderId: string, i: OrderItemRow) {
+function itemSection(
+  session: OpsSession,
+  labelId: string,
+  orderId: string,
+  i: OrderItemRow,
+  names: HistoryNames,
+  cancelled: boolean,
+) {
   const file = i.print_files.at(-1);
+  const areas = names.items.get(i.order_item_id)?.areas;
   const base = `/ops/labels/${labelId}/items/${i.order_item_id}`;
   return html`<section class="item" data-item="${i.order_item_id}">
-    <h3>${i.item_id} ${statusBadge(i.status)} <span class="muted">${i.sku} × ${i.quantity}</span></h3>
+    <h3>${i.item_id} ${statusBadge(cancelled ? 'cancelled' : i.status)} <span class="muted">${i.sku} × ${i.quantity}</span></h3>
     <p class="muted">order item ${i.order_item_id}${i.barcode ? html` · barcode ${i.barcode.format} ${i.barcode.value}` : ''}</p>
-    ${i.reason ? html`<p class="error-text">${i.failure_kind ? html`<strong>${i.failure_kind}</strong>: ` : ''}${i.reason}</p>` : ''}
-    ${i.warnings.length ? html`<ul class="warn-text">${i.warnings.map((w) => html`<li>${w}</li>`)}</ul>` : ''}
+    ${i.reason ? html`<p class="error-text">${i.failure_kind ? html`<strong>${i.failure_kind.replaceAll('_', ' ')}</strong>: ` : ''}${plainLayerText(i.reason, areas)}</p>` : ''}
+    ${i.warnings.length ? html`<ul class="warn-text">${i.warnings.map((w) => html`<li>${plainLayerText(w, areas)}</li>`)}</ul>` : ''}
     ${
       file
         ? html`<div class="previews">${Array.from(
@@ -48,7 +40,7 @@ function itemSection(session: OpsSession, labelId: string, orderId: string, i: O
         <summary>Preflight ${i.preflight.passed ? html`<span class="badge ready">passed</span>` : html`<span class="badge failed">failed</span>`} · plates: ${i.preflight.plates.join(', ')} · coverage ${i.preflight.maxInkCoverage}%</summary>
         <table><tbody>${i.preflight.rules.map(
           (r) =>
-            html`<tr data-rule="${r.rule}"><td>${r.rule}</td><td><span class="badge ${r.result === 'pass' ? 'ready' : r.result === 'failure' ? 'failed' : 'received'}">${r.result}</span></td><td>${r.detail}</td></tr>`,
+            html`<tr data-rule="${r.rule}"><td>${r.rule.replaceAll('_', ' ')}</td><td><span class="badge ${r.result === 'pass' ? 'ready' : r.result === 'failure' ? 'failed' : 'received'}">${r.result}</span></td><td>${r.detail}</td></tr>`,
         )}</tbody></table>
       </details>`
         : ''
@@ -70,6 +62,7 @@ export function orderDetailPage(
   order: OrderRow & { items: OrderItemRow[] },
   labelName: string,
   events: RecordedEvent[],
+  names: HistoryNames,
   temporal: { uiUrl: string | undefined; namespace: string; workflowId: string },
   query: Notice,
 ): string {
@@ -108,12 +101,13 @@ export function orderDetailPage(
       }
     </div>
     <h2>Items</h2>
-    <div class="items">${order.items.map((i) => itemSection(session, order.label_id, order.order_id, i))}</div>
+    <div class="items">${order.items.map((i) => itemSection(session, order.label_id, order.order_id, i, names, order.status === 'cancelled'))}</div>
     <h2>History</h2>
-    <ol class="timeline">${events.map(
-      (e) => html`<li data-event="${e.type}"><span class="type">${e.type}</span>
-        <span class="meta">${time(e.recordedAt)} · ${e.metadata.actor ?? 'unknown'} · revision ${String(e.revision)}</span>
-        <div>${summary(e)}</div></li>`,
-    )}</ol>`,
+    <ol class="timeline">${events.map((e) => {
+      const entry = historyEntry(e, names);
+      return html`<li data-event="${e.type}"><span class="type">${entry.title}</span>
+        <span class="meta">${time(e.recordedAt)} · by ${actorName(e.metadata.actor, names)}</span>
+        <div>${entry.text}</div></li>`;
+    })}</ol>`,
   );
 }

@@ -1,6 +1,6 @@
 import type { LabelRow } from '#projections/labels';
 import type { OrderRowAnswer } from '../../../schemas/order-list.ts';
-import { age, href, html, time } from './html.ts';
+import { age, href, html, shortTime } from './html.ts';
 import { type Notice, notice, type PageContext, page, statusBadge } from './layout.ts';
 
 export interface OrdersFilter {
@@ -25,11 +25,24 @@ const TABS: [string, string | undefined][] = [
 export const orderPath = (labelId: string, orderId: string) =>
   `/ops/labels/${labelId}/orders/${encodeURIComponent(orderId)}`;
 
-/** A workflow in Temporal's web UI, where there is one to link to. */
-export const workflowLink = (uiUrl: string | undefined, namespace: string, workflowId: string) =>
+/** A workflow in Temporal's web UI, where there is one to link to (labelled `text`). */
+export const workflowLink = (
+  uiUrl: string | undefined,
+  namespace: string,
+  workflowId: string,
+  text: string = workflowId,
+) =>
   uiUrl
-    ? html`<a href="${`${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`}" target="_blank" rel="noopener">${workflowId}</a>`
+    ? html`<a href="${`${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`}" target="_blank" rel="noopener" title="${workflowId}">${text}</a>`
     : html`<code>${workflowId}</code>`;
+
+/** An order's items as a clerk reads them: "2/3 ready", "1 failed of 3", "cancelled". */
+function itemsText(o: OrderRowAnswer) {
+  if (o.status === 'cancelled') return html`<span class="muted">cancelled</span>`;
+  const { total, ready, failed } = o.items;
+  if (failed) return html`<span class="error-text">${failed} failed</span> of ${total}`;
+  return `${ready}/${total} ready`;
+}
 
 /** Orders newest first with the list's filters as tabs and a form; a next-page link. */
 export function ordersPage(
@@ -74,19 +87,16 @@ export function ordersPage(
       rows.length === 0
         ? html`<p class="muted">No order matches.</p>`
         : html`<table class="orders">
-      <thead><tr><th>Order</th>${operator ? html`<th>Label</th>` : ''}<th>Status</th><th class="num">Items ready</th><th class="num">failed</th><th>Received</th><th>Age</th><th>Ready</th><th>Last error</th><th>Workflow</th></tr></thead>
+      <thead><tr><th>Order</th>${operator ? html`<th>Label</th>` : ''}<th>Status</th><th>Items</th><th>Received <span class="muted">(UTC)</span></th><th>Ready</th><th>Last error</th></tr></thead>
       <tbody>${rows.map(
         (o) => html`<tr data-order="${o.orderId}">
-        <td><a href="${orderPath(o.labelId, o.orderId)}">${o.orderId}</a></td>
+        <td><a href="${orderPath(o.labelId, o.orderId)}">${o.orderId}</a>${temporal.uiUrl ? html` <span class="small">${workflowLink(temporal.uiUrl, temporal.namespace, o.workflowId, 'workflow ↗')}</span>` : ''}</td>
         ${operator ? html`<td>${o.labelName ?? o.labelId}</td>` : ''}
-        <td>${statusBadge(o.status, o.overdue)}</td>
-        <td class="num">${o.items.ready}/${o.items.total}</td>
-        <td class="num ${o.items.failed ? 'error-text' : ''}">${o.items.failed}</td>
-        <td>${time(o.receivedAt)}</td>
-        <td>${age(o.ageSeconds)}</td>
-        <td>${time(o.readyAt)}</td>
+        <td class="nowrap">${statusBadge(o.status, o.overdue)}</td>
+        <td class="nowrap">${itemsText(o)}</td>
+        <td class="nowrap">${shortTime(o.receivedAt)} <span class="muted">· ${age(o.ageSeconds)} ago</span></td>
+        <td class="nowrap">${shortTime(o.readyAt)}</td>
         <td class="error-text">${o.lastError ?? ''}</td>
-        <td>${workflowLink(temporal.uiUrl, temporal.namespace, o.workflowId)}</td>
       </tr>`,
       )}</tbody></table>`
     }

@@ -1,9 +1,12 @@
 import type pg from 'pg';
 import { importEvents } from '../src/domain/import/events.ts';
+import type { Position } from '../src/eventstore/port.ts';
 import type { Projection } from './projection.ts';
 
 export const importsProjection: Projection = {
   name: 'imports',
+  // 2: where in the log the import completed (its configurations are usable from there)
+  version: 2,
   tables: ['rm_imports'],
   schema: `
     CREATE TABLE IF NOT EXISTS rm_imports (
@@ -17,7 +20,9 @@ export const importsProjection: Projection = {
       created        integer NOT NULL DEFAULT 0,
       skipped        jsonb NOT NULL DEFAULT '[]',
       requested_at   timestamptz NOT NULL,
-      completed_at   timestamptz
+      completed_at   timestamptz,
+      completed_commit  text,
+      completed_prepare text
     );`,
   handles: new Set(['ImportRequested', 'ImportChunkApplied', 'ImportCompleted']),
   async apply(tx, stored) {
@@ -47,10 +52,16 @@ export const importsProjection: Projection = {
           );
           break;
         case 'ImportCompleted':
-          await tx.query('UPDATE rm_imports SET completed_at = $2 WHERE import_id = $1', [
-            e.data.importId,
-            e.data.completedAt,
-          ]);
+          await tx.query(
+            `UPDATE rm_imports SET completed_at = $2, completed_commit = $3, completed_prepare = $4
+             WHERE import_id = $1`,
+            [
+              e.data.importId,
+              e.data.completedAt,
+              String(s.position.commit),
+              String(s.position.prepare),
+            ],
+          );
           break;
       }
     }
@@ -71,11 +82,14 @@ export interface ImportView {
   completedAt?: string;
 }
 
+/** An import as its read model has it, with where in the log it completed. */
+export type ImportRow = ImportView & { completedPosition?: Position };
+
 export async function findImport(
   pool: pg.Pool,
   importId: string,
   kind: string,
-): Promise<ImportView | undefined> {
+): Promise<ImportRow | undefined> {
   const r = await pool.query('SELECT * FROM rm_imports WHERE import_id = $1 AND kind = $2', [
     importId,
     kind,
@@ -95,5 +109,13 @@ export async function findImport(
     skipped,
     requestedAt: new Date(row.requested_at).toISOString(),
     ...(row.completed_at ? { completedAt: new Date(row.completed_at).toISOString() } : {}),
+    ...(row.completed_commit
+      ? {
+          completedPosition: {
+            commit: BigInt(row.completed_commit),
+            prepare: BigInt(row.completed_prepare),
+          },
+        }
+      : {}),
   };
 }

@@ -7,7 +7,8 @@ import type { DrawPreviews } from './previews.ts';
 
 /** Waits until a read model has taken an append, so a caller reads its own write. */
 export interface ReadModels {
-  seen(projection: string, position: Position | undefined): Promise<void>;
+  /** whether it has, within a few seconds (true at once for no position) */
+  seen(projection: string, position: Position | undefined): Promise<boolean>;
 }
 
 /** What the use cases work with; the composition root (src/bootstrap) makes it. */
@@ -33,4 +34,4 @@ export interface AppContext {
 }
 
 /** For callers that read nothing back (scripts, tests over another process's database). */
-export const noReadModels: ReadModels = { seen: async () => {} };
+export const noReadModels: ReadModels = { seen: async () => true };

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { findImport } from '#projections/imports';
+import { findImport, type ImportView } from '#projections/imports';
 import { importAggregate } from '../domain/import/decider.ts';
 import {
   CHUNK_SIZE,
@@ -86,13 +86,33 @@ export async function importCatalog(
     sku,
     configuration,
   }));
-  const { importId } = await requestImport(ctx, { kind: 'catalog', supplier, items }, metadata);
+  const { importId, position } = await requestImport(
+    ctx,
+    { kind: 'catalog', supplier, items },
+    metadata,
+  );
+  // its progress can be read as soon as the request is answered
+  await ctx.readModels.seen('imports', position);
   return { importId, accepted: items.length };
 }
 
-/** An import's progress; one of another kind is not found. */
-export async function importProgress(ctx: AppContext, importId: string, kind: ImportKind) {
-  const view = await findImport(ctx.pool, importId, kind);
-  if (!view) throw new DomainError('not_found', 'no such import', 'import_not_found');
+/**
+ * An import's progress; one of another kind is not found. An import reads `completed`
+ * only once every configuration it holds can be found and used: the configurations'
+ * read model has taken the log up to the import's completion (it applies thousands of
+ * events where the imports' read model applies three, and may be seconds behind).
+ */
+export async function importProgress(
+  ctx: AppContext,
+  importId: string,
+  kind: ImportKind,
+): Promise<ImportView> {
+  const row = await findImport(ctx.pool, importId, kind);
+  if (!row) throw new DomainError('not_found', 'no such import', 'import_not_found');
+  const { completedPosition, ...view } = row;
+  if (view.status === 'completed' && !(await ctx.readModels.seen('offerings', completedPosition))) {
+    const { completedAt: _, ...applying } = view;
+    return { ...applying, status: 'running' };
+  }
   return view;
 }

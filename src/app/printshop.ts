@@ -149,10 +149,12 @@ export async function addSkuGroups(
       'sku_exists',
     );
   }
-  const { importId } = await requestImport(
+  const { importId, position } = await requestImport(
     ctx,
     { kind: 'printshop-skus', supplier, items, groups: groups.length },
     metadata,
   );
+  // its progress can be read as soon as the request is answered
+  await ctx.readModels.seen('imports', position);
   return { importId, groups: groups.length, skus: items.length };
 }

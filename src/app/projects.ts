@@ -34,11 +34,14 @@ export async function validateDesign(
   owner: string,
   content: ProjectContent,
 ): Promise<void> {
+  // the read model sku/data reads too, so a save and sku/data agree at every moment
   const offering = await findOffering(ctx.pool, content.supplier, content.sku);
   if (!offering || offering.renamed_to !== null || !offering.config.published) {
     throw new DomainError(
       'invalid',
-      `no product configuration ${content.sku} for ${content.supplier}`,
+      offering?.renamed_to
+        ? `${content.sku} of ${content.supplier} was renamed to ${offering.renamed_to}: save the project with the new SKU`
+        : `no product configuration ${content.sku} for ${content.supplier}`,
       'unknown_sku',
     );
   }

@@ -10,9 +10,10 @@ import type { ReadModels } from './context.ts';
 export function readYourWrites(runner: ProjectionRunner, feed: ChangeFeed): ReadModels {
   return {
     async seen(projection, position) {
-      if (!position) return;
-      await runner.waitFor(projection, position, 3000);
+      if (!position) return true;
+      const seen = await runner.waitFor(projection, position, 3000);
       feed.publish({ kind: 'readModel', projection, phase: 'seen' });
+      return seen;
     },
   };
 }

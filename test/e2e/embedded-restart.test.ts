@@ -129,4 +129,43 @@ describe('embedded default (PGlite + local Temporal), as a process', () => {
       worker: { ok: true },
     });
   });
+
+  it('runs the newcomer’s demo against it: seed:demo follows DATA_DIR and PORT and ends with a printed order', async () => {
+    if (!proc) await start(await freePort());
+    // the port of the service running now (the output holds every start's)
+    const port = [...output.matchAll(/"url":"http:\/\/127\.0\.0\.1:(\d+)"/g)].at(-1)?.[1];
+    expect(port).toBeDefined();
+    const seed = (env: Record<string, string>) =>
+      spawnSync(process.execPath, ['--import', 'tsx', 'scripts/seed-demo.ts'], {
+        // vitest sets BASE_URL to '/' for its own use
+        env: {
+          ...process.env,
+          BASE_URL: '',
+          SEED_PER_SUPPLIER: '20',
+          TEMPORAL_UI_PORT: '0',
+          ...env,
+        },
+        encoding: 'utf8',
+        timeout: 240_000,
+      });
+    // another data folder than the service's: one plain line, no stack
+    const wrong = seed({ PORT: port!, DATA_DIR: path.join(dataDir, 'elsewhere') });
+    expect(wrong.status, wrong.stderr).toBe(1);
+    expect(wrong.stderr.trim()).toBe(
+      `no operator key at ${path.join(dataDir, 'elsewhere', 'operator-api-key')}: run this with the DATA_DIR the service runs with, or set OPERATOR_API_KEY`,
+    );
+    const r = seed({ PORT: port!, DATA_DIR: dataDir });
+    expect(r.status, r.stderr + r.stdout.slice(-2000)).toBe(0);
+    const ready =
+      /Order (DEMO-\w+) is ready: .*\n\s+print file\s+(\S+\.pdf)\n[\s\S]*ops page\s+(\S+)/.exec(
+        r.stdout,
+      );
+    expect(ready, r.stdout.slice(-2000)).not.toBeNull();
+    const [, orderId, file, ops] = ready!;
+    expect(readFileSync(file!).subarray(0, 8).toString('latin1')).toBe('%PDF-1.6');
+    expect(ops).toBe(
+      `http://127.0.0.1:${port}/ops/labels/${/label id\s+(\S+)/.exec(r.stdout)![1]}/orders/${orderId}`,
+    );
+    expect((await fetch(ops!, { redirect: 'manual' })).status).toBe(303); // to the login page
+  }, 300_000);
 });

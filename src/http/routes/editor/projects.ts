@@ -28,7 +28,7 @@ export const editorProjectRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = as
         security,
         summary: 'Save a new project (a design for a product configuration)',
         body: projectBody,
-        response: { 201: projectSchema, ...problems(400, 401, 413, 415) },
+        response: { 201: projectSchema, ...problems(400, 401, 413, 415, 429) },
       },
     },
     async (request, reply) =>
@@ -47,7 +47,7 @@ export const editorProjectRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = as
         summary: 'Replace a project of the logged-in user',
         params: idParams,
         body: projectBody,
-        response: { 200: projectSchema, ...problems(400, 401, 404, 413, 415) },
+        response: { 200: projectSchema, ...problems(400, 401, 404, 413, 415, 429) },
       },
     },
     async (request) =>

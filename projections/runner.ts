@@ -267,6 +267,8 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
     } finally {
       this.onCommit(name, 'committed');
     }
+    // this process's runner replays at once, not at its next wake-up
+    this.wake(p.handles);
   }
 
   /**

@@ -133,6 +133,11 @@ export abstract class SubscriptionRunner<S extends Subscriber> {
     for (const s of this.byName.values()) this.loops.push(this.supervise(s));
   }
 
+  /** Wakes the loops of this process that wait for these types (a rebuild to start at once). */
+  protected wake(types: Iterable<string>): void {
+    this.wakeups?.notify([...types]);
+  }
+
   async stop(): Promise<void> {
     this.running = false;
     this.wakeups?.notify();

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { ImportKind } from '../src/domain/import/events.ts';
 import { importEvents } from '../src/domain/import/events.ts';
 import type { Position } from '../src/eventstore/port.ts';
 import type { Projection } from './projection.ts';
@@ -70,7 +71,7 @@ export const importsProjection: Projection = {
 
 export interface ImportView {
   importId: string;
-  kind: string;
+  kind: ImportKind;
   supplier: string;
   status: 'running' | 'completed';
   total: number;

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { BarcodeFormat } from '../src/domain/order/barcode.ts';
 import { orderEvents, type Preflight } from '../src/domain/order/events.ts';
 import type { Projection } from './projection.ts';
 
@@ -248,7 +249,7 @@ export interface OrderItemRow {
   status: string;
   reason: string | null;
   failure_kind: string | null;
-  barcode: { format: string; value: string } | null;
+  barcode: { format: BarcodeFormat; value: string } | null;
   print_files: { storageKey: string; sha256: string; pages: number; bytes: number }[];
   warnings: string[];
   /** the latest print file's preflight */

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import {
+  type Permission,
   type ShopIntegrationEvent,
   shopIntegrationEvents,
 } from '../src/domain/shop-integration/events.ts';
@@ -13,7 +14,7 @@ export interface ShopIntegrationRow {
   shop_system: string;
   shop_url: string;
   notification_url: string | null;
-  permissions: string[];
+  permissions: Permission[];
   api_key_prefix: string;
   created_at: string;
   updated_at: string;

@@ -130,6 +130,18 @@ async function applyOrder(tx: pg.PoolClient, stored: RecordedEvent) {
   );
 }
 
+/** One attempt of a delivery, as its log keeps it. */
+export interface DeliveryAttempt {
+  run: number;
+  attempt: number;
+  at: string;
+  status: number | null;
+  error: string | null;
+  latencyMs: number;
+  response: string;
+  outcome: 'delivered' | 'retrying' | 'failed' | 'gone';
+}
+
 async function applyDelivery(tx: pg.PoolClient, stored: RecordedEvent) {
   const e = webhookDeliveryEvents.deserialize(stored);
   if (e.type === 'WebhookResendRequested') {
@@ -141,7 +153,7 @@ async function applyDelivery(tx: pg.PoolClient, stored: RecordedEvent) {
     return;
   }
   const d = e.data;
-  const attempt = {
+  const attempt: DeliveryAttempt = {
     run: d.run,
     attempt: d.attempt,
     at: d.attemptedAt,
@@ -253,8 +265,8 @@ export interface DeliveryRow {
   status: 'retrying' | 'delivered' | 'failed' | 'pending';
   runs: number;
   attempts: number;
-  last_attempt: Record<string, unknown>;
-  log: Record<string, unknown>[];
+  last_attempt: DeliveryAttempt;
+  log: DeliveryAttempt[];
   first_at: string;
   last_at: string;
   delivered_at: string | null;
@@ -294,14 +306,14 @@ export async function endpointHealth(
   pool: pg.Pool,
   integrationId: string,
 ): Promise<{ lastSuccessAt: string | null; failingSince: string | null }> {
-  const r = await pool.query<{ last_success_at: string | null; failing_since: string | null }>(
-    `SELECT last_success_at::text, failing_since::text FROM rm_webhook_endpoints
-     WHERE integration_id = $1`,
+  const r = await pool.query<{ last_success_at: Date | null; failing_since: Date | null }>(
+    'SELECT last_success_at, failing_since FROM rm_webhook_endpoints WHERE integration_id = $1',
     [integrationId],
   );
+  // ISO 8601 in UTC, like every time the API answers
   return {
-    lastSuccessAt: r.rows[0]?.last_success_at ?? null,
-    failingSince: r.rows[0]?.failing_since ?? null,
+    lastSuccessAt: r.rows[0]?.last_success_at?.toISOString() ?? null,
+    failingSince: r.rows[0]?.failing_since?.toISOString() ?? null,
   };
 }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type DeliveryAttempt,
   type DeliveryRow,
   decodeFeedCursor,
   endpointHealth,
@@ -217,7 +218,7 @@ export const enableWebhook = (
 export interface DeliveryView {
   deliveryId: string;
   messageId: string;
-  type: string;
+  type: WebhookEventType;
   orderId: string;
   status: DeliveryRow['status'];
   runs: number;
@@ -226,13 +227,13 @@ export interface DeliveryView {
   lastAttemptAt: string;
   deliveredAt: string | null;
   /** the latest attempts (up to 20): time, status, latency, the first KiB of the answer */
-  log: Record<string, unknown>[];
+  log: DeliveryAttempt[];
 }
 
 const deliveryView = (r: DeliveryRow): DeliveryView => ({
   deliveryId: r.delivery_id,
   messageId: r.message_id,
-  type: r.message_type,
+  type: r.message_type as WebhookEventType,
   orderId: r.order_id,
   status: r.status,
   runs: r.runs,

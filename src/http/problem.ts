@@ -14,10 +14,16 @@ export const problemSchema = z
   .object({
     type: z.string(),
     title: z.string(),
-    status: z.number().int(),
+    status: z.number().int().min(400).max(599),
     detail: z.string(),
     code: z.string().optional(),
-    errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    errors: z
+      .array(
+        z
+          .object({ path: z.string(), message: z.string() })
+          .meta({ id: 'ProblemField', description: 'a field at fault (a dotted path) and why' }),
+      )
+      .optional(),
   })
   .meta({ id: 'Problem' });
 export type Problem = z.infer<typeof problemSchema>;

@@ -22,7 +22,8 @@ import {
 } from './edge.ts';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.ts';
 import { ONE_MIB } from './limits.ts';
-import { withExamples } from './openapi-examples.ts';
+import { finishDocument } from './openapi/document.ts';
+import { webhooksSection } from './openapi/webhooks.ts';
 import { answerWithProblems, HttpProblem } from './problem.ts';
 import { requestLogger } from './request-logger.ts';
 import { adminApi } from './routes/admin/index.ts';
@@ -99,6 +100,27 @@ export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<F
         version: '1.0.0',
         description: 'Administrator, shop integrator, order fulfillment, operator and editor APIs.',
       },
+      tags: [
+        { name: 'Operator API', description: 'the operator key: labels, catalogue, every order' },
+        {
+          name: 'Administrator API',
+          description: "a label's admin key: its shops, orders and settings",
+        },
+        {
+          name: 'Shop integrator API',
+          description: 'a shop integration key: sales and the catalogue',
+        },
+        {
+          name: 'Order fulfillment API',
+          description: "a label's fulfillment key, and the print partner's key",
+        },
+        {
+          name: 'Editor',
+          description: "the editor's front end: sessions through the partner, projects",
+        },
+        { name: 'System', description: 'health and metrics' },
+        { name: 'Webhooks', description: 'what the service POSTs to a shop’s webhook' },
+      ],
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
@@ -107,8 +129,9 @@ export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<F
         },
       },
     },
-    transform: withExamples(jsonSchemaTransform),
-    transformObject: jsonSchemaTransformObject,
+    transform: jsonSchemaTransform,
+    transformObject: (document) =>
+      finishDocument(jsonSchemaTransformObject(document), { webhooks: webhooksSection() }),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -58,7 +58,7 @@ function parseJson(text: string | undefined): unknown {
 /**
  * Calls one of a label's partner-hosted callbacks: POST `{url}/{kind}` with the label's
  * callback key, redirects not followed, a time limit. Success is 201 with a body of the
- * right shape and nothing else; a 4xx is the partner saying no, carrying its 2.3 message.
+ * right shape and nothing else; a 4xx is the partner saying no, carrying its message.
  * Only forgot-password is retried, once, and only when the connection itself failed:
  * a repeated signup could create two accounts.
  */

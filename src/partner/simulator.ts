@@ -10,8 +10,8 @@ import type { AddressInfo } from 'node:net';
  */
 export type SimMode =
   | 'normal'
-  | 'reject' // 400 with a 2.3 body
-  | 'fail' // 500 with a 2.3 body
+  | 'reject' // 400 with a { message, code } body
+  | 'fail' // 500 with a { message, code } body
   | 'slow' // answers normally after `delayMs`
   | 'empty' // 201 with {}
   | 'html' // 201 with an HTML page

@@ -1,21 +1,15 @@
+import type { z } from 'zod';
 import type { OrderEvent } from '../domain/order/events.ts';
 import type { WebhookEventType } from '../domain/shop-integration/events.ts';
 import type { RecordedEvent } from '../eventstore/port.ts';
+import type { MESSAGE_SCHEMAS, orderMessageSchema } from './message-schemas.ts';
 
-/** What a shop receives: the same body in a push and in the pull feed. */
-export interface WebhookMessage {
-  /** `msg_` and the id of the event it tells of: the same in every re-delivery */
-  id: string;
-  type: WebhookEventType;
-  timestamp: string;
-  data: {
-    orderId: string;
-    /** the order's own count: increases with each of its messages */
-    sequence: number;
-    orderItemIds: string[];
-    [k: string]: unknown;
-  };
-}
+/**
+ * What a shop receives: the pull feed lists it whole, a webhook POSTs it without its `id`
+ * (which is its webhook-id header). See message-schemas.ts.
+ */
+export type WebhookMessage = z.infer<typeof orderMessageSchema>;
+type DataOf<T extends WebhookEventType> = z.infer<(typeof MESSAGE_SCHEMAS)[T]['body']>['data'];
 
 /** The order an event belongs to, from its first event. */
 export interface OrderRef {
@@ -49,17 +43,18 @@ export function webhookMessage(
   event: OrderEvent,
 ): WebhookMessage | undefined {
   const base = { orderId: order.orderId, sequence: Number(stored.revision) + 1 };
-  const make = (
-    type: WebhookEventType,
+  const make = <T extends WebhookEventType>(
+    type: T,
     timestamp: string,
     orderItemIds: string[],
-    more: Record<string, unknown> = {},
-  ): WebhookMessage => ({
-    id: `msg_${stored.id}`,
-    type,
-    timestamp,
-    data: { ...base, orderItemIds, ...more },
-  });
+    more: Omit<DataOf<T>, keyof typeof base | 'orderItemIds'>,
+  ) =>
+    ({
+      id: `msg_${stored.id}`,
+      type,
+      timestamp,
+      data: { ...base, orderItemIds, ...more },
+    }) as WebhookMessage;
   switch (event.type) {
     case 'OrderReceived':
       return make(
@@ -91,7 +86,7 @@ export function webhookMessage(
         detail: event.data.reason,
       });
     case 'OrderReady':
-      return make('order.ready', event.data.readyAt, order.orderItemIds);
+      return make('order.ready', event.data.readyAt, order.orderItemIds, {});
     case 'OrderFailed':
       return make('order.failed', event.data.failedAt, order.orderItemIds, {
         detail: event.data.reason,

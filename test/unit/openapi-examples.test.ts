@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sampleOf } from '../../src/http/openapi-examples.ts';
+import { sampleOf } from '../../src/http/openapi/examples.ts';
 
 describe('OpenAPI examples made from schemas', () => {
   it("keeps a schema's own example and fills required fields by type and format", () => {

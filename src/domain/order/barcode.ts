@@ -1,6 +1,9 @@
 import { z } from 'zod';
 
 export const BARCODE_FORMATS = ['code128', 'ean13', 'qrcode', 'datamatrix'] as const;
+export const barcodeFormatSchema = z
+  .enum(BARCODE_FORMATS)
+  .meta({ id: 'BarcodeFormat', description: 'the barcode in the print file’s slug' });
 export type BarcodeFormat = (typeof BARCODE_FORMATS)[number];
 
 /** The EAN-13 check digit of the first 12 digits. */
@@ -43,10 +46,20 @@ export const barcodeInputSchema = z
   .discriminatedUnion('format', [
     z
       .object({ format: z.literal('code128'), value: z.string().regex(/^[\x20-\x7E]{1,80}$/) })
-      .strict(),
-    z.object({ format: z.literal('ean13'), value: z.string().regex(/^\d{13}$/) }).strict(),
-    z.object({ format: z.literal('qrcode'), value: z.string().min(1).max(2953) }).strict(),
-    z.object({ format: z.literal('datamatrix'), value: z.string().min(1).max(1556) }).strict(),
+      .strict()
+      .meta({ id: 'Code128Barcode', description: '1-80 printable ASCII characters' }),
+    z
+      .object({ format: z.literal('ean13'), value: z.string().regex(/^\d{13}$/) })
+      .strict()
+      .meta({ id: 'Ean13Barcode', description: '13 digits, the last its check digit' }),
+    z
+      .object({ format: z.literal('qrcode'), value: z.string().min(1).max(2953) })
+      .strict()
+      .meta({ id: 'QrCodeBarcode', description: 'up to 2953 bytes of UTF-8' }),
+    z
+      .object({ format: z.literal('datamatrix'), value: z.string().min(1).max(1556) })
+      .strict()
+      .meta({ id: 'DataMatrixBarcode', description: 'up to 1556 bytes' }),
   ])
   .superRefine((b, ctx) => {
     const problem = barcodeProblem(b.format, b.value);

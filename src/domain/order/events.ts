@@ -4,13 +4,15 @@ import { printAreaSchema } from '../product/configuration.ts';
 import { storedDesignSchema as designSchema } from '../project/design.ts';
 import { encryptedSchema } from '../shared/encrypted.ts';
 import { defineEvent, type EventOf, EventRegistry } from '../shared/events.ts';
-import { BARCODE_FORMATS } from './barcode.ts';
+import { barcodeFormatSchema } from './barcode.ts';
 
 /** The shop's order reference: one limit wherever it is accepted or read back. */
 export const ORDER_ID_MAX = 128;
 export const orderIdSchema = z.string().min(1).max(ORDER_ID_MAX);
 
-export const barcodeSchema = z.object({ format: z.enum(BARCODE_FORMATS), value: z.string() });
+export const barcodeSchema = z
+  .object({ format: barcodeFormatSchema, value: z.string() })
+  .meta({ id: 'Barcode' });
 
 /** An order item as sold: the design and product facts copied at notification time, so
  * that its print file can be rendered again from the order's own events, bit for bit. */

@@ -18,7 +18,8 @@ export const printAreaSchema = z
     widthMm: z.number().positive().max(5000),
     heightMm: z.number().positive().max(5000),
   })
-  .strict();
+  .strict()
+  .meta({ id: 'PrintArea', description: 'a print area of the product, in millimetres' });
 
 /** A supplier's list price of a configuration, from a catalogue import. */
 export const listPriceSchema = z
@@ -28,7 +29,8 @@ export const listPriceSchema = z
     setupPrice: moneySchema.optional(),
     currency: currencySchema,
   })
-  .strict();
+  .strict()
+  .meta({ id: 'ListPrice', description: "a supplier's list price, from a quantity on" });
 
 /**
  * A product configuration without its identity (supplier, SKU). `prices` are the

@@ -38,7 +38,11 @@ export const imageLayerSchema = z
     height: size,
     rotation: z.number().min(-360).max(360).default(0),
   })
-  .strict();
+  .strict()
+  .meta({
+    id: 'ImageLayer',
+    description: 'an image placed on the print area (mm, degrees clockwise)',
+  });
 
 export const textLayerSchema = z
   .object({
@@ -49,7 +53,8 @@ export const textLayerSchema = z
     fontSize: z.number().positive().max(1000),
     color: z.string().regex(/^#[0-9a-fA-F]{6}$/, 'a colour such as #1a2b3c'),
   })
-  .strict();
+  .strict()
+  .meta({ id: 'TextLayer', description: 'a line of text (DejaVu Sans; size in points)' });
 
 /** A spot colour the design names, for products printed with inks (screen, pad, engraving). */
 export const inkSchema = z
@@ -61,7 +66,17 @@ export const inkSchema = z
       .max(63)
       .regex(/^[\x20-\x7e]+$/, 'printable ASCII, e.g. PANTONE 186 C'),
   })
-  .strict();
+  .strict()
+  .meta({ id: 'Ink', description: 'a spot colour the design names' });
+
+/** A layer of a design: an image or a text, told apart by `type`. */
+export const layerSchema = z.discriminatedUnion('type', [imageLayerSchema, textLayerSchema]).meta({
+  id: 'Layer',
+  discriminator: {
+    propertyName: 'type',
+    mapping: { image: '#/components/schemas/ImageLayer', text: '#/components/schemas/TextLayer' },
+  },
+});
 
 export const designSchema = z
   .object({
@@ -72,16 +87,16 @@ export const designSchema = z
         z
           .object({
             printArea: z.string().min(1).max(50),
-            layers: z
-              .array(z.discriminatedUnion('type', [imageLayerSchema, textLayerSchema]))
-              .max(100),
+            layers: z.array(layerSchema).max(100),
           })
-          .strict(),
+          .strict()
+          .meta({ id: 'DesignArea', description: "what goes on one of the product's print areas" }),
       )
       .min(1)
       .max(50),
   })
-  .strict();
+  .strict()
+  .meta({ id: 'Design' });
 
 export type Design = z.infer<typeof designSchema>;
 

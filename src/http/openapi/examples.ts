@@ -1,11 +1,20 @@
-import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
-
 type Json = Record<string, unknown>;
 const SAMPLE_UUID = '0f8fad5b-d9cb-469f-a165-70867728950e';
 
-/** A plausible value for a JSON schema: its own example or default when it has one. */
-export function sampleOf(schema: Json, depth = 0): unknown {
+/**
+ * A plausible value for a JSON schema: its own example or default when it has one;
+ * `resolve` gives the schema a `$ref` names.
+ */
+export function sampleOf(
+  schema: Json,
+  depth = 0,
+  resolve: (ref: string) => Json | undefined = () => undefined,
+): unknown {
   if (depth > 8) return undefined;
+  if (typeof schema.$ref === 'string') {
+    const target = resolve(schema.$ref);
+    return target ? sampleOf(target, depth + 1, resolve) : undefined;
+  }
   if ('example' in schema) return schema.example;
   if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
   if ('default' in schema) return schema.default;
@@ -15,7 +24,7 @@ export function sampleOf(schema: Json, depth = 0): unknown {
     const options = schema[key];
     if (Array.isArray(options)) {
       const first = options.find((o: Json) => o.type !== 'null') ?? options[0];
-      return first ? sampleOf(first as Json, depth + 1) : undefined;
+      return first ? sampleOf(first as Json, depth + 1, resolve) : undefined;
     }
   }
   const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
@@ -26,11 +35,11 @@ export function sampleOf(schema: Json, depth = 0): unknown {
       return Object.fromEntries(
         Object.entries(props)
           .filter(([k]) => required.has(k))
-          .map(([k, v]) => [k, sampleOf(v, depth + 1)]),
+          .map(([k, v]) => [k, sampleOf(v, depth + 1, resolve)]),
       );
     }
     case 'array':
-      return schema.items ? [sampleOf(schema.items as Json, depth + 1)] : [];
+      return schema.items ? [sampleOf(schema.items as Json, depth + 1, resolve)] : [];
     case 'integer':
       return typeof schema.minimum === 'number' ? schema.minimum : 1;
     case 'number':
@@ -48,32 +57,29 @@ export function sampleOf(schema: Json, depth = 0): unknown {
   }
 }
 
-function withExample(schema: unknown): void {
-  if (!schema || typeof schema !== 'object') return;
-  const s = schema as Json;
-  if (!('example' in s) && !('examples' in s)) {
-    const sample = sampleOf(s);
-    if (sample !== undefined) s.example = sample;
-  }
-}
-
 /**
- * Wraps the route transform so that every request body and response in the OpenAPI
- * document has an example: the schema's own where a route gives one, else one made from
- * the schema (types, formats, enums, defaults).
+ * Every request body and answer of the document gets an example (on its media type): the
+ * schema's own where a route or a named model gives one, else one made from the schema
+ * (types, formats, enums, defaults), following references to named models.
  */
-export function withExamples(
-  transform: NonNullable<FastifyDynamicSwaggerOptions['transform']>,
-): NonNullable<FastifyDynamicSwaggerOptions['transform']> {
-  return (input) => {
-    const out = transform(input) as { schema: Json; url: string };
-    const schema = out.schema ?? {};
-    withExample(schema.body);
-    for (const response of Object.values((schema.response ?? {}) as Record<string, Json>)) {
-      const content = response.content as Record<string, { schema?: unknown }> | undefined;
-      if (content) for (const media of Object.values(content)) withExample(media.schema);
-      else withExample(response);
+export function addExamples(doc: Json): void {
+  const schemas = ((doc.components as Json | undefined)?.schemas ?? {}) as Record<string, Json>;
+  const resolve = (ref: string) =>
+    ref.startsWith('#/components/schemas/')
+      ? schemas[ref.slice('#/components/schemas/'.length)]
+      : undefined;
+  const withExample = (content: Json | undefined) => {
+    for (const media of Object.values((content ?? {}) as Record<string, Json>)) {
+      if ('example' in media || 'examples' in media || !media.schema) continue;
+      const sample = sampleOf(media.schema as Json, 0, resolve);
+      if (sample !== undefined) media.example = sample;
     }
-    return out;
   };
+  for (const item of Object.values((doc.paths ?? {}) as Record<string, Record<string, Json>>)) {
+    for (const op of Object.values(item)) {
+      withExample((op.requestBody as Json | undefined)?.content as Json | undefined);
+      for (const response of Object.values((op.responses ?? {}) as Record<string, Json>))
+        withExample(response.content as Json | undefined);
+    }
+  }
 }

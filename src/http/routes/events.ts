@@ -1,19 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { eventFeed } from '../../app/webhooks.ts';
-import { webhookEventTypeSchema } from '../../domain/shop-integration/events.ts';
+import { orderMessageSchema } from '../../webhooks/message-schemas.ts';
 import { principalOf } from '../auth.ts';
 import type { HttpDeps } from '../deps.ts';
 import { apiKeySecurity, problems } from '../schemas/common.ts';
-
-const messageSchema = z.object({
-  id: z.string(),
-  type: webhookEventTypeSchema,
-  timestamp: z.string(),
-  data: z
-    .object({ orderId: z.string(), sequence: z.number().int(), orderItemIds: z.array(z.string()) })
-    .catchall(z.unknown()),
-});
 
 /**
  * The pull feed: what the webhooks push, in log order, for a shop that was away longer
@@ -37,10 +28,12 @@ export const eventFeedRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async 
           })
           .strict(),
         response: {
-          200: z.object({
-            events: z.array(messageSchema),
-            next: z.string().nullable().meta({ description: 'the cursor to ask after next' }),
-          }),
+          200: z
+            .object({
+              events: z.array(orderMessageSchema),
+              next: z.string().nullable().meta({ description: 'the cursor to ask after next' }),
+            })
+            .meta({ id: 'OrderMessagePage' }),
           ...problems(400, 401, 403),
         },
       },

@@ -10,21 +10,50 @@ import {
 import { metadataOf } from '../auth.ts';
 import type { HttpDeps } from '../deps.ts';
 import { HttpProblem } from '../problem.ts';
-import { apiKeySecurity, problems } from '../schemas/common.ts';
+import { apiKeySecurity, problems, sha256Hex } from '../schemas/common.ts';
 
 /** An ICC profile is a few hundred kilobytes to a few megabytes. */
 const PROFILE_LIMIT = 8 * 1024 * 1024;
 const ICC_TYPES = ['application/vnd.iccprofile', 'application/octet-stream'];
 
-const settingsSchema = z.object({
-  outputProfile: z.object({
-    sha256: z.string(),
-    description: z.string(),
-    /** the bundled profile (Chemical proof, public domain) */
-    default: z.boolean(),
-  }),
-  cropMarks: z.boolean(),
-  maxInkCoverage: z.number().int(),
+const settingsSchema = z
+  .object({
+    outputProfile: z
+      .object({
+        sha256: sha256Hex,
+        description: z.string(),
+        /** the bundled profile (Chemical proof, public domain) */
+        default: z.boolean(),
+      })
+      .meta({
+        id: 'OutputProfile',
+        description: 'the CMYK output condition print files are made for',
+      }),
+    cropMarks: z.boolean(),
+    maxInkCoverage: z.number().int().min(100).max(400),
+  })
+  .meta({ id: 'PrintSettings' });
+
+const optionsBody = z
+  .object({
+    cropMarks: z.boolean().optional(),
+    maxInkCoverage: z.number().int().min(100).max(400).optional(),
+  })
+  .strict()
+  .refine((b) => b.cropMarks !== undefined || b.maxInkCoverage !== undefined, {
+    message: 'give cropMarks or maxInkCoverage',
+  })
+  .meta({
+    id: 'PrintOptions',
+    example: { cropMarks: true, maxInkCoverage: 320 },
+    minProperties: 1,
+  });
+
+/** The ICC file itself, under either media type it may be sent as. */
+const iccBody = z.instanceof(Buffer).meta({
+  type: 'string',
+  format: 'binary',
+  description: 'an ICC output (prtr) profile in CMYK, at most 8 MiB',
 });
 
 export interface PrintSettingsRoutes {
@@ -75,16 +104,7 @@ export const printSettingsRoutes: FastifyPluginAsyncZod<PrintSettingsRoutes> = a
         security: apiKeySecurity,
         summary: "Crop marks and the preflight's total area coverage limit, for orders from now on",
         ...withParams,
-        body: z
-          .object({
-            cropMarks: z.boolean().optional(),
-            maxInkCoverage: z.number().int().min(100).max(400).optional(),
-          })
-          .strict()
-          .refine((b) => b.cropMarks !== undefined || b.maxInkCoverage !== undefined, {
-            message: 'give cropMarks or maxInkCoverage',
-          })
-          .meta({ example: { cropMarks: true, maxInkCoverage: 320 }, minProperties: 1 }),
+        body: optionsBody,
         response: { 200: settingsSchema, ...problems(400, 401, 403, 404, 415) },
       },
     },
@@ -103,11 +123,7 @@ export const printSettingsRoutes: FastifyPluginAsyncZod<PrintSettingsRoutes> = a
           "The print shop's CMYK output profile (the ICC file as the body, application/vnd.iccprofile), for orders from now on",
         ...withParams,
         consumes: ICC_TYPES,
-        body: z.instanceof(Buffer).meta({
-          type: 'string',
-          format: 'binary',
-          description: 'an ICC output (prtr) profile in CMYK, at most 8 MiB',
-        }),
+        body: iccBody,
         response: { 200: settingsSchema, ...problems(400, 401, 403, 404, 413, 415) },
       },
     },

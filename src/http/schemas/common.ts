@@ -4,6 +4,16 @@ import { problemSchema, TITLES } from '../problem.ts';
 
 export const idParams = z.object({ id: z.uuid({ message: 'must be a UUID' }) }).strict();
 
+/** A moment in an answer: ISO 8601 in UTC, to the millisecond (2026-11-24T14:45:59.820Z). */
+export const instant = z.iso.datetime();
+/** A count in an answer (PostgreSQL's integers). */
+export const count = z.number().int().min(0).max(2_147_483_647);
+/** A size in bytes in an answer. */
+/** A size in bytes in an answer (a print file is far below a terabyte). */
+export const byteSize = z.number().int().min(0).max(1_000_000_000_000);
+/** A sha256 in hex. */
+export const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
+
 export const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2048);
 
 /** An error answer as the OpenAPI document shows it: problem details, their media type. */
@@ -36,3 +46,18 @@ export function addCommonProblems(route: RouteOptions): void {
 }
 
 export const apiKeySecurity = [{ apiKey: [] }];
+
+/**
+ * A supplier's name, one of this installation's (SUPPLIERS). Checked when the request is
+ * taken, not written into the OpenAPI document as an enum: a client generated from one
+ * installation's document works with every other.
+ */
+export const supplierOf = (suppliers: string[]) =>
+  z
+    .string()
+    .min(1)
+    .max(100)
+    .refine((s) => suppliers.includes(s), {
+      message: `supplier must be one of: ${suppliers.join(', ')}`,
+    })
+    .describe('a supplier of this installation (GET /operator/suppliers lists them)');

@@ -4,15 +4,17 @@ import type { OrderPage } from '../../app/order-lists.ts';
 import { MAX_PAGE } from '../../app/order-lists.ts';
 import { orderIdSchema } from '../../domain/order/events.ts';
 import { workflowIds } from '../../temporal/workflow-ids.ts';
+import { count, instant } from './common.ts';
+import { orderStatusSchema } from './order.ts';
 
-const instant = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' });
+const instantQuery = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' });
 
 /** The filters of both order lists (a label admin's and the operator's). */
 export const orderListQuery = z
   .object({
     status: z.enum([...ORDER_STATUSES, 'overdue']).optional(),
-    since: instant.optional().describe('received at or after this instant'),
-    until: instant.optional().describe('received before this instant'),
+    since: instantQuery.optional().describe('received at or after this instant'),
+    until: instantQuery.optional().describe('received before this instant'),
     q: z
       .string()
       .min(1)
@@ -24,35 +26,41 @@ export const orderListQuery = z
   })
   .strict();
 
-export const orderRowSchema = z.object({
-  orderId: z.string(),
-  labelId: z.uuid(),
-  labelName: z.string().nullable(),
-  status: z.enum(ORDER_STATUSES),
-  /** unfinished and past the label's render deadline now */
-  overdue: z.boolean(),
-  items: z.object({
-    total: z.number().int(),
-    received: z.number().int(),
-    rendering: z.number().int(),
-    ready: z.number().int(),
-    failed: z.number().int(),
-  }),
-  receivedAt: z.string(),
-  renderDueAt: z.string(),
-  readyAt: z.string().nullable(),
-  overdueAt: z.string().nullable().describe('when the lateness was recorded'),
-  cancelledAt: z.string().nullable(),
-  ageSeconds: z.number().int(),
-  lastError: z.string().nullable(),
-  workflowId: z.string(),
-});
+export const orderRowSchema = z
+  .object({
+    orderId: z.string(),
+    labelId: z.uuid(),
+    labelName: z.string().nullable(),
+    status: orderStatusSchema,
+    /** unfinished and past the label's render deadline now */
+    overdue: z.boolean(),
+    items: z
+      .object({
+        total: count,
+        received: count,
+        rendering: count,
+        ready: count,
+        failed: count,
+      })
+      .meta({ id: 'ItemCounts', description: "how many of the order's items are in each state" }),
+    receivedAt: instant,
+    renderDueAt: instant,
+    readyAt: instant.nullable(),
+    overdueAt: instant.nullable().describe('when the lateness was recorded'),
+    cancelledAt: instant.nullable(),
+    ageSeconds: count,
+    lastError: z.string().nullable(),
+    workflowId: z.string(),
+  })
+  .meta({ id: 'OrderSummary', description: 'an order as a row of an order list' });
 export type OrderRowAnswer = z.infer<typeof orderRowSchema>;
 
-export const orderPageSchema = z.object({
-  orders: z.array(orderRowSchema),
-  next: z.string().nullable().describe('path and query of the next page; null on the last'),
-});
+export const orderPageSchema = z
+  .object({
+    orders: z.array(orderRowSchema),
+    next: z.string().nullable().describe('path and query of the next page; null on the last'),
+  })
+  .meta({ id: 'OrderPage' });
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -103,19 +111,23 @@ export function toOrderPage(
 
 export const orderActionParams = z.object({ orderId: orderIdSchema }).strict();
 
-export const retryAnswerSchema = z.object({
-  orderId: z.string(),
-  orderItemIds: z.array(z.uuid()).describe('the items rendered again'),
-  workflowId: z.string(),
-});
+export const retryAnswerSchema = z
+  .object({
+    orderId: z.string(),
+    orderItemIds: z.array(z.uuid()).describe('the items rendered again'),
+    workflowId: z.string(),
+  })
+  .meta({ id: 'RetryStarted' });
 
 export const cancelBody = z
   .object({ reason: z.string().trim().min(1).max(500).optional() })
   .strict()
-  .meta({ example: { reason: 'the customer withdrew the order' } });
+  .meta({ id: 'CancelRequest', example: { reason: 'the customer withdrew the order' } });
 
-export const cancelAnswerSchema = z.object({
-  orderId: z.string(),
-  status: z.literal('cancelled'),
-  cancelledAt: z.string(),
-});
+export const cancelAnswerSchema = z
+  .object({
+    orderId: z.string(),
+    status: z.literal('cancelled'),
+    cancelledAt: instant,
+  })
+  .meta({ id: 'OrderCancelled' });

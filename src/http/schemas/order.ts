@@ -1,35 +1,39 @@
 import { z } from 'zod';
 import { type findOrder, ORDER_STATUSES } from '#projections/orders';
-import { orderIdSchema, preflightReportSchema } from '../../domain/order/events.ts';
+import { barcodeSchema, orderIdSchema, preflightReportSchema } from '../../domain/order/events.ts';
 import type { RecordedEvent } from '../../eventstore/port.ts';
 import { workflowIds } from '../../temporal/workflow-ids.ts';
+import { byteSize, count, instant, sha256Hex } from './common.ts';
+
+export const saleItemSchema = z
+  .object({
+    itemId: z.string().min(1).max(128),
+    projectId: z.uuid({ message: 'must be a UUID' }).optional(),
+    cartItemId: z.uuid({ message: 'must be a UUID' }).optional(),
+    quantity: z.number().int().min(1).max(1_000_000),
+  })
+  .strict()
+  .refine((i) => (i.projectId === undefined) !== (i.cartItemId === undefined), {
+    message: 'name either a projectId or a cartItemId',
+  })
+  .meta({
+    id: 'SaleItem',
+    description: 'a line of the sale: a saved project or a cart item, and how many',
+  });
 
 export const notificationBody = z
   .object({
     orderId: orderIdSchema,
-    items: z
-      .array(
-        z
-          .object({
-            itemId: z.string().min(1).max(128),
-            projectId: z.uuid({ message: 'must be a UUID' }).optional(),
-            cartItemId: z.uuid({ message: 'must be a UUID' }).optional(),
-            quantity: z.number().int().min(1).max(1_000_000),
-          })
-          .strict()
-          .refine((i) => (i.projectId === undefined) !== (i.cartItemId === undefined), {
-            message: 'name either a projectId or a cartItemId',
-          }),
-      )
-      .min(1)
-      .max(100),
+    items: z.array(saleItemSchema).min(1).max(100),
     customer: z
       .object({ name: z.string().max(200).optional(), email: z.email().max(320).optional() })
       .strict()
-      .optional(),
+      .optional()
+      .meta({ id: 'Customer', description: 'who bought it: kept encrypted, erasable' }),
   })
   .strict()
   .meta({
+    id: 'SaleNotification',
     example: {
       orderId: 'SHOP-100234',
       items: [
@@ -39,49 +43,73 @@ export const notificationBody = z
     },
   });
 
-export const notificationAnswer = z.object({
-  orderId: z.string(),
-  status: z.literal('accepted'),
-  items: z.array(z.object({ itemId: z.string(), orderItemId: z.uuid() })),
+export const notificationAnswer = z
+  .object({
+    orderId: z.string(),
+    status: z.literal('accepted'),
+    items: z.array(
+      z.object({ itemId: z.string(), orderItemId: z.uuid() }).meta({
+        id: 'AcceptedItem',
+        description: 'an item of the sale and the order item id it got',
+      }),
+    ),
+  })
+  .meta({ id: 'SaleAccepted' });
+
+export const orderStatusSchema = z.enum(ORDER_STATUSES).meta({
+  id: 'OrderStatus',
+  description: 'received, rendering, ready (every print file stored), failed, or cancelled',
 });
 
-const printFileSchema = z.object({
-  url: z.string(),
-  sha256: z.string(),
-  pages: z.number().int(),
-  bytes: z.number().int(),
-});
+const printFileSchema = z
+  .object({
+    url: z.string().meta({ format: 'uri' }),
+    sha256: sha256Hex,
+    pages: count,
+    bytes: byteSize,
+  })
+  .meta({ id: 'PrintFile', description: 'one PDF/X-4 file of an order item; download it at url' });
 
-export const preflightSchema = z.object({ sha256: z.string(), ...preflightReportSchema.shape });
+export const preflightSchema = z
+  .object({
+    sha256: sha256Hex,
+    ...preflightReportSchema.shape,
+    rules: z.array(preflightReportSchema.shape.rules.element.meta({ id: 'PreflightRule' })),
+  })
+  .meta({ id: 'Preflight', description: "the service's own checks of the latest print file" });
 
-export const orderSchema = z.object({
-  orderId: z.string(),
-  status: z.enum(ORDER_STATUSES),
-  reason: z.string().optional(),
-  /** unfinished and past the label's render deadline now */
-  overdue: z.boolean(),
-  receivedAt: z.string(),
-  renderDueAt: z.string(),
-  readyAt: z.string().optional(),
-  cancelledAt: z.string().optional(),
-  lastError: z.string().optional(),
-  workflowId: z.string(),
-  items: z.array(
-    z.object({
-      orderItemId: z.uuid(),
-      itemId: z.string(),
-      sku: z.string(),
-      quantity: z.number().int(),
-      status: z.string(),
-      reason: z.string().optional(),
-      warnings: z.array(z.string()),
-      printFiles: z.array(printFileSchema),
-      barcode: z.object({ format: z.string(), value: z.string() }).optional(),
-      /** the latest print file's preflight: each rule's result */
-      preflight: preflightSchema.optional(),
-    }),
-  ),
-});
+export const orderItemSchema = z
+  .object({
+    orderItemId: z.uuid(),
+    itemId: z.string(),
+    sku: z.string(),
+    quantity: count,
+    status: z.string().describe('received, rendering, ready or failed'),
+    reason: z.string().optional(),
+    warnings: z.array(z.string()),
+    printFiles: z.array(printFileSchema),
+    barcode: barcodeSchema.optional(),
+    /** the latest print file's preflight: each rule's result */
+    preflight: preflightSchema.optional(),
+  })
+  .meta({ id: 'OrderItem' });
+
+export const orderSchema = z
+  .object({
+    orderId: z.string(),
+    status: orderStatusSchema,
+    reason: z.string().optional(),
+    /** unfinished and past the label's render deadline now */
+    overdue: z.boolean(),
+    receivedAt: instant,
+    renderDueAt: instant,
+    readyAt: instant.optional(),
+    cancelledAt: instant.optional(),
+    lastError: z.string().optional(),
+    workflowId: z.string(),
+    items: z.array(orderItemSchema),
+  })
+  .meta({ id: 'Order' });
 
 /** An order as its admin sees it; print files by URL. */
 export function toOrderAnswer(
@@ -121,16 +149,18 @@ export function toOrderAnswer(
 }
 
 export const historySchema = z.array(
-  z.object({
-    type: z.string(),
-    at: z.string(),
-    revision: z.number().int(),
-    /** who caused it: "admin:<labelId>", "operator", "workflow:print", ... */
-    actor: z.string().optional(),
-    /** the request (x-request-id) that caused it, where a request did */
-    correlationId: z.string().optional(),
-    data: z.record(z.string(), z.unknown()),
-  }),
+  z
+    .object({
+      type: z.string(),
+      at: instant,
+      revision: count,
+      /** who caused it: "admin:<labelId>", "operator", "workflow:print", ... */
+      actor: z.string().optional(),
+      /** the request (x-request-id) that caused it, where a request did */
+      correlationId: z.string().optional(),
+      data: z.record(z.string(), z.unknown()),
+    })
+    .meta({ id: 'OrderEvent', description: 'an event of the order as stored' }),
 );
 
 export const toHistory = (events: RecordedEvent[]): z.infer<typeof historySchema> =>

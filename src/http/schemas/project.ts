@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { skuSchema } from '../../domain/product/configuration.ts';
 import { designSchema } from '../../domain/project/design.ts';
+import { instant } from './common.ts';
 
 export const projectBody = z
   .object({
@@ -11,6 +12,7 @@ export const projectBody = z
   })
   .strict()
   .meta({
+    id: 'ProjectContent',
     example: {
       name: 'Team mug',
       sku: 'MUG-CL-WHITE',
@@ -26,14 +28,18 @@ export const projectBody = z
     },
   });
 
-export const projectSummarySchema = z.object({
-  id: z.uuid(),
-  userId: z.string(),
-  name: z.string(),
-  sku: z.string(),
-  supplier: z.string(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-});
+export const projectSummarySchema = z
+  .object({
+    id: z.uuid(),
+    userId: z.string(),
+    name: z.string(),
+    sku: z.string(),
+    supplier: z.string(),
+    createdAt: instant,
+    updatedAt: instant,
+  })
+  .meta({ id: 'ProjectSummary' });
 
-export const projectSchema = projectSummarySchema.extend({ design: designSchema });
+export const projectSchema = projectSummarySchema
+  .extend({ design: designSchema })
+  .meta({ id: 'Project' });

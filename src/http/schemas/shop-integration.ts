@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import type { ShopIntegrationRow } from '#projections/shop-integrations';
-import { httpUrl } from './common.ts';
+import { PERMISSIONS } from '../../domain/shop-integration/events.ts';
+import { httpUrl, instant } from './common.ts';
+
+export const permissionSchema = z
+  .enum(PERMISSIONS)
+  .meta({ id: 'Permission', description: 'offering: may read the product configurations' });
 
 const name = z.string().trim().min(1).max(200);
 const shopSystem = z.string().trim().min(1).max(100);
@@ -9,6 +14,7 @@ export const createShopIntegrationBody = z
   .object({ name, shopSystem, shopUrl: httpUrl, notificationUrl: httpUrl.optional() })
   .strict()
   .meta({
+    id: 'NewShopIntegration',
     example: { name: 'Main shop', shopSystem: 'shopware', shopUrl: 'https://shop.example.com' },
   });
 
@@ -23,7 +29,7 @@ export const updateShopIntegrationBody = z
   .refine((b) => Object.values(b).some((v) => v !== undefined), {
     message: 'send at least one field',
   })
-  .meta({ minProperties: 1, example: { name: 'Renamed shop' } });
+  .meta({ id: 'ShopIntegrationChange', minProperties: 1, example: { name: 'Renamed shop' } });
 
 const integrationExample = {
   id: '0f8fad5b-d9cb-469f-a165-70867728950e',
@@ -43,18 +49,20 @@ export const shopIntegrationSchema = z
     shopSystem: z.string(),
     shopUrl: z.string(),
     notificationUrl: z.string().optional(),
-    permissions: z.array(z.string()),
+    permissions: z.array(permissionSchema),
     apiKeyPrefix: z.string(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
+    createdAt: instant,
+    updatedAt: instant,
   })
-  .meta({ example: integrationExample });
+  .meta({ id: 'ShopIntegration', example: integrationExample });
 
-export const shopIntegrationWithKeySchema = shopIntegrationSchema.extend({
-  apiKey: z.string().describe('shown only in this answer'),
-});
+export const shopIntegrationWithKeySchema = shopIntegrationSchema
+  .extend({ apiKey: z.string().describe('shown only in this answer') })
+  .meta({ id: 'ShopIntegrationCreated', example: { ...integrationExample, apiKey: 'ep_int_...' } });
 
-export const rotatedKeySchema = z.object({ id: z.uuid(), apiKey: z.string() });
+export const rotatedKeySchema = z
+  .object({ id: z.uuid(), apiKey: z.string().describe('shown only in this answer') })
+  .meta({ id: 'RotatedKey' });
 
 /** A row of the shop integrations read model, as clients see it. */
 export const toShopIntegration = (

@@ -4,10 +4,10 @@ import { importPrices } from '../../../app/prices.ts';
 import { currencySchema, priceSchema } from '../../../domain/price-list/events.ts';
 import { metadataOf, principalOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
-import { apiKeySecurity, problems } from '../../schemas/common.ts';
+import { apiKeySecurity, count, problems, supplierOf } from '../../schemas/common.ts';
 
 export const priceRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app, { deps }) => {
-  const suppliers = deps.config.suppliers as [string, ...string[]];
+  const supplier = supplierOf(deps.config.suppliers);
   app.post(
     '/price/import',
     {
@@ -20,10 +20,9 @@ export const priceRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
             currency: currencySchema,
             prices: z
               .array(
-                priceSchema.extend({
-                  supplier: z.enum(suppliers, {
-                    message: `supplier must be one of: ${suppliers.join(', ')}`,
-                  }),
+                priceSchema.extend({ supplier }).meta({
+                  id: 'LabelPrice',
+                  description: "the label's own price of a configuration from a quantity on",
                 }),
               )
               .min(1)
@@ -31,6 +30,7 @@ export const priceRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
           })
           .strict()
           .meta({
+            id: 'PriceImport',
             example: {
               currency: 'EUR',
               prices: [
@@ -45,7 +45,7 @@ export const priceRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
             },
           }),
         response: {
-          201: z.object({ importId: z.uuid(), imported: z.number().int() }),
+          201: z.object({ importId: z.uuid(), imported: count }).meta({ id: 'PricesImported' }),
           ...problems(400, 401, 403, 413, 415),
         },
       },

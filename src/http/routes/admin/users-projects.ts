@@ -5,11 +5,11 @@ import { deleteProject, removeCartItem } from '../../../app/projects.ts';
 import { partnerUserIdSchema } from '../../../domain/partner-user/events.ts';
 import { metadataOf, principalOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
-import { apiKeySecurity, idParams, problems } from '../../schemas/common.ts';
+import { apiKeySecurity, count, idParams, problems } from '../../schemas/common.ts';
 import { projectSummarySchema } from '../../schemas/project.ts';
 
 const tags = ['Administrator API'];
-const deletedAnswer = z.object({ id: z.uuid(), deleted: z.literal(true) });
+const deletedAnswer = z.object({ id: z.uuid(), deleted: z.literal(true) }).meta({ id: 'Deleted' });
 
 export const userProjectRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (
   app,
@@ -29,9 +29,11 @@ export const userProjectRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = asyn
         body: z
           .object({ userId: partnerUserIdSchema, newUserId: partnerUserIdSchema })
           .strict()
-          .meta({ example: { userId: 'u-1001', newUserId: 'crm-77' } }),
+          .meta({ id: 'UserIdChange', example: { userId: 'u-1001', newUserId: 'crm-77' } }),
         response: {
-          200: z.object({ userId: z.string(), projects: z.number().int() }),
+          200: z
+            .object({ userId: z.string(), projects: count.describe('the projects that followed') })
+            .meta({ id: 'UserIdChanged' }),
           ...problems(400, 401, 403, 404, 409),
         },
       },
@@ -56,7 +58,9 @@ export const userProjectRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = asyn
           'Delete a user: personal data made unreadable everywhere, projects and cart removed',
         querystring: userIdQuery,
         response: {
-          200: z.object({ userId: z.string(), deleted: z.literal(true) }),
+          200: z
+            .object({ userId: z.string(), deleted: z.literal(true) })
+            .meta({ id: 'UserDeleted' }),
           ...problems(400, 401, 403, 404),
         },
       },

@@ -13,37 +13,88 @@ import {
 import { webhookEventTypeSchema } from '../../../domain/shop-integration/events.ts';
 import { metadataOf, principalOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
-import { apiKeySecurity, idParams, problems } from '../../schemas/common.ts';
+import { apiKeySecurity, count, idParams, instant, problems } from '../../schemas/common.ts';
 
 const tags = ['Administrator API'];
 
-const webhookSchema = z.object({
-  integrationId: z.uuid(),
-  url: z.string().nullable(),
-  events: z.array(webhookEventTypeSchema).nullable(),
-  state: z.enum(['none', 'enabled', 'disabled']),
-  disabled: z.object({ reason: z.string(), detail: z.string(), at: z.string() }).nullable(),
-  secrets: z.array(z.object({ secretId: z.string(), until: z.string().nullable() })),
-  lastSuccessAt: z.string().nullable(),
-  failingSince: z.string().nullable(),
-});
-const withSecret = webhookSchema.extend({
-  secret: z.string().meta({ description: 'the signing secret (whsec_...), shown this once' }),
+const eventType = webhookEventTypeSchema.meta({
+  id: 'WebhookEventType',
+  description: 'a kind of order message a webhook can be sent',
 });
 
-const deliverySchema = z.object({
-  deliveryId: z.string(),
-  messageId: z.string(),
-  type: z.string(),
-  orderId: z.string(),
-  status: z.enum(['retrying', 'delivered', 'failed', 'pending']),
-  runs: z.number().int(),
-  attempts: z.number().int(),
-  firstAttemptAt: z.string(),
-  lastAttemptAt: z.string(),
-  deliveredAt: z.string().nullable(),
-  log: z.array(z.record(z.string(), z.unknown())),
-});
+const webhookSchema = z
+  .object({
+    integrationId: z.uuid(),
+    url: z.string().nullable(),
+    events: z.array(eventType).nullable().describe('the types sent; null: every type'),
+    state: z.enum(['none', 'enabled', 'disabled']),
+    disabled: z
+      .object({ reason: z.string(), detail: z.string(), at: instant })
+      .meta({ id: 'WebhookDisabled', description: 'why and when sending stopped' })
+      .nullable(),
+    secrets: z.array(
+      z
+        .object({
+          secretId: z.string(),
+          until: instant
+            .nullable()
+            .describe('a rotated-out secret signs beside the new one until then'),
+        })
+        .meta({
+          id: 'WebhookSecret',
+          description: 'a secret that signs now (its value is never shown again)',
+        }),
+    ),
+    lastSuccessAt: instant.nullable(),
+    failingSince: instant.nullable(),
+  })
+  .meta({ id: 'Webhook' });
+const withSecret = webhookSchema
+  .extend({
+    secret: z.string().meta({ description: 'the signing secret (whsec_...), shown this once' }),
+  })
+  .meta({ id: 'WebhookWithSecret' });
+
+const deliveryStatus = z
+  .enum(['retrying', 'delivered', 'failed', 'pending'])
+  .meta({ id: 'WebhookDeliveryStatus' });
+
+const deliverySchema = z
+  .object({
+    deliveryId: z.string(),
+    messageId: z.string(),
+    type: eventType,
+    orderId: z.string(),
+    status: deliveryStatus,
+    runs: count,
+    attempts: count,
+    firstAttemptAt: instant,
+    lastAttemptAt: instant,
+    deliveredAt: instant.nullable(),
+    log: z
+      .array(
+        z
+          .object({
+            run: count,
+            attempt: count,
+            at: instant,
+            status: z
+              .number()
+              .int()
+              .min(100)
+              .max(599)
+              .nullable()
+              .describe("the receiver's status code; null when no answer came"),
+            error: z.string().nullable(),
+            latencyMs: count,
+            response: z.string().describe("the first KiB of the receiver's answer"),
+            outcome: z.enum(['delivered', 'retrying', 'failed', 'gone']),
+          })
+          .meta({ id: 'WebhookAttempt' }),
+      )
+      .describe('the latest attempts, up to 20'),
+  })
+  .meta({ id: 'WebhookDelivery' });
 
 const deliveryParams = z
   .object({ id: z.uuid({ message: 'must be a UUID' }), deliveryId: z.string().min(1).max(200) })
@@ -67,10 +118,11 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (a
         body: z
           .object({
             url: z.string().max(2048),
-            events: z.array(webhookEventTypeSchema).min(1).max(20).optional(),
+            events: z.array(eventType).min(1).max(20).optional(),
           })
           .strict()
           .meta({
+            id: 'WebhookChange',
             example: { url: 'https://shop.example/hooks/print', events: ['order.ready'] },
           }),
         response: { 200: withSecret, ...problems(400, 401, 403, 404, 413, 415) },
@@ -141,7 +193,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (a
         params: idParams,
         querystring: z
           .object({
-            status: z.enum(['retrying', 'delivered', 'failed', 'pending']).optional(),
+            status: deliveryStatus.optional(),
             since: z.iso.datetime({ offset: true }).optional(),
             limit: z.coerce.number().int().min(1).max(500).default(100),
           })
@@ -162,7 +214,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (a
         summary: 'Send one delivery again, on a fresh schedule, with the same webhook-id',
         params: deliveryParams,
         response: {
-          202: z.object({ deliveryId: z.string(), run: z.number().int() }),
+          202: z.object({ deliveryId: z.string(), run: count }).meta({ id: 'ResendStarted' }),
           ...problems(400, 401, 403, 404, 409),
         },
       },
@@ -190,9 +242,11 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (a
         body: z
           .object({ since: z.iso.datetime({ offset: true }) })
           .strict()
-          .meta({ example: { since: '2026-11-20T00:00:00Z' } }),
+          .meta({ id: 'RecoverRequest', example: { since: '2026-11-20T00:00:00Z' } }),
         response: {
-          202: z.object({ resent: z.number().int(), deliveryIds: z.array(z.string()) }),
+          202: z
+            .object({ resent: count, deliveryIds: z.array(z.string()) })
+            .meta({ id: 'RecoverStarted' }),
           ...problems(400, 401, 403, 404, 409, 415),
         },
       },

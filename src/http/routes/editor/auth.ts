@@ -35,13 +35,20 @@ const userName = z.string().trim().min(1).max(320);
 const password = z.string().min(1).max(1000);
 const name = z.string().max(200).optional();
 
-const userSchema = z.object({
-  id: z.string(),
-  firstName: z.string().optional(),
-  lastName: z.string().optional(),
-  userName: z.string().optional(),
-});
-const sessionSchema = z.object({ token: z.string(), user: userSchema });
+const userSchema = z
+  .object({
+    id: z.string(),
+    firstName: z.string().optional(),
+    lastName: z.string().optional(),
+    userName: z.string().optional(),
+  })
+  .meta({ id: 'EditorUser', description: "the user as the partner's system knows them" });
+const sessionSchema = z
+  .object({
+    token: z.string().describe('the editor token: send it as Authorization: Bearer (8 hours)'),
+    user: userSchema,
+  })
+  .meta({ id: 'EditorSession' });
 const labelParams = z.object({ labelId: z.uuid({ message: 'must be a UUID' }) }).strict();
 
 /** The partner's answer as an HTTP problem: 4xx stays 4xx (401 for a login), the rest 502. */
@@ -115,6 +122,7 @@ export const editorAuthRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
           .object({ userName, password, firstName: name, lastName: name, language })
           .strict()
           .meta({
+            id: 'SignUp',
             example: {
               userName: 'ada@example.com',
               password: 'correct horse battery',
@@ -147,6 +155,7 @@ export const editorAuthRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
           .object({ userName, password, language })
           .strict()
           .meta({
+            id: 'LogIn',
             example: {
               userName: 'ada@example.com',
               password: 'correct horse battery',
@@ -170,9 +179,12 @@ export const editorAuthRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
         body: z
           .object({ userName, language })
           .strict()
-          .meta({ example: { userName: 'ada@example.com', language: 'en' } }),
+          .meta({ id: 'ForgotPassword', example: { userName: 'ada@example.com', language: 'en' } }),
         response: {
-          200: forgotPasswordResultSchema,
+          200: forgotPasswordResultSchema.meta({
+            id: 'PasswordResetText',
+            description: 'the texts the dialog shows, as the partner wrote them',
+          }),
           ...problems(400, 404, 413, 415, 429, 502, 503),
         },
       },

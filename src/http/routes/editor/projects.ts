@@ -86,8 +86,12 @@ export const editorProjectRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = as
             projectId: z.uuid({ message: 'must be a UUID' }),
             quantity: z.number().int().min(1).max(1_000_000),
           })
-          .strict(),
-        response: { 201: z.object({ id: z.uuid() }), ...problems(400, 401, 415) },
+          .strict()
+          .meta({ id: 'NewCartItem' }),
+        response: {
+          201: z.object({ id: z.uuid() }).meta({ id: 'CartItemCreated' }),
+          ...problems(400, 401, 415),
+        },
       },
     },
     async (request, reply) =>

@@ -6,7 +6,8 @@ import { GROUP_NAME_MAX, skuSchema, slugify } from '../../../domain/product/conf
 import { metadataOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
 import { BULK_BODY_LIMIT } from '../../limits.ts';
-import { apiKeySecurity, problems } from '../../schemas/common.ts';
+import { responseHeaders } from '../../openapi/document.ts';
+import { apiKeySecurity, count, problems } from '../../schemas/common.ts';
 import { importViewSchema } from '../../schemas/import.ts';
 
 const tags = ['Order fulfillment API'];
@@ -25,7 +26,8 @@ const groupsBody = z
           }),
         skus: z.array(skuSchema).min(1, 'a group needs at least one SKU').max(10_000),
       })
-      .strict(),
+      .strict()
+      .meta({ id: 'SkuGroup', description: 'a group of new SKUs under one name' }),
   )
   .min(1)
   .max(1000)
@@ -66,10 +68,13 @@ export const printshopSkuRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = asy
           .object({ newSku: skuSchema, oldSku: skuSchema, publish: z.boolean() })
           .strict()
           .meta({
+            id: 'SkuChange',
             example: { oldSku: 'MUG-CL-WHITE', newSku: 'MUG-CLASSIC-WHITE', publish: true },
           }),
         response: {
-          200: z.object({ oldSku: z.string(), newSku: z.string(), published: z.boolean() }),
+          200: z
+            .object({ oldSku: z.string(), newSku: z.string(), published: z.boolean() })
+            .meta({ id: 'SkuChanged' }),
           ...problems(400, 401, 403, 404, 409),
         },
       },
@@ -88,15 +93,21 @@ export const printshopSkuRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = asy
           'Add new SKU groups; runs asynchronously, progress at /v1/api/printshop/sku/imports/{importId}',
         body: groupsBody,
         response: {
-          202: z.object({ importId: z.uuid(), groups: z.number().int(), skus: z.number().int() }),
+          202: z
+            .object({ importId: z.uuid(), groups: count, skus: count })
+            .meta({ id: 'SkuGroupsImportStarted' }),
           ...problems(400, 401, 403, 413, 415),
         },
+        ...responseHeaders({ 202: ['location'] }),
       },
     },
-    async (request, reply) =>
-      reply
+    async (request, reply) => {
+      const started = await addSkuGroups(deps.app, supplier, request.body, metadataOf(request));
+      return reply
         .status(202)
-        .send(await addSkuGroups(deps.app, supplier, request.body, metadataOf(request))),
+        .header('location', `/v1/api/printshop/sku/imports/${started.importId}`)
+        .send(started);
+    },
   );
 
   app.get(

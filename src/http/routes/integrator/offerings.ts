@@ -9,9 +9,10 @@ import {
 import { skuSchema } from '../../../domain/product/configuration.ts';
 import { principalOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
+import { responseHeaders } from '../../openapi/document.ts';
 import { HttpProblem } from '../../problem.ts';
 import { cacheResponses } from '../../response-cache.ts';
-import { apiKeySecurity, problems } from '../../schemas/common.ts';
+import { apiKeySecurity, problems, supplierOf } from '../../schemas/common.ts';
 import {
   offeringDetailSchema,
   offeringItemSchema,
@@ -24,10 +25,7 @@ const tags = ['Shop integrator API'];
 
 /** The three offering endpoints: an integration key with the `offering` permission. */
 export const offeringRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app, { deps }) => {
-  const suppliers = deps.config.suppliers as [string, ...string[]];
-  const supplier = z.enum(suppliers, {
-    message: `supplier must be one of: ${suppliers.join(', ')}`,
-  });
+  const supplier = supplierOf(deps.config.suppliers);
 
   app.addHook('onRequest', app.requireKey('integration'));
   app.addHook('onRequest', async (request) => {
@@ -109,6 +107,9 @@ export const offeringRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (
           })
           .strict(),
         response: { 200: z.array(offeringItemSchema), ...problems(400, 401, 403) },
+        ...responseHeaders({
+          200: ['x-total-records', 'x-pagination-next', 'x-pagination-previous'],
+        }),
       },
     },
     async (request, reply) => {

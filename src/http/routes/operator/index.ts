@@ -9,12 +9,21 @@ import { changeShopIntegrationPermissions } from '../../../app/shop-integrations
 import { parkedEvents, retryParked, subscriptionStatus } from '../../../app/subscriptions.ts';
 import { ENVIRONMENTS } from '../../../domain/label/events.ts';
 import { configurationSchema, skuSchema } from '../../../domain/product/configuration.ts';
-import { permissionSchema } from '../../../domain/shop-integration/events.ts';
 import { metadataOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
 import { BULK_BODY_LIMIT } from '../../limits.ts';
-import { apiKeySecurity, httpUrl, idParams, problems } from '../../schemas/common.ts';
+import { responseHeaders } from '../../openapi/document.ts';
+import {
+  apiKeySecurity,
+  count,
+  httpUrl,
+  idParams,
+  instant,
+  problems,
+  supplierOf,
+} from '../../schemas/common.ts';
 import { importViewSchema } from '../../schemas/import.ts';
+import { permissionSchema } from '../../schemas/shop-integration.ts';
 import { printSettingsRoutes } from '../print-settings.ts';
 import { operatorOrderRoutes } from './orders.ts';
 
@@ -45,14 +54,16 @@ export const operatorApi: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
             partnerId: z.number().int().min(1).max(MAX_PARTNER_ID).optional(),
           })
           .strict()
-          .meta({ example: { name: 'Acme Print', partnerId: 42 } }),
+          .meta({ id: 'NewLabel', example: { name: 'Acme Print', partnerId: 42 } }),
         response: {
-          201: z.object({
-            labelId: z.uuid(),
-            partnerId: z.number().int(),
-            adminApiKey: z.string(),
-            fulfillmentApiKey: z.string(),
-          }),
+          201: z
+            .object({
+              labelId: z.uuid(),
+              partnerId: z.number().int().min(1).max(MAX_PARTNER_ID),
+              adminApiKey: z.string().describe('shown only in this answer'),
+              fulfillmentApiKey: z.string().describe('shown only in this answer'),
+            })
+            .meta({ id: 'LabelCreated' }),
           ...problems(400, 401, 403, 409, 413, 415),
         },
       },
@@ -61,7 +72,15 @@ export const operatorApi: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
       reply.status(201).send(await createLabel(deps.app, request.body, metadataOf(request))),
   );
 
-  const callbackTarget = z.object({ url: httpUrl, apiKey: z.string().min(1).max(500) }).strict();
+  const callbackTarget = z
+    .object({ url: httpUrl, apiKey: z.string().min(1).max(500) })
+    .strict()
+    .meta({
+      id: 'CallbackTarget',
+      description: "a partner's login system: its URL and the key it expects",
+    });
+  const environment = z.enum(ENVIRONMENTS).meta({ id: 'Environment' });
+  const callbackUrl = z.object({ url: z.string() }).meta({ id: 'CallbackUrl' });
   app.post(
     '/labels/:labelId/callbacks',
     {
@@ -75,10 +94,11 @@ export const operatorApi: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
           .object({
             staging: callbackTarget.optional(),
             production: callbackTarget,
-            environment: z.enum(ENVIRONMENTS),
+            environment,
           })
           .strict()
           .meta({
+            id: 'Callbacks',
             example: {
               staging: {
                 url: 'https://staging.partner.example/editor-auth',
@@ -89,12 +109,17 @@ export const operatorApi: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
             },
           }),
         response: {
-          200: z.object({
-            labelId: z.uuid(),
-            environment: z.enum(ENVIRONMENTS),
-            staging: z.object({ url: z.string() }).optional(),
-            production: z.object({ url: z.string() }),
-          }),
+          200: z
+            .object({
+              labelId: z.uuid(),
+              environment,
+              staging: callbackUrl.optional(),
+              production: callbackUrl,
+            })
+            .meta({
+              id: 'CallbacksSet',
+              description: 'the callbacks as set; their keys are never shown',
+            }),
           ...problems(400, 401, 403, 404, 413, 415),
         },
       },
@@ -120,9 +145,14 @@ export const operatorApi: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
         security: apiKeySecurity,
         summary: 'Set the permissions of a shop integration',
         params: idParams,
-        body: z.object({ permissions: z.array(permissionSchema).max(10) }).strict(),
+        body: z
+          .object({ permissions: z.array(permissionSchema).max(10) })
+          .strict()
+          .meta({ id: 'PermissionsChange' }),
         response: {
-          200: z.object({ id: z.uuid(), permissions: z.array(permissionSchema) }),
+          200: z
+            .object({ id: z.uuid(), permissions: z.array(permissionSchema) })
+            .meta({ id: 'Permissions' }),
           ...problems(400, 401, 403, 404),
         },
       },
@@ -136,12 +166,7 @@ export const operatorApi: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
       ),
   );
 
-  const suppliers = deps.config.suppliers as [string, ...string[]];
-  const supplierParam = z
-    .object({
-      supplier: z.enum(suppliers, { message: `supplier must be one of: ${suppliers.join(', ')}` }),
-    })
-    .strict();
+  const supplierParam = z.object({ supplier: supplierOf(deps.config.suppliers) }).strict();
 
   app.get(
     '/suppliers',
@@ -150,7 +175,10 @@ export const operatorApi: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
         tags,
         security: apiKeySecurity,
         summary: "Supported suppliers; the print partner's own last",
-        response: { 200: z.array(z.string()), ...problems(401, 403) },
+        response: {
+          200: z.array(z.string()).describe("the suppliers' names"),
+          ...problems(401, 403),
+        },
       },
     },
     async () => deps.config.suppliers,
@@ -167,7 +195,12 @@ export const operatorApi: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
           'Import up to 10,000 product configurations of a supplier (replacing those with the same SKU)',
         params: supplierParam,
         body: z
-          .array(configurationSchema.extend({ sku: skuSchema, supplier: z.string().optional() }))
+          .array(
+            configurationSchema.extend({ sku: skuSchema, supplier: z.string().optional() }).meta({
+              id: 'CatalogEntry',
+              description: 'a product configuration of the supplier, by SKU',
+            }),
+          )
           .min(1)
           .max(10_000)
           .superRefine((items, ctx) => {
@@ -184,17 +217,26 @@ export const operatorApi: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
             });
           }),
         response: {
-          202: z.object({ importId: z.uuid(), accepted: z.number().int() }),
+          202: z
+            .object({ importId: z.uuid(), accepted: count })
+            .meta({ id: 'CatalogImportStarted' }),
           ...problems(400, 401, 403, 413, 415),
         },
+        ...responseHeaders({ 202: ['location'] }),
       },
     },
-    async (request, reply) =>
-      reply
+    async (request, reply) => {
+      const started = await importCatalog(
+        deps.app,
+        request.params.supplier,
+        request.body,
+        metadataOf(request),
+      );
+      return reply
         .status(202)
-        .send(
-          await importCatalog(deps.app, request.params.supplier, request.body, metadataOf(request)),
-        ),
+        .header('location', `/operator/catalog/imports/${started.importId}`)
+        .send(started);
+    },
   );
 
   app.get(
@@ -218,8 +260,16 @@ export const operatorApi: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
         tags,
         security: apiKeySecurity,
         summary: "Issue a key for the print partner's SKU maintenance",
-        body: z.object({ name: z.string().trim().min(1).max(200) }).strict(),
-        response: { 201: z.object({ apiKey: z.string() }), ...problems(400, 401, 403) },
+        body: z
+          .object({ name: z.string().trim().min(1).max(200) })
+          .strict()
+          .meta({ id: 'NewPrintshopKey' }),
+        response: {
+          201: z
+            .object({ apiKey: z.string().describe('shown only in this answer') })
+            .meta({ id: 'PrintshopKeyCreated' }),
+          ...problems(400, 401, 403),
+        },
       },
     },
     async (request, reply) => {
@@ -228,17 +278,22 @@ export const operatorApi: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
     },
   );
 
-  const parkedSchema = z.object({
-    subscription: z.string(),
-    eventId: z.uuid(),
-    streamId: z.string(),
-    type: z.string(),
-    position: z.object({ commit: z.string(), prepare: z.string() }),
-    error: z.string(),
-    attempts: z.number().int(),
-    parkedAt: z.string(),
-    lastAttemptAt: z.string(),
-  });
+  const logPosition = z
+    .object({ commit: z.string(), prepare: z.string() })
+    .meta({ id: 'LogPosition', description: 'a place in the event log, as decimal strings' });
+  const parkedSchema = z
+    .object({
+      subscription: z.string(),
+      eventId: z.uuid(),
+      streamId: z.string(),
+      type: z.string(),
+      position: logPosition,
+      error: z.string(),
+      attempts: count,
+      parkedAt: instant,
+      lastAttemptAt: instant,
+    })
+    .meta({ id: 'ParkedEvent', description: 'an event set aside after failing repeatedly' });
   const nameParams = z.object({ name: z.string().min(1).max(100) }).strict();
 
   app.get(
@@ -251,17 +306,25 @@ export const operatorApi: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
           'Each projection and reactor: checkpoint, events and seconds behind, whether this process runs it, whether it is failing, its parked events',
         response: {
           200: z.array(
-            z.object({
-              name: z.string(),
-              kind: z.enum(['projection', 'reactor']),
-              checkpoint: z.object({ commit: z.string(), prepare: z.string() }),
-              behind: z.number().int(),
-              lagSeconds: z.number(),
-              running: z.boolean(),
-              failing: z.object({ since: z.string(), error: z.string() }).nullable(),
-              parked: z.number().int(),
-              parkedEvents: z.array(parkedSchema),
-            }),
+            z
+              .object({
+                name: z.string(),
+                kind: z.enum(['projection', 'reactor']),
+                checkpoint: logPosition,
+                behind: count,
+                lagSeconds: z.number().min(0),
+                running: z.boolean(),
+                failing: z
+                  .object({ since: instant, error: z.string() })
+                  .meta({ id: 'Failing', description: 'failing since then, with the last error' })
+                  .nullable(),
+                parked: count,
+                parkedEvents: z.array(parkedSchema),
+              })
+              .meta({
+                id: 'Subscription',
+                description: 'a projection or reactor and how it keeps up',
+              }),
           ),
           ...problems(401, 403),
         },
@@ -287,11 +350,13 @@ export const operatorApi: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
     async (request) => parkedEvents(deps.runners, request.params.name, request.query.limit),
   );
 
-  const retried = z.object({
-    retried: z.number().int(),
-    applied: z.number().int(),
-    stillParked: z.array(parkedSchema),
-  });
+  const retried = z
+    .object({
+      retried: count,
+      applied: count,
+      stillParked: z.array(parkedSchema),
+    })
+    .meta({ id: 'ParkedRetried' });
   app.post(
     '/projections/:name/parked/retry',
     {

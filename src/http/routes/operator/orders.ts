@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { MAX_PARTNER_ID } from '#projections/labels';
 import { labelList, setRenderDeadline } from '../../../app/labels.ts';
 import { orderPage } from '../../../app/order-lists.ts';
 import { cancelOrder, retryOrder } from '../../../app/order-operations.ts';
@@ -8,6 +9,7 @@ import { renderWithinMinutesSchema } from '../../../domain/label/events.ts';
 import { orderIdSchema } from '../../../domain/order/events.ts';
 import { metadataOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
+import { responseHeaders } from '../../openapi/document.ts';
 import { apiKeySecurity, problems } from '../../schemas/common.ts';
 import { historySchema, orderSchema, toHistory, toOrderAnswer } from '../../schemas/order.ts';
 import {
@@ -37,12 +39,14 @@ export const operatorOrderRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = as
         summary: 'Every label: name, partner id and render deadline',
         response: {
           200: z.array(
-            z.object({
-              labelId: z.uuid(),
-              name: z.string(),
-              partnerId: z.number().int(),
-              renderWithinMinutes: z.number().int(),
-            }),
+            z
+              .object({
+                labelId: z.uuid(),
+                name: z.string(),
+                partnerId: z.number().int().min(1).max(MAX_PARTNER_ID),
+                renderWithinMinutes: renderWithinMinutesSchema,
+              })
+              .meta({ id: 'Label' }),
           ),
           ...problems(401, 403),
         },
@@ -69,9 +73,11 @@ export const operatorOrderRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = as
         body: z
           .object({ renderWithinMinutes: renderWithinMinutesSchema })
           .strict()
-          .meta({ example: { renderWithinMinutes: 30 } }),
+          .meta({ id: 'RenderDeadlineChange', example: { renderWithinMinutes: 30 } }),
         response: {
-          200: z.object({ labelId: z.uuid(), renderWithinMinutes: z.number().int() }),
+          200: z
+            .object({ labelId: z.uuid(), renderWithinMinutes: renderWithinMinutesSchema })
+            .meta({ id: 'RenderDeadline' }),
           ...problems(400, 401, 403, 404),
         },
       },
@@ -95,6 +101,7 @@ export const operatorOrderRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = as
           "Every label's orders (or one label's), newest first: by status (or overdue), receipt time, id prefix; keyset pages",
         querystring: orderListQuery.extend({ labelId: z.uuid().optional() }).strict(),
         response: { 200: orderPageSchema, ...problems(400, 401, 403) },
+        ...responseHeaders({ 200: ['x-pagination-next'] }),
       },
     },
     async (request, reply) => {

@@ -9,6 +9,7 @@ import { barcodeInputSchema } from '../../../domain/order/barcode.ts';
 import { orderIdSchema } from '../../../domain/order/events.ts';
 import { metadataOf, principalOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
+import { responseHeaders } from '../../openapi/document.ts';
 import { sendPrintFile } from '../../print-file-reply.ts';
 import { apiKeySecurity, idParams, problems } from '../../schemas/common.ts';
 import { historySchema, orderSchema, toHistory, toOrderAnswer } from '../../schemas/order.ts';
@@ -43,6 +44,7 @@ export const orderAdminRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
           "The label's orders, newest first: by status (or overdue), receipt time, id prefix; keyset pages",
         querystring: orderListQuery,
         response: { 200: orderPageSchema, ...problems(400, 401, 403) },
+        ...responseHeaders({ 200: ['x-pagination-next'] }),
       },
     },
     async (request, reply) => {
@@ -118,6 +120,7 @@ export const orderAdminRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
           },
           ...problems(400, 401, 403, 404),
         },
+        ...responseHeaders({ 200: ['cache-control'] }),
       },
     },
     async (request, reply) => {
@@ -178,7 +181,7 @@ export const orderAdminRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
         summary: 'Render the print files again from the recorded events and compare them',
         params: orderParams,
         response: {
-          202: z.object({ workflowId: z.string() }),
+          202: z.object({ workflowId: z.string() }).meta({ id: 'ReplayStarted' }),
           ...problems(400, 401, 403, 404, 409),
         },
       },
@@ -221,12 +224,16 @@ export const orderAdminRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
               },
             },
           },
-          302: {
-            description: 'a signed link to the PDF in the object storage (Location), short-lived',
-            content: { 'text/plain': { schema: z.string() } },
-          },
+          // no body: the link is in Location
+          302: z
+            .null()
+            .describe('a signed link to the PDF in the object storage (Location), short-lived'),
           ...problems(400, 401, 403, 404),
         },
+        ...responseHeaders({
+          200: ['content-disposition', 'etag', 'repr-digest', 'cache-control'],
+          302: ['location', 'cache-control'],
+        }),
       },
     },
     async (request, reply) => {
@@ -253,9 +260,23 @@ export const orderAdminRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
         security: apiKeySecurity,
         summary: "Set an order item's barcode; its print file is generated again",
         params: idParams,
-        body: barcodeInputSchema.meta({ example: { format: 'ean13', value: '4006381333931' } }),
+        body: barcodeInputSchema.meta({
+          id: 'BarcodeChange',
+          example: { format: 'ean13', value: '4006381333931' },
+          discriminator: {
+            propertyName: 'format',
+            mapping: {
+              code128: '#/components/schemas/Code128Barcode',
+              ean13: '#/components/schemas/Ean13Barcode',
+              qrcode: '#/components/schemas/QrCodeBarcode',
+              datamatrix: '#/components/schemas/DataMatrixBarcode',
+            },
+          },
+        }),
         response: {
-          200: z.object({ orderItemId: z.uuid(), workflowId: z.string() }),
+          200: z
+            .object({ orderItemId: z.uuid(), workflowId: z.string() })
+            .meta({ id: 'BarcodeChangeStarted' }),
           ...problems(400, 401, 403, 404),
         },
       },

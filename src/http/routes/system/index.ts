@@ -5,10 +5,19 @@ import { problemSchema, toProblem } from '../../problem.ts';
 
 const tags = ['System'];
 
-const checks = z.record(z.string(), z.object({ ok: z.boolean(), error: z.string().optional() }));
-const readiness = z.object({ status: z.literal('ready'), checks });
+const checks = z
+  .record(
+    z.string(),
+    z
+      .object({ ok: z.boolean(), error: z.string().optional() })
+      .meta({ id: 'Check', description: 'a dependency or duty of the role, and why it fails' }),
+  )
+  .describe(
+    'each check by name: database, eventStore, storage, temporal, worker, projections, ...',
+  );
+const readiness = z.object({ status: z.literal('ready'), checks }).meta({ id: 'Ready' });
 /** Not ready: problem details like every error, with each check's result beside them. */
-const notReady = problemSchema.extend({ checks });
+const notReady = problemSchema.extend({ checks }).meta({ id: 'NotReady' });
 
 /** Liveness and readiness: on the API server, and on the health port of the other roles. */
 export const systemRoutes: FastifyPluginAsyncZod<{ readiness: ReadinessCheck[] }> = async (
@@ -19,7 +28,7 @@ export const systemRoutes: FastifyPluginAsyncZod<{ readiness: ReadinessCheck[] }
     schema: {
       tags,
       summary: 'Liveness: the process runs and answers',
-      response: { 200: z.object({ status: z.literal('ok') }) },
+      response: { 200: z.object({ status: z.literal('ok') }).meta({ id: 'Alive' }) },
     },
   };
   app.get('/livez', alive, async () => ({ status: 'ok' as const }));

@@ -1,0 +1,151 @@
+import { z } from 'zod';
+import { barcodeSchema, ITEM_FAILURES } from '../domain/order/events.ts';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../domain/shop-integration/events.ts';
+
+/**
+ * What each order message says, as a schema: the webhook bodies and the pull feed's
+ * entries are these, and the OpenAPI document's `webhooks` section is made of them, so
+ * a receiver can type every payload. A test holds the messages the service makes to
+ * them (messages.ts).
+ */
+const instant = z.iso.datetime();
+const sequence = z
+  .number()
+  .int()
+  .min(1)
+  .max(2_147_483_647)
+  .describe("the order's own count: each of its messages one more than the one before");
+
+const base = {
+  orderId: z.string().describe("the shop's order id"),
+  sequence,
+  orderItemIds: z.array(z.uuid()).describe('the order items the message is about'),
+};
+
+/**
+ * A message type's body as a webhook POSTs it (`{ type, timestamp, data }`, its id in the
+ * webhook-id header) and as the events feed lists it (the same with that `id`).
+ */
+const message = <T extends WebhookEventType, D extends z.ZodRawShape>(
+  type: T,
+  id: string,
+  description: string,
+  data: D,
+) => {
+  const body = z
+    .object({
+      type: z.literal(type),
+      timestamp: instant.describe('when it happened'),
+      data: z.object({ ...base, ...data }).meta({ id: `${id}Data` }),
+    })
+    .meta({ id, description });
+  const entry = body
+    .extend({
+      id: z
+        .string()
+        .describe('msg_ and the id of the event it tells of: the webhook-id of its deliveries'),
+    })
+    .meta({ id: `${id}Entry`, description: `${description} (in the events feed)` });
+  return { body, entry };
+};
+
+export const MESSAGE_SCHEMAS = {
+  'order.received': message('order.received', 'OrderReceivedMessage', 'the order was recorded', {
+    items: z.array(
+      z
+        .object({
+          itemId: z.string(),
+          orderItemId: z.uuid(),
+          sku: z.string(),
+          quantity: z.number().int().min(1).max(1_000_000),
+        })
+        .meta({ id: 'ReceivedItem' }),
+    ),
+    renderDueAt: instant.describe('when its print files are due'),
+  }),
+  'order.item.print_ready': message(
+    'order.item.print_ready',
+    'PrintReadyMessage',
+    "an item's print file is stored",
+    {
+      sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      bytes: z.number().int().min(0).max(1_000_000_000_000),
+      pages: z.number().int().min(1).max(1000),
+      download: z.string().describe('the path of the print file (GET with the admin key)'),
+    },
+  ),
+  'order.item.failed': message(
+    'order.item.failed',
+    'ItemFailedMessage',
+    'an item cannot be rendered as it is (retry the order once the cause is fixed)',
+    {
+      reason: z.enum(ITEM_FAILURES).describe('the kind of failure'),
+      detail: z.string().describe('what failed, in words'),
+    },
+  ),
+  'order.ready': message('order.ready', 'OrderReadyMessage', 'every item has its print file', {}),
+  'order.failed': message(
+    'order.failed',
+    'OrderFailedMessage',
+    'the order ended with failed items',
+    {
+      detail: z.string(),
+    },
+  ),
+  'order.overdue': message(
+    'order.overdue',
+    'OrderOverdueMessage',
+    'the order passed its render deadline unfinished (told once)',
+    { renderDueAt: instant },
+  ),
+  'order.cancelled': message(
+    'order.cancelled',
+    'OrderCancelledMessage',
+    'the order will not be printed',
+    {
+      reason: z.string().optional(),
+    },
+  ),
+  'order.barcode_regenerated': message(
+    'order.barcode_regenerated',
+    'BarcodeRegeneratedMessage',
+    "an item's barcode was set and its print file made again",
+    {
+      barcode: barcodeSchema,
+    },
+  ),
+  'order.replayed': message(
+    'order.replayed',
+    'OrderReplayedMessage',
+    'the print files were rendered again from the recorded events and compared',
+    {
+      replayId: z.string().describe('the replay, as answered when it was asked for'),
+      matches: z.boolean().describe('every file came out byte for byte the same'),
+      results: z.array(
+        z.object({ orderItemId: z.uuid(), matches: z.boolean() }).meta({ id: 'ReplayResult' }),
+      ),
+    },
+  ),
+} satisfies Record<WebhookEventType, { body: z.ZodType; entry: z.ZodType }>;
+
+const entries = WEBHOOK_EVENT_TYPES.map((t) => MESSAGE_SCHEMAS[t].entry);
+
+/** Any order message as the events feed lists it: told apart by `type`. */
+export const orderMessageSchema = z
+  .discriminatedUnion(
+    'type',
+    entries as unknown as [(typeof entries)[number], ...(typeof entries)[number][]],
+  )
+  .meta({
+    id: 'OrderMessage',
+    description: 'an order message as the events feed lists it: its body and its id',
+    discriminator: {
+      propertyName: 'type',
+      mapping: Object.fromEntries(
+        WEBHOOK_EVENT_TYPES.map((t) => [
+          t,
+          `#/components/schemas/${MESSAGE_SCHEMAS[t].entry.meta()?.id as string}`,
+        ]),
+      ),
+    },
+  });

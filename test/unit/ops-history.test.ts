@@ -1,127 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { orderEvents } from '../../src/domain/order/events.ts';
-import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import {
   actorName,
   historyEntry,
   historyNames,
   plainLayerText,
 } from '../../src/http/routes/ops/views/history.ts';
+import {
+  recordedEvent,
+  SAMPLE_AT,
+  SAMPLE_INTEGRATION,
+  SAMPLE_ITEM,
+  SAMPLE_ORDER_EVENTS,
+} from '../helpers/order-events.ts';
 
-const item = '11111111-1111-4111-8111-111111111111';
-const integration = '22222222-2222-4222-8222-222222222222';
-const at = '2026-11-24T10:00:00.000Z';
-const sha = 'a'.repeat(64);
-const barcode = { format: 'code128', value: 'X-1' };
-const rule = {
-  rule: 'total_ink_coverage',
-  severity: 'failure',
-  result: 'failure',
-  detail: '320% over 300%',
-};
-
-/** One event of every type the order stream holds, with data as the service writes it. */
-const DATA: Record<string, Record<string, unknown>> = {
-  OrderReceived: {
-    orderId: 'O-1',
-    labelId: '33333333-3333-4333-8333-333333333333',
-    bodyHash: 'h',
-    source: { channel: 'shop', integrationId: integration },
-    customer: null,
-    items: [
-      {
-        orderItemId: item,
-        itemId: 'line-1',
-        projectId: '44444444-4444-4444-8444-444444444444',
-        quantity: 5,
-        sku: 'TEE-1',
-        supplier: 'supplier-a',
-        printMethod: 'digital',
-        printColors: 4,
-        printAreas: [{ code: 'FRONT', name: 'Front', widthMm: 80, heightMm: 50 }],
-        design: { areas: [{ printArea: 'FRONT', layers: [] }] },
-      },
-    ],
-    receivedAt: at,
-    renderDueAt: at,
-    print: {
-      renderer: 2,
-      outputProfile: { sha256: sha, description: 'd' },
-      cropMarks: false,
-      maxInkCoverage: 300,
-      inkMethods: [],
-    },
-  },
-  OrderRenderingStarted: { startedAt: at },
-  PrintFileGenerated: {
-    orderItemId: item,
-    storageKey: 'k',
-    sha256: sha,
-    pages: 2,
-    bytes: 2_400_000,
-    barcode,
-    images: [],
-    warnings: ['design.areas.0.layers.1: 25 dpi at its placed size (under 150)'],
-    generatedAt: at,
-  },
-  OrderItemFailed: {
-    orderItemId: item,
-    reason: 'design.areas.0.layers.0: the image is missing',
-    kind: 'image_missing',
-    failedAt: at,
-  },
-  PrintFilePreflighted: {
-    orderItemId: item,
-    sha256: sha,
-    passed: false,
-    rules: [rule],
-    plates: ['Cyan'],
-    maxInkCoverage: 320,
-    checkedAt: at,
-  },
-  OrderReady: { readyAt: at },
-  OrderFailed: { reason: 'line-1: broken', failedAt: at },
-  OrderItemBarcodeUpdated: { orderItemId: item, barcode, updatedAt: at },
-  BarcodeRegenerated: { orderItemId: item, barcode, regeneratedAt: at },
-  OrderRetryRequested: { retryId: item, orderItemIds: [item], requestedAt: at },
-  OrderCancelled: { reason: 'customer asked', cancelledAt: at },
-  OrderWentOverdue: { renderDueAt: at, noticedAt: at },
-  OrderReplayRequested: { replayId: item, requestedAt: at },
-  OrderReplayed: {
-    replayId: item,
-    results: [{ orderItemId: item, expected: sha, actual: sha, matches: true }],
-    replayedAt: at,
-  },
-  PrintFileMismatchDetected: {
-    replayId: item,
-    orderItemId: item,
-    expected: sha,
-    actual: 'b'.repeat(64),
-    detectedAt: at,
-  },
-};
-
-const recorded = (
-  type: string,
-  data: Record<string, unknown>,
-  actor = 'workflow:print',
-): RecordedEvent => ({
-  id: type,
-  type,
-  schemaVersion: orderEvents.has(type)
-    ? type === 'OrderReceived'
-      ? 3
-      : type === 'OrderItemFailed'
-        ? 2
-        : 1
-    : 1,
-  data,
-  metadata: { actor },
-  streamId: 'Order-x',
-  revision: 0n,
-  position: { commit: 1n, prepare: 1n },
-  recordedAt: new Date(at),
-});
+const item = SAMPLE_ITEM;
+const integration = SAMPLE_INTEGRATION;
+const DATA = SAMPLE_ORDER_EVENTS;
+const recorded = (type: string, data: Record<string, unknown>) => recordedEvent(type, data);
 
 describe('the ops page’s history', () => {
   const events = Object.entries(DATA).map(([type, data]) => recorded(type, data));
@@ -147,7 +43,7 @@ describe('the ops page’s history', () => {
     const e = recorded('OrderItemPrinted', {
       orderItemId: item,
       station: 'press 2',
-      printedAt: at,
+      printedAt: SAMPLE_AT,
       nested: { a: 1 },
     });
     expect(historyEntry(e, names)).toEqual({

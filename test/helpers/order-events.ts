@@ -1,0 +1,127 @@
+import { orderEvents } from '../../src/domain/order/events.ts';
+import type { RecordedEvent } from '../../src/eventstore/port.ts';
+
+/**
+ * One event of every type an order stream holds, with data as the service writes it
+ * (for the tests of what reads them: history entries, webhook messages).
+ */
+export const SAMPLE_ITEM = '11111111-1111-4111-8111-111111111111';
+export const SAMPLE_INTEGRATION = '22222222-2222-4222-8222-222222222222';
+export const SAMPLE_AT = '2026-11-24T10:00:00.000Z';
+export const SAMPLE_SHA = 'a'.repeat(64);
+const barcode = { format: 'code128', value: 'X-1' };
+const rule = {
+  rule: 'total_ink_coverage',
+  severity: 'failure',
+  result: 'failure',
+  detail: '320% over 300%',
+};
+
+export const SAMPLE_ORDER_EVENTS: Record<string, Record<string, unknown>> = {
+  OrderReceived: {
+    orderId: 'O-1',
+    labelId: '33333333-3333-4333-8333-333333333333',
+    bodyHash: 'h',
+    source: { channel: 'shop', integrationId: SAMPLE_INTEGRATION },
+    customer: null,
+    items: [
+      {
+        orderItemId: SAMPLE_ITEM,
+        itemId: 'line-1',
+        projectId: '44444444-4444-4444-8444-444444444444',
+        quantity: 5,
+        sku: 'TEE-1',
+        supplier: 'supplier-a',
+        printMethod: 'digital',
+        printColors: 4,
+        printAreas: [{ code: 'FRONT', name: 'Front', widthMm: 80, heightMm: 50 }],
+        design: { areas: [{ printArea: 'FRONT', layers: [] }] },
+      },
+    ],
+    receivedAt: SAMPLE_AT,
+    renderDueAt: SAMPLE_AT,
+    print: {
+      renderer: 2,
+      outputProfile: { sha256: SAMPLE_SHA, description: 'd' },
+      cropMarks: false,
+      maxInkCoverage: 300,
+      inkMethods: [],
+    },
+  },
+  OrderRenderingStarted: { startedAt: SAMPLE_AT },
+  PrintFileGenerated: {
+    orderItemId: SAMPLE_ITEM,
+    storageKey: 'k',
+    sha256: SAMPLE_SHA,
+    pages: 2,
+    bytes: 2_400_000,
+    barcode,
+    images: [],
+    warnings: ['design.areas.0.layers.1: 25 dpi at its placed size (under 150)'],
+    generatedAt: SAMPLE_AT,
+  },
+  OrderItemFailed: {
+    orderItemId: SAMPLE_ITEM,
+    reason: 'design.areas.0.layers.0: the image is missing',
+    kind: 'image_missing',
+    failedAt: SAMPLE_AT,
+  },
+  PrintFilePreflighted: {
+    orderItemId: SAMPLE_ITEM,
+    sha256: SAMPLE_SHA,
+    passed: false,
+    rules: [rule],
+    plates: ['Cyan'],
+    maxInkCoverage: 320,
+    checkedAt: SAMPLE_AT,
+  },
+  OrderReady: { readyAt: SAMPLE_AT },
+  OrderFailed: { reason: 'line-1: broken', failedAt: SAMPLE_AT },
+  OrderItemBarcodeUpdated: { orderItemId: SAMPLE_ITEM, barcode, updatedAt: SAMPLE_AT },
+  BarcodeRegenerated: { orderItemId: SAMPLE_ITEM, barcode, regeneratedAt: SAMPLE_AT },
+  OrderRetryRequested: {
+    retryId: SAMPLE_ITEM,
+    orderItemIds: [SAMPLE_ITEM],
+    requestedAt: SAMPLE_AT,
+  },
+  OrderCancelled: { reason: 'customer asked', cancelledAt: SAMPLE_AT },
+  OrderWentOverdue: { renderDueAt: SAMPLE_AT, noticedAt: SAMPLE_AT },
+  OrderReplayRequested: { replayId: SAMPLE_ITEM, requestedAt: SAMPLE_AT },
+  OrderReplayed: {
+    replayId: SAMPLE_ITEM,
+    results: [
+      { orderItemId: SAMPLE_ITEM, expected: SAMPLE_SHA, actual: SAMPLE_SHA, matches: true },
+    ],
+    replayedAt: SAMPLE_AT,
+  },
+  PrintFileMismatchDetected: {
+    replayId: SAMPLE_ITEM,
+    orderItemId: SAMPLE_ITEM,
+    expected: SAMPLE_SHA,
+    actual: 'b'.repeat(64),
+    detectedAt: SAMPLE_AT,
+  },
+};
+
+/** An event as the store hands it out, at the current version of its type. */
+export function recordedEvent(
+  type: string,
+  data: Record<string, unknown>,
+  options: { actor?: string; revision?: number; id?: string } = {},
+): RecordedEvent {
+  const schemaVersion = orderEvents.has(type)
+    ? orderEvents.serialize({ type, data } as never).schemaVersion
+    : 1;
+  const revision = options.revision ?? 0;
+  return {
+    id: options.id ?? `00000000-0000-4000-8000-${String(revision).padStart(12, '0')}`,
+    type,
+    schemaVersion,
+    data,
+    metadata: { actor: options.actor ?? 'workflow:print' },
+    streamId: 'Order-x',
+    revision: BigInt(revision),
+    position: { commit: 1n, prepare: BigInt(revision) },
+    recordedAt: new Date(SAMPLE_AT),
+  };
+}

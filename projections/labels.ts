@@ -1,11 +1,16 @@
 import type pg from 'pg';
-import { DEFAULT_RENDER_WITHIN_MINUTES, labelEvents } from '../src/domain/label/events.ts';
+import {
+  DEFAULT_RENDER_WITHIN_MINUTES,
+  DEFAULT_SHIP_WITHIN_HOURS,
+  labelEvents,
+} from '../src/domain/label/events.ts';
 import type { Projection } from './projection.ts';
 
 export const labelsProjection: Projection = {
   name: 'labels',
   // 2: the render deadline
-  version: 2,
+  // 3: the ship-by deadline
+  version: 3,
   tables: ['rm_labels'],
   schema: `
     CREATE TABLE IF NOT EXISTS rm_labels (
@@ -13,9 +18,10 @@ export const labelsProjection: Projection = {
       name       text NOT NULL,
       partner_id integer NOT NULL UNIQUE,
       render_within_minutes integer NOT NULL DEFAULT ${DEFAULT_RENDER_WITHIN_MINUTES},
+      ship_within_hours integer NOT NULL DEFAULT ${DEFAULT_SHIP_WITHIN_HOURS},
       created_at timestamptz NOT NULL
     );`,
-  handles: new Set(['LabelCreated', 'LabelRenderDeadlineSet']),
+  handles: new Set(['LabelCreated', 'LabelRenderDeadlineSet', 'LabelShipDeadlineSet']),
   async apply(tx, stored) {
     const labels = [];
     for (const s of stored) {
@@ -26,6 +32,12 @@ export const labelsProjection: Projection = {
         await tx.query('UPDATE rm_labels SET render_within_minutes = $2 WHERE label_id = $1', [
           e.data.labelId,
           e.data.renderWithinMinutes,
+        ]);
+      } else if (e.type === 'LabelShipDeadlineSet') {
+        await insertLabels(tx, labels.splice(0));
+        await tx.query('UPDATE rm_labels SET ship_within_hours = $2 WHERE label_id = $1', [
+          e.data.labelId,
+          e.data.shipWithinHours,
         ]);
       }
     }
@@ -80,12 +92,13 @@ export interface LabelRow {
   name: string;
   partner_id: number;
   render_within_minutes: number;
+  ship_within_hours: number;
 }
 
 /** Labels by name (one label's only, when `labelId` is given). */
 export async function listLabels(pool: pg.Pool, labelId?: string): Promise<LabelRow[]> {
   const r = await pool.query<LabelRow>(
-    `SELECT label_id, name, partner_id, render_within_minutes FROM rm_labels
+    `SELECT label_id, name, partner_id, render_within_minutes, ship_within_hours FROM rm_labels
      WHERE $1::uuid IS NULL OR label_id = $1 ORDER BY name, label_id`,
     [labelId ?? null],
   );

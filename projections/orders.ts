@@ -1,6 +1,14 @@
 import type pg from 'pg';
 import type { BarcodeFormat } from '../src/domain/order/barcode.ts';
-import { orderEvents, type Preflight } from '../src/domain/order/events.ts';
+import { orderEvents, type Preflight, type ProductionStage } from '../src/domain/order/events.ts';
+import {
+  applyProduction,
+  itemMadeReady,
+  LATE_NOW,
+  ORDER_STAGE_SQL,
+  PRODUCTION_EVENTS,
+  PRODUCTION_SCHEMA,
+} from './order-production.ts';
 import type { Projection } from './projection.ts';
 
 export const ORDER_STATUSES = ['received', 'rendering', 'ready', 'failed', 'cancelled'] as const;
@@ -19,8 +27,17 @@ export const ordersProjection: Projection = {
   // 3: orders counted per label and status as they change
   // 4: each item's latest preflight
   // 5: the last error only while it is current (cleared when the order is ready or retried)
-  version: 5,
-  tables: ['rm_orders', 'rm_order_items', 'rm_order_counts'],
+  // 6: the shop floor: stages, timelines, shipments, holds, ship-by and lateness
+  version: 6,
+  tables: [
+    'rm_orders',
+    'rm_order_items',
+    'rm_order_counts',
+    'rm_order_timeline',
+    'rm_order_shipments',
+    'rm_order_holds',
+    'rm_stage_counts',
+  ],
   schema: `
     CREATE TABLE IF NOT EXISTS rm_orders (
       stream_id      text PRIMARY KEY,
@@ -38,6 +55,13 @@ export const ordersProjection: Projection = {
       ready_at       timestamptz,
       overdue_at     timestamptz,
       cancelled_at   timestamptz,
+      ship_by        timestamptz,
+      late_at        timestamptz,
+      -- the least advanced stage of its items (reprinting or returned first); NULL before all are ready
+      stage          text,
+      holds_open     integer NOT NULL DEFAULT 0,
+      held_since     timestamptz,
+      held_ms        bigint NOT NULL DEFAULT 0,
       updated_at     timestamptz NOT NULL,
       UNIQUE (label_id, order_id)
     );
@@ -56,7 +80,10 @@ export const ordersProjection: Projection = {
       barcode       jsonb,
       print_files   jsonb NOT NULL DEFAULT '[]',
       warnings      jsonb NOT NULL DEFAULT '[]',
-      preflight     jsonb
+      preflight     jsonb,
+      stage         text,
+      stage_at      timestamptz,
+      shipment_id   uuid
     );
     CREATE INDEX IF NOT EXISTS rm_order_items_stream ON rm_order_items (stream_id, position);
     CREATE INDEX IF NOT EXISTS rm_order_items_item ON rm_order_items (item_id, stream_id);
@@ -92,7 +119,8 @@ export const ordersProjection: Projection = {
       RETURN NULL;
     END $fn$;
     CREATE OR REPLACE TRIGGER rm_orders_count AFTER INSERT OR DELETE OR UPDATE OF status, label_id
-      ON rm_orders FOR EACH ROW EXECUTE FUNCTION rm_orders_count();`,
+      ON rm_orders FOR EACH ROW EXECUTE FUNCTION rm_orders_count();
+    ${PRODUCTION_SCHEMA}`,
   handles: new Set([
     'OrderReceived',
     'OrderRenderingStarted',
@@ -106,6 +134,7 @@ export const ordersProjection: Projection = {
     'OrderRetryRequested',
     'OrderCancelled',
     'OrderWentOverdue',
+    ...PRODUCTION_EVENTS,
   ]),
   async apply(tx, stored) {
     for (const s of stored) {
@@ -122,9 +151,17 @@ export const ordersProjection: Projection = {
           const d = e.data;
           await tx.query(
             `INSERT INTO rm_orders (stream_id, label_id, order_id, status, items_total, received_at,
-               render_due_at, updated_at)
-             VALUES ($1, $2, $3, 'received', $4, $5, $6, $5) ON CONFLICT DO NOTHING`,
-            [s.streamId, d.labelId, d.orderId, d.items.length, d.receivedAt, d.renderDueAt],
+               render_due_at, ship_by, updated_at)
+             VALUES ($1, $2, $3, 'received', $4, $5, $6, $7, $5) ON CONFLICT DO NOTHING`,
+            [
+              s.streamId,
+              d.labelId,
+              d.orderId,
+              d.items.length,
+              d.receivedAt,
+              d.renderDueAt,
+              d.shipBy,
+            ],
           );
           for (const [position, item] of d.items.entries()) {
             await tx.query(
@@ -164,6 +201,7 @@ export const ordersProjection: Projection = {
              WHERE order_item_id = $1`,
             [d.orderItemId, JSON.stringify([file]), JSON.stringify(d.warnings)],
           );
+          await itemMadeReady(tx, s, d.orderItemId, d.generatedAt);
           break;
         }
         case 'PrintFilePreflighted': {
@@ -218,15 +256,19 @@ export const ordersProjection: Projection = {
         case 'OrderWentOverdue':
           await setOrder('overdue_at = $3', [e.data.noticedAt]);
           break;
+        default:
+          await applyProduction(tx, s, e);
       }
-      // the item counts follow every change of an item's status
+      // the item counts and the order's stage follow every change of an item
       if (e.type !== 'OrderReceived') {
         await tx.query(
           `UPDATE rm_orders o SET
-             items_ready = c.ready, items_failed = c.failed, items_rendering = c.rendering
+             items_ready = c.ready, items_failed = c.failed, items_rendering = c.rendering,
+             stage = c.stage
            FROM (SELECT count(*) FILTER (WHERE status = 'ready')::int AS ready,
                         count(*) FILTER (WHERE status = 'failed')::int AS failed,
-                        count(*) FILTER (WHERE status = 'rendering')::int AS rendering
+                        count(*) FILTER (WHERE status = 'rendering')::int AS rendering,
+                        ${ORDER_STAGE_SQL} AS stage
                  FROM rm_order_items WHERE stream_id = $1) c
            WHERE o.stream_id = $1`,
           [s.streamId],
@@ -254,6 +296,9 @@ export interface OrderItemRow {
   warnings: string[];
   /** the latest print file's preflight */
   preflight: (Preflight & { sha256: string }) | null;
+  stage: ProductionStage | null;
+  stage_at: Date | null;
+  shipment_id: string | null;
 }
 
 /** A row of an order list (and the head of an order view). */
@@ -275,6 +320,13 @@ export interface OrderRow {
   cancelled_at: Date | null;
   /** computed as read: unfinished and past its deadline now */
   overdue: boolean;
+  stage: ProductionStage | null;
+  holds_open: number;
+  /** the ship-by time as of now: moved on by time on hold (and still moving while held) */
+  ship_by: Date | null;
+  late_at: Date | null;
+  /** computed as read: went late and still not shipped */
+  late: boolean;
 }
 
 /** A row of an order list: the order and its label's name. */
@@ -282,7 +334,10 @@ export type OrderListRow = OrderRow & { label_name: string | null };
 
 const ORDER_COLUMNS = `stream_id, label_id, order_id, status, reason, last_error, items_total,
   items_ready, items_failed, items_rendering, received_at, render_due_at, ready_at,
-  overdue_at, cancelled_at, (status IN ${UNFINISHED} AND render_due_at < now()) AS overdue`;
+  overdue_at, cancelled_at, (status IN ${UNFINISHED} AND render_due_at < now()) AS overdue,
+  stage, holds_open, late_at, (${LATE_NOW}) AS late,
+  ship_by + held_ms * interval '1 millisecond'
+    + CASE WHEN held_since IS NULL THEN interval '0' ELSE now() - held_since END AS ship_by`;
 
 export async function findOrder(pool: pg.Pool, labelId: string, orderId: string) {
   const order = await pool.query<OrderRow>(
@@ -325,6 +380,10 @@ export interface OrderListFilter {
   /** a label's own orders; every label's when absent (the operator) */
   labelId?: string | undefined;
   status?: OrderStatus | 'overdue' | undefined;
+  /** the order's stage (its least advanced item's), or on_hold */
+  stage?: ProductionStage | 'on_hold' | undefined;
+  /** only orders that went late and are still not shipped */
+  late?: boolean | undefined;
   since?: Date | undefined;
   until?: Date | undefined;
   /** a prefix of the order id, of a shop's item id or of an order item id */
@@ -350,6 +409,9 @@ export async function listOrders(pool: pg.Pool, f: OrderListFilter): Promise<Ord
   if (f.labelId) where.push(`label_id = ${param(f.labelId)}`);
   if (f.status === 'overdue') where.push(`status IN ${UNFINISHED} AND render_due_at < now()`);
   else if (f.status) where.push(`status = ${param(f.status)}`);
+  if (f.stage === 'on_hold') where.push(`holds_open > 0 AND status <> 'cancelled'`);
+  else if (f.stage) where.push(`stage = ${param(f.stage)} AND status <> 'cancelled'`);
+  if (f.late) where.push(LATE_NOW);
   if (f.since) where.push(`received_at >= ${param(f.since)}`);
   if (f.until) where.push(`received_at < ${param(f.until)}`);
   if (f.q) {

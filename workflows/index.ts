@@ -3,5 +3,6 @@ export { barcodeRegenerationWorkflow } from './barcode-regeneration.ts';
 export { importWorkflow } from './import.ts';
 export { pingWorkflow } from './ping.ts';
 export { replayWorkflow } from './replay.ts';
+export { reprintWorkflow } from './reprint.ts';
 export { saleNotificationWorkflow } from './sale-notification.ts';
 export { webhookDeliveryWorkflow } from './webhook-delivery.ts';

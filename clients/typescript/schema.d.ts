@@ -58,11 +58,28 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every label: name, partner id and render deadline */
+        /** Every label: name, partner id, render and ship-by deadlines */
         get: operations["listLabels"];
         put?: never;
         /** Create a label with its admin and fulfillment keys */
         post: operations["createLabel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/labels/{labelId}/ship-deadline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** How long the label's orders may take from receipt to shipment before they are late (orders received from now on) */
+        put: operations["setLabelShipDeadline"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -567,6 +584,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/deadlines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The label's deadlines: to render an order, and to ship it (the operator sets them) */
+        get: operations["getDeadlines"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/branding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the packing slips show: logo, return address, message, page size */
+        get: operations["getBranding"];
+        /** Set the return address, message or page size of the packing slips */
+        put: operations["setBranding"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/branding/logo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** The logo of the packing slips (a PNG or JPEG as the body, at most 2 MiB) */
+        put: operations["setBrandingLogo"];
+        post?: never;
+        /** No logo on the packing slips from now on */
+        delete: operations["removeBrandingLogo"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/partner/user": {
         parameters: {
             query?: never;
@@ -828,6 +898,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/orders/{orderId}/packing-slip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The order's packing slip (PDF): the label's logo, return address and message, the order id as a Code 128 barcode, every item, the gift message */
+        get: operations["getPackingSlip"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/offering/sku": {
         parameters: {
             query?: never;
@@ -976,6 +1063,125 @@ export interface paths {
         put?: never;
         /** Sale notification: record the order and generate its print files */
         post: operations["notifyPartnerOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/production/scans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A scan at a station: the item the code names is printed or packed (the same scan again changes nothing) */
+        post: operations["recordScan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{orderId}/shipments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Items of the order left in a parcel, with tracking (each item ships once) */
+        post: operations["createShipment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{orderId}/shipments/{shipmentId}/delivered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The carrier delivered the shipment */
+        post: operations["markShipmentDelivered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{orderId}/shipments/{shipmentId}/returned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The shipment came back (its items can be reprinted and shipped again) */
+        post: operations["markShipmentReturned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{orderId}/holds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Hold the order: nothing of it is printed or shipped until released; its ship-by clock pauses */
+        post: operations["holdOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{orderId}/holds/{holdId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Release a hold (released already: nothing changes) */
+        delete: operations["releaseHold"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orderitems/{orderItemId}/reprints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Print an item again: its print file is rendered again, checked identical, and the item goes back on the shop floor */
+        post: operations["requestReprint"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1234,6 +1440,159 @@ export interface webhooks {
         put?: never;
         /** order.replayed: the print files were rendered again from the recorded events and compared */
         post: operations["onOrderReplayed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.item.printed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** order.item.printed: the item came off the press */
+        post: operations["onOrderItemPrinted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.item.packed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** order.item.packed: the item was packed */
+        post: operations["onOrderItemPacked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.shipped": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** order.shipped: items left in a parcel (orderItemIds), with the carrier's tracking */
+        post: operations["onOrderShipped"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.delivered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** order.delivered: the carrier delivered a shipment */
+        post: operations["onOrderDelivered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.returned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** order.returned: a shipment came back */
+        post: operations["onOrderReturned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.on_hold": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** order.on_hold: the order is held: nothing of it is printed or shipped until it is released */
+        post: operations["onOrderOnHold"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.released": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** order.released: a hold of the order was released */
+        post: operations["onOrderReleased"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.item.reprinted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** order.item.reprinted: the item is printed again: its print file rendered again and compared with the first (matches: byte for byte the same) */
+        post: operations["onOrderItemReprinted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.late": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** order.late: the order was not shipped by its ship-by time (told once; time on hold not counted) */
+        post: operations["onOrderLate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1738,8 +2097,349 @@ export interface components {
             /** @description msg_ and the id of the event it tells of: the webhook-id of its deliveries */
             id: string;
         };
+        ItemPrintedMessageData: {
+            /** @description the shop's order id */
+            orderId: string;
+            /** @description the order's own count: each of its messages one more than the one before */
+            sequence: number;
+            /** @description the order items the message is about */
+            orderItemIds: string[];
+            /** @description where it was scanned */
+            station?: string;
+        };
+        /** @description the item came off the press */
+        ItemPrintedMessage: {
+            /** @constant */
+            type: "order.item.printed";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["ItemPrintedMessageData"];
+        };
+        /** @description the item came off the press (in the events feed) */
+        ItemPrintedMessageEntry: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "order.item.printed";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["ItemPrintedMessageData"];
+            /** @description msg_ and the id of the event it tells of: the webhook-id of its deliveries */
+            id: string;
+        };
+        ItemPackedMessageData: {
+            /** @description the shop's order id */
+            orderId: string;
+            /** @description the order's own count: each of its messages one more than the one before */
+            sequence: number;
+            /** @description the order items the message is about */
+            orderItemIds: string[];
+            /** @description where it was scanned */
+            station?: string;
+        };
+        /** @description the item was packed */
+        ItemPackedMessage: {
+            /** @constant */
+            type: "order.item.packed";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["ItemPackedMessageData"];
+        };
+        /** @description the item was packed (in the events feed) */
+        ItemPackedMessageEntry: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "order.item.packed";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["ItemPackedMessageData"];
+            /** @description msg_ and the id of the event it tells of: the webhook-id of its deliveries */
+            id: string;
+        };
+        OrderShippedMessageData: {
+            /** @description the shop's order id */
+            orderId: string;
+            /** @description the order's own count: each of its messages one more than the one before */
+            sequence: number;
+            /** @description the order items the message is about */
+            orderItemIds: string[];
+            /** Format: uuid */
+            shipmentId: string;
+            carrier: string;
+            trackingNumber: string;
+            trackingUrl?: string;
+        };
+        /** @description items left in a parcel (orderItemIds), with the carrier's tracking */
+        OrderShippedMessage: {
+            /** @constant */
+            type: "order.shipped";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["OrderShippedMessageData"];
+        };
+        /** @description items left in a parcel (orderItemIds), with the carrier's tracking (in the events feed) */
+        OrderShippedMessageEntry: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "order.shipped";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["OrderShippedMessageData"];
+            /** @description msg_ and the id of the event it tells of: the webhook-id of its deliveries */
+            id: string;
+        };
+        OrderDeliveredMessageData: {
+            /** @description the shop's order id */
+            orderId: string;
+            /** @description the order's own count: each of its messages one more than the one before */
+            sequence: number;
+            /** @description the order items the message is about */
+            orderItemIds: string[];
+            /** Format: uuid */
+            shipmentId: string;
+        };
+        /** @description the carrier delivered a shipment */
+        OrderDeliveredMessage: {
+            /** @constant */
+            type: "order.delivered";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["OrderDeliveredMessageData"];
+        };
+        /** @description the carrier delivered a shipment (in the events feed) */
+        OrderDeliveredMessageEntry: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "order.delivered";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["OrderDeliveredMessageData"];
+            /** @description msg_ and the id of the event it tells of: the webhook-id of its deliveries */
+            id: string;
+        };
+        OrderReturnedMessageData: {
+            /** @description the shop's order id */
+            orderId: string;
+            /** @description the order's own count: each of its messages one more than the one before */
+            sequence: number;
+            /** @description the order items the message is about */
+            orderItemIds: string[];
+            /** Format: uuid */
+            shipmentId: string;
+            reason: string;
+        };
+        /** @description a shipment came back */
+        OrderReturnedMessage: {
+            /** @constant */
+            type: "order.returned";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["OrderReturnedMessageData"];
+        };
+        /** @description a shipment came back (in the events feed) */
+        OrderReturnedMessageEntry: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "order.returned";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["OrderReturnedMessageData"];
+            /** @description msg_ and the id of the event it tells of: the webhook-id of its deliveries */
+            id: string;
+        };
+        OrderOnHoldMessageData: {
+            /** @description the shop's order id */
+            orderId: string;
+            /** @description the order's own count: each of its messages one more than the one before */
+            sequence: number;
+            /** @description the order items the message is about */
+            orderItemIds: string[];
+            /** Format: uuid */
+            holdId: string;
+            reason: string;
+        };
+        /** @description the order is held: nothing of it is printed or shipped until it is released */
+        OrderOnHoldMessage: {
+            /** @constant */
+            type: "order.on_hold";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["OrderOnHoldMessageData"];
+        };
+        /** @description the order is held: nothing of it is printed or shipped until it is released (in the events feed) */
+        OrderOnHoldMessageEntry: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "order.on_hold";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["OrderOnHoldMessageData"];
+            /** @description msg_ and the id of the event it tells of: the webhook-id of its deliveries */
+            id: string;
+        };
+        OrderReleasedMessageData: {
+            /** @description the shop's order id */
+            orderId: string;
+            /** @description the order's own count: each of its messages one more than the one before */
+            sequence: number;
+            /** @description the order items the message is about */
+            orderItemIds: string[];
+            /** Format: uuid */
+            holdId: string;
+        };
+        /** @description a hold of the order was released */
+        OrderReleasedMessage: {
+            /** @constant */
+            type: "order.released";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["OrderReleasedMessageData"];
+        };
+        /** @description a hold of the order was released (in the events feed) */
+        OrderReleasedMessageEntry: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "order.released";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["OrderReleasedMessageData"];
+            /** @description msg_ and the id of the event it tells of: the webhook-id of its deliveries */
+            id: string;
+        };
+        ItemReprintedMessageData: {
+            /** @description the shop's order id */
+            orderId: string;
+            /** @description the order's own count: each of its messages one more than the one before */
+            sequence: number;
+            /** @description the order items the message is about */
+            orderItemIds: string[];
+            /** Format: uuid */
+            reprintId: string;
+            /** @enum {string} */
+            reason: "misprint" | "damaged" | "lost" | "other";
+            matches: boolean;
+        };
+        /** @description the item is printed again: its print file rendered again and compared with the first (matches: byte for byte the same) */
+        ItemReprintedMessage: {
+            /** @constant */
+            type: "order.item.reprinted";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["ItemReprintedMessageData"];
+        };
+        /** @description the item is printed again: its print file rendered again and compared with the first (matches: byte for byte the same) (in the events feed) */
+        ItemReprintedMessageEntry: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "order.item.reprinted";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["ItemReprintedMessageData"];
+            /** @description msg_ and the id of the event it tells of: the webhook-id of its deliveries */
+            id: string;
+        };
+        OrderLateMessageData: {
+            /** @description the shop's order id */
+            orderId: string;
+            /** @description the order's own count: each of its messages one more than the one before */
+            sequence: number;
+            /** @description the order items the message is about */
+            orderItemIds: string[];
+            /** Format: date-time */
+            shipBy: string;
+        };
+        /** @description the order was not shipped by its ship-by time (told once; time on hold not counted) */
+        OrderLateMessage: {
+            /** @constant */
+            type: "order.late";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["OrderLateMessageData"];
+        };
+        /** @description the order was not shipped by its ship-by time (told once; time on hold not counted) (in the events feed) */
+        OrderLateMessageEntry: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "order.late";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["OrderLateMessageData"];
+            /** @description msg_ and the id of the event it tells of: the webhook-id of its deliveries */
+            id: string;
+        };
         /** @description an order message as the events feed lists it: its body and its id */
-        OrderMessage: components["schemas"]["OrderReceivedMessageEntry"] | components["schemas"]["PrintReadyMessageEntry"] | components["schemas"]["ItemFailedMessageEntry"] | components["schemas"]["OrderReadyMessageEntry"] | components["schemas"]["OrderFailedMessageEntry"] | components["schemas"]["OrderOverdueMessageEntry"] | components["schemas"]["OrderCancelledMessageEntry"] | components["schemas"]["BarcodeRegeneratedMessageEntry"] | components["schemas"]["OrderReplayedMessageEntry"];
+        OrderMessage: components["schemas"]["OrderReceivedMessageEntry"] | components["schemas"]["PrintReadyMessageEntry"] | components["schemas"]["ItemFailedMessageEntry"] | components["schemas"]["OrderReadyMessageEntry"] | components["schemas"]["OrderFailedMessageEntry"] | components["schemas"]["OrderOverdueMessageEntry"] | components["schemas"]["OrderCancelledMessageEntry"] | components["schemas"]["BarcodeRegeneratedMessageEntry"] | components["schemas"]["OrderReplayedMessageEntry"] | components["schemas"]["ItemPrintedMessageEntry"] | components["schemas"]["ItemPackedMessageEntry"] | components["schemas"]["OrderShippedMessageEntry"] | components["schemas"]["OrderDeliveredMessageEntry"] | components["schemas"]["OrderReturnedMessageEntry"] | components["schemas"]["OrderOnHoldMessageEntry"] | components["schemas"]["OrderReleasedMessageEntry"] | components["schemas"]["ItemReprintedMessageEntry"] | components["schemas"]["OrderLateMessageEntry"];
         /** @description a line of the sale: a saved project or a cart item, and how many */
         SaleItem: {
             itemId: string;
@@ -1775,6 +2475,8 @@ export interface components {
             orderId: string;
             items: components["schemas"]["SaleItem"][];
             customer?: components["schemas"]["Customer"];
+            /** @description the customer's gift note for the packing slip: kept encrypted */
+            giftMessage?: string;
         };
         /** @description an item of the sale and the order item id it got */
         AcceptedItem: {
@@ -1818,6 +2520,46 @@ export interface components {
             maxInkCoverage: number;
             minDpi?: number;
         };
+        /**
+         * @description where an item is on the shop floor: ready (its print file made), batched, printed, packed, shipped, delivered; or reprinting, returned
+         * @enum {string}
+         */
+        ProductionStage: "ready" | "batched" | "printed" | "packed" | "shipped" | "delivered" | "reprinting" | "returned";
+        TimelineEntry: {
+            /** @description the stage reached, or what happened: on_hold, released, late, reprint_differs */
+            stage: string;
+            /** Format: date-time */
+            at: string;
+            /** @enum {string} */
+            via?: "scan" | "api" | "batch";
+            station?: string;
+            /** @description the carrier and tracking number, a reason */
+            detail?: string;
+        };
+        OrderShipment: {
+            /** Format: uuid */
+            shipmentId: string;
+            orderItemIds: string[];
+            carrier: string;
+            trackingNumber: string;
+            trackingUrl?: string;
+            /** Format: date-time */
+            shippedAt: string;
+            /** Format: date-time */
+            deliveredAt?: string;
+            /** Format: date-time */
+            returnedAt?: string;
+            returnReason?: string;
+        };
+        OrderHold: {
+            /** Format: uuid */
+            holdId: string;
+            reason: string;
+            /** Format: date-time */
+            heldAt: string;
+            /** Format: date-time */
+            releasedAt?: string;
+        };
         OrderItem: {
             /** Format: uuid */
             orderItemId: string;
@@ -1831,6 +2573,10 @@ export interface components {
             printFiles: components["schemas"]["PrintFile"][];
             barcode?: components["schemas"]["Barcode"];
             preflight?: components["schemas"]["Preflight"];
+            /** @description none until its first print file is made */
+            stage?: components["schemas"]["ProductionStage"];
+            /** @description its stages, oldest first */
+            timeline: components["schemas"]["TimelineEntry"][];
         };
         Order: {
             orderId: string;
@@ -1847,7 +2593,20 @@ export interface components {
             cancelledAt?: string;
             lastError?: string;
             workflowId: string;
+            /** @description its least advanced item's stage (reprinting or returned first) */
+            stage?: components["schemas"]["ProductionStage"];
+            onHold: boolean;
+            /**
+             * Format: date-time
+             * @description when it must be shipped: moved on by time on hold, and paused while on hold
+             */
+            shipBy?: string;
+            /** @description past its ship-by time and not shipped */
+            late: boolean;
             items: components["schemas"]["OrderItem"][];
+            shipments: components["schemas"]["OrderShipment"][];
+            holds: components["schemas"]["OrderHold"][];
+            timeline: components["schemas"]["TimelineEntry"][];
         };
         /** @description an event of the order as stored */
         OrderEvent: {
@@ -1889,6 +2648,11 @@ export interface components {
             ageSeconds: number;
             lastError: string | null;
             workflowId: string;
+            stage: components["schemas"]["ProductionStage"] | null;
+            onHold: boolean;
+            shipBy: string | null;
+            /** @description past its ship-by time and not shipped */
+            late: boolean;
         };
         OrderPage: {
             orders: components["schemas"]["OrderSummary"][];
@@ -1936,6 +2700,37 @@ export interface components {
         PrintOptions: {
             cropMarks?: boolean;
             maxInkCoverage?: number;
+        };
+        /** @description what the label's packing slips show */
+        Branding: {
+            /** @description the logo as kept: a PNG of at most 1200 px */
+            logo: {
+                sha256: string;
+                width: number;
+                height: number;
+            } | null;
+            returnAddress: string[];
+            message: string | null;
+            /** @enum {string} */
+            slipSize: "A4" | "Letter" | "A5" | "A6" | "4x6in";
+        };
+        /**
+         * @example {
+         *       "returnAddress": [
+         *         "Print & Co",
+         *         "Hauptstraße 1",
+         *         "10115 Berlin",
+         *         "Germany"
+         *       ],
+         *       "message": "Thank you for your order!",
+         *       "slipSize": "A4"
+         *     }
+         */
+        BrandingChange: {
+            returnAddress?: string[];
+            message?: string | null;
+            /** @enum {string} */
+            slipSize?: "A4" | "Letter" | "A5" | "A6" | "4x6in";
         };
         /**
          * @description offering: may read the product configurations
@@ -2070,7 +2865,7 @@ export interface components {
          * @description a kind of order message a webhook can be sent
          * @enum {string}
          */
-        WebhookEventType: "order.received" | "order.item.print_ready" | "order.item.failed" | "order.ready" | "order.failed" | "order.overdue" | "order.cancelled" | "order.barcode_regenerated" | "order.replayed";
+        WebhookEventType: "order.received" | "order.item.print_ready" | "order.item.failed" | "order.ready" | "order.failed" | "order.overdue" | "order.cancelled" | "order.barcode_regenerated" | "order.replayed" | "order.item.printed" | "order.item.packed" | "order.shipped" | "order.delivered" | "order.returned" | "order.on_hold" | "order.released" | "order.item.reprinted" | "order.late";
         /** @description why and when sending stopped */
         WebhookDisabled: {
             reason: string;
@@ -2187,6 +2982,55 @@ export interface components {
             groupName: string;
             skus: string[];
         };
+        /**
+         * @example {
+         *       "code": "3f1c2b9e-8d4a-4f7e-9b1a-2c3d4e5f6a7b",
+         *       "stage": "printed",
+         *       "station": "Press 2"
+         *     }
+         */
+        Scan: {
+            /** @description what the item's slug barcode holds: its order item id, or the barcode value set for it */
+            code: string;
+            /** @enum {string} */
+            stage: "printed" | "packed";
+            /** @description where it was scanned: a press, a packing table */
+            station?: string;
+        };
+        ScanAnswer: {
+            orderId: string;
+            /** Format: uuid */
+            orderItemId: string;
+            itemId: string;
+            /** @enum {string} */
+            stage: "printed" | "packed";
+        };
+        /**
+         * @example {
+         *       "carrier": "DHL",
+         *       "trackingNumber": "00340434161094042557",
+         *       "trackingUrl": "https://www.dhl.com/track?tracking-id=00340434161094042557"
+         *     }
+         */
+        Shipment: {
+            /** @description the order items in the parcel; every item of the order when left out */
+            items?: string[];
+            carrier: string;
+            trackingNumber: string;
+            /** Format: uri */
+            trackingUrl?: string;
+            /**
+             * Format: date-time
+             * @description when it left; now when left out
+             */
+            shippedAt?: string;
+        };
+        ShipmentStatus: {
+            /** Format: uuid */
+            shipmentId: string;
+            /** @enum {string} */
+            status: "shipped" | "delivered" | "returned";
+        };
         /** @description a product configuration as a list item */
         Offering: {
             sku: string;
@@ -2288,6 +3132,20 @@ export interface components {
             name: string;
             partnerId: number;
             renderWithinMinutes: number;
+            shipWithinHours: number;
+        };
+        /**
+         * @example {
+         *       "shipWithinHours": 48
+         *     }
+         */
+        ShipDeadlineChange: {
+            shipWithinHours: number;
+        };
+        ShipDeadline: {
+            /** Format: uuid */
+            labelId: string;
+            shipWithinHours: number;
         };
         /**
          * @example {
@@ -2483,6 +3341,12 @@ export interface components {
             importId: string;
             imported: number;
         };
+        Deadlines: {
+            /** Format: uuid */
+            labelId: string;
+            renderWithinMinutes: number;
+            shipWithinHours: number;
+        };
         /**
          * @example {
          *       "userId": "u-1001",
@@ -2545,6 +3409,54 @@ export interface components {
             importId: string;
             groups: number;
             skus: number;
+        };
+        ShipmentCreated: {
+            /** Format: uuid */
+            shipmentId: string;
+        };
+        /**
+         * @example {
+         *       "reason": "address unknown"
+         *     }
+         */
+        ShipmentReturn: {
+            reason: string;
+        };
+        /**
+         * @example {
+         *       "reason": "artwork query with the customer"
+         *     }
+         */
+        Hold: {
+            reason: string;
+        };
+        HoldCreated: {
+            /** Format: uuid */
+            holdId: string;
+        };
+        HoldReleased: {
+            /** Format: uuid */
+            holdId: string;
+            /** @constant */
+            status: "released";
+        };
+        /**
+         * @example {
+         *       "reason": "damaged",
+         *       "note": "torn in transit"
+         *     }
+         */
+        Reprint: {
+            /** @enum {string} */
+            reason: "misprint" | "damaged" | "lost" | "other";
+            note?: string;
+        };
+        ReprintAccepted: {
+            /** Format: uuid */
+            reprintId: string;
+            /** Format: uuid */
+            orderItemId: string;
+            workflowId: string;
         };
         NewCartItem: {
             /** Format: uuid */
@@ -2740,6 +3652,33 @@ export type ReplayResult = components['schemas']['ReplayResult'];
 export type OrderReplayedMessageData = components['schemas']['OrderReplayedMessageData'];
 export type OrderReplayedMessage = components['schemas']['OrderReplayedMessage'];
 export type OrderReplayedMessageEntry = components['schemas']['OrderReplayedMessageEntry'];
+export type ItemPrintedMessageData = components['schemas']['ItemPrintedMessageData'];
+export type ItemPrintedMessage = components['schemas']['ItemPrintedMessage'];
+export type ItemPrintedMessageEntry = components['schemas']['ItemPrintedMessageEntry'];
+export type ItemPackedMessageData = components['schemas']['ItemPackedMessageData'];
+export type ItemPackedMessage = components['schemas']['ItemPackedMessage'];
+export type ItemPackedMessageEntry = components['schemas']['ItemPackedMessageEntry'];
+export type OrderShippedMessageData = components['schemas']['OrderShippedMessageData'];
+export type OrderShippedMessage = components['schemas']['OrderShippedMessage'];
+export type OrderShippedMessageEntry = components['schemas']['OrderShippedMessageEntry'];
+export type OrderDeliveredMessageData = components['schemas']['OrderDeliveredMessageData'];
+export type OrderDeliveredMessage = components['schemas']['OrderDeliveredMessage'];
+export type OrderDeliveredMessageEntry = components['schemas']['OrderDeliveredMessageEntry'];
+export type OrderReturnedMessageData = components['schemas']['OrderReturnedMessageData'];
+export type OrderReturnedMessage = components['schemas']['OrderReturnedMessage'];
+export type OrderReturnedMessageEntry = components['schemas']['OrderReturnedMessageEntry'];
+export type OrderOnHoldMessageData = components['schemas']['OrderOnHoldMessageData'];
+export type OrderOnHoldMessage = components['schemas']['OrderOnHoldMessage'];
+export type OrderOnHoldMessageEntry = components['schemas']['OrderOnHoldMessageEntry'];
+export type OrderReleasedMessageData = components['schemas']['OrderReleasedMessageData'];
+export type OrderReleasedMessage = components['schemas']['OrderReleasedMessage'];
+export type OrderReleasedMessageEntry = components['schemas']['OrderReleasedMessageEntry'];
+export type ItemReprintedMessageData = components['schemas']['ItemReprintedMessageData'];
+export type ItemReprintedMessage = components['schemas']['ItemReprintedMessage'];
+export type ItemReprintedMessageEntry = components['schemas']['ItemReprintedMessageEntry'];
+export type OrderLateMessageData = components['schemas']['OrderLateMessageData'];
+export type OrderLateMessage = components['schemas']['OrderLateMessage'];
+export type OrderLateMessageEntry = components['schemas']['OrderLateMessageEntry'];
 export type OrderMessage = components['schemas']['OrderMessage'];
 export type SaleItem = components['schemas']['SaleItem'];
 export type Customer = components['schemas']['Customer'];
@@ -2750,6 +3689,10 @@ export type OrderStatus = components['schemas']['OrderStatus'];
 export type PrintFile = components['schemas']['PrintFile'];
 export type PreflightRule = components['schemas']['PreflightRule'];
 export type Preflight = components['schemas']['Preflight'];
+export type ProductionStage = components['schemas']['ProductionStage'];
+export type TimelineEntry = components['schemas']['TimelineEntry'];
+export type OrderShipment = components['schemas']['OrderShipment'];
+export type OrderHold = components['schemas']['OrderHold'];
 export type OrderItem = components['schemas']['OrderItem'];
 export type Order = components['schemas']['Order'];
 export type OrderEvent = components['schemas']['OrderEvent'];
@@ -2762,6 +3705,8 @@ export type OrderCancelled = components['schemas']['OrderCancelled'];
 export type OutputProfile = components['schemas']['OutputProfile'];
 export type PrintSettings = components['schemas']['PrintSettings'];
 export type PrintOptions = components['schemas']['PrintOptions'];
+export type Branding = components['schemas']['Branding'];
+export type BrandingChange = components['schemas']['BrandingChange'];
 export type Permission = components['schemas']['Permission'];
 export type NewShopIntegration = components['schemas']['NewShopIntegration'];
 export type ShopIntegrationChange = components['schemas']['ShopIntegrationChange'];
@@ -2784,6 +3729,10 @@ export type EditorSession = components['schemas']['EditorSession'];
 export type SkippedSku = components['schemas']['SkippedSku'];
 export type ImportProgress = components['schemas']['ImportProgress'];
 export type SkuGroup = components['schemas']['SkuGroup'];
+export type Scan = components['schemas']['Scan'];
+export type ScanAnswer = components['schemas']['ScanAnswer'];
+export type Shipment = components['schemas']['Shipment'];
+export type ShipmentStatus = components['schemas']['ShipmentStatus'];
 export type Offering = components['schemas']['Offering'];
 export type OfferingMatch = components['schemas']['OfferingMatch'];
 export type Price = components['schemas']['Price'];
@@ -2793,6 +3742,8 @@ export type Ready = components['schemas']['Ready'];
 export type NotReady = components['schemas']['NotReady'];
 export type Alive = components['schemas']['Alive'];
 export type Label = components['schemas']['Label'];
+export type ShipDeadlineChange = components['schemas']['ShipDeadlineChange'];
+export type ShipDeadline = components['schemas']['ShipDeadline'];
 export type RenderDeadlineChange = components['schemas']['RenderDeadlineChange'];
 export type RenderDeadline = components['schemas']['RenderDeadline'];
 export type NewLabel = components['schemas']['NewLabel'];
@@ -2819,6 +3770,7 @@ export type RecoverStarted = components['schemas']['RecoverStarted'];
 export type LabelPrice = components['schemas']['LabelPrice'];
 export type PriceImport = components['schemas']['PriceImport'];
 export type PricesImported = components['schemas']['PricesImported'];
+export type Deadlines = components['schemas']['Deadlines'];
 export type UserIdChange = components['schemas']['UserIdChange'];
 export type UserIdChanged = components['schemas']['UserIdChanged'];
 export type UserDeleted = components['schemas']['UserDeleted'];
@@ -2829,6 +3781,13 @@ export type OrderMessagePage = components['schemas']['OrderMessagePage'];
 export type SkuChange = components['schemas']['SkuChange'];
 export type SkuChanged = components['schemas']['SkuChanged'];
 export type SkuGroupsImportStarted = components['schemas']['SkuGroupsImportStarted'];
+export type ShipmentCreated = components['schemas']['ShipmentCreated'];
+export type ShipmentReturn = components['schemas']['ShipmentReturn'];
+export type Hold = components['schemas']['Hold'];
+export type HoldCreated = components['schemas']['HoldCreated'];
+export type HoldReleased = components['schemas']['HoldReleased'];
+export type Reprint = components['schemas']['Reprint'];
+export type ReprintAccepted = components['schemas']['ReprintAccepted'];
 export type NewCartItem = components['schemas']['NewCartItem'];
 export type CartItemCreated = components['schemas']['CartItemCreated'];
 export type SignUp = components['schemas']['SignUp'];
@@ -3057,7 +4016,8 @@ export interface operations {
                      *         "labelId": "0f8fad5b-d9cb-469f-a165-70867728950e",
                      *         "name": "string",
                      *         "partnerId": 1,
-                     *         "renderWithinMinutes": 0
+                     *         "renderWithinMinutes": 0,
+                     *         "shipWithinHours": 0
                      *       }
                      *     ]
                      */
@@ -3305,6 +4265,153 @@ export interface operations {
             };
         };
     };
+    setLabelShipDeadline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                labelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "shipWithinHours": 48
+                 *     }
+                 */
+                "application/json": components["schemas"]["ShipDeadlineChange"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "labelId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *       "shipWithinHours": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ShipDeadline"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     setLabelRenderDeadline: {
         parameters: {
             query?: never;
@@ -3456,6 +4563,10 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "received" | "rendering" | "ready" | "failed" | "cancelled" | "overdue";
+                /** @description the order's stage (its least advanced item's), or on_hold */
+                stage?: "ready" | "batched" | "printed" | "packed" | "shipped" | "delivered" | "reprinting" | "returned" | "on_hold";
+                /** @description true: only orders past their ship-by time and not shipped */
+                late?: "true" | "false";
                 /** @description received at or after this instant */
                 since?: string;
                 /** @description received before this instant */
@@ -3504,7 +4615,11 @@ export interface operations {
                      *           "cancelledAt": "2026-11-22T10:00:00.000Z",
                      *           "ageSeconds": 0,
                      *           "lastError": "string",
-                     *           "workflowId": "string"
+                     *           "workflowId": "string",
+                     *           "stage": "ready",
+                     *           "onHold": true,
+                     *           "shipBy": "2026-11-22T10:00:00.000Z",
+                     *           "late": true
                      *         }
                      *       ],
                      *       "next": "string"
@@ -3615,6 +4730,8 @@ export interface operations {
                      *       "receivedAt": "2026-11-22T10:00:00.000Z",
                      *       "renderDueAt": "2026-11-22T10:00:00.000Z",
                      *       "workflowId": "string",
+                     *       "onHold": true,
+                     *       "late": true,
                      *       "items": [
                      *         {
                      *           "orderItemId": "0f8fad5b-d9cb-469f-a165-70867728950e",
@@ -3632,7 +4749,37 @@ export interface operations {
                      *               "pages": 0,
                      *               "bytes": 0
                      *             }
+                     *           ],
+                     *           "timeline": [
+                     *             {
+                     *               "stage": "string",
+                     *               "at": "2026-11-22T10:00:00.000Z"
+                     *             }
                      *           ]
+                     *         }
+                     *       ],
+                     *       "shipments": [
+                     *         {
+                     *           "shipmentId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *           "orderItemIds": [
+                     *             "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *           ],
+                     *           "carrier": "string",
+                     *           "trackingNumber": "string",
+                     *           "shippedAt": "2026-11-22T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "holds": [
+                     *         {
+                     *           "holdId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *           "reason": "string",
+                     *           "heldAt": "2026-11-22T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "timeline": [
+                     *         {
+                     *           "stage": "string",
+                     *           "at": "2026-11-22T10:00:00.000Z"
                      *         }
                      *       ]
                      *     }
@@ -8607,6 +9754,706 @@ export interface operations {
             };
         };
     };
+    getDeadlines: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "labelId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *       "renderWithinMinutes": 0,
+                     *       "shipWithinHours": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Deadlines"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBranding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "logo": {
+                     *         "sha256": "string",
+                     *         "width": 1,
+                     *         "height": 1
+                     *       },
+                     *       "returnAddress": [
+                     *         "string"
+                     *       ],
+                     *       "message": "string",
+                     *       "slipSize": "A4"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Branding"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setBranding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "returnAddress": [
+                 *         "Print & Co",
+                 *         "Hauptstraße 1",
+                 *         "10115 Berlin",
+                 *         "Germany"
+                 *       ],
+                 *       "message": "Thank you for your order!",
+                 *       "slipSize": "A4"
+                 *     }
+                 */
+                "application/json": components["schemas"]["BrandingChange"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "logo": {
+                     *         "sha256": "string",
+                     *         "width": 1,
+                     *         "height": 1
+                     *       },
+                     *       "returnAddress": [
+                     *         "string"
+                     *       ],
+                     *       "message": "string",
+                     *       "slipSize": "A4"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Branding"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setBrandingLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example string */
+                "image/png": string;
+                /** @example string */
+                "image/jpeg": string;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "logo": {
+                     *         "sha256": "string",
+                     *         "width": 1,
+                     *         "height": 1
+                     *       },
+                     *       "returnAddress": [
+                     *         "string"
+                     *       ],
+                     *       "message": "string",
+                     *       "slipSize": "A4"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Branding"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content Too Large */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    removeBrandingLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "logo": {
+                     *         "sha256": "string",
+                     *         "width": 1,
+                     *         "height": 1
+                     *       },
+                     *       "returnAddress": [
+                     *         "string"
+                     *       ],
+                     *       "message": "string",
+                     *       "slipSize": "A4"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Branding"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     renamePartnerUser: {
         parameters: {
             query?: never;
@@ -9282,6 +11129,10 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "received" | "rendering" | "ready" | "failed" | "cancelled" | "overdue";
+                /** @description the order's stage (its least advanced item's), or on_hold */
+                stage?: "ready" | "batched" | "printed" | "packed" | "shipped" | "delivered" | "reprinting" | "returned" | "on_hold";
+                /** @description true: only orders past their ship-by time and not shipped */
+                late?: "true" | "false";
                 /** @description received at or after this instant */
                 since?: string;
                 /** @description received before this instant */
@@ -9329,7 +11180,11 @@ export interface operations {
                      *           "cancelledAt": "2026-11-22T10:00:00.000Z",
                      *           "ageSeconds": 0,
                      *           "lastError": "string",
-                     *           "workflowId": "string"
+                     *           "workflowId": "string",
+                     *           "stage": "ready",
+                     *           "onHold": true,
+                     *           "shipBy": "2026-11-22T10:00:00.000Z",
+                     *           "late": true
                      *         }
                      *       ],
                      *       "next": "string"
@@ -9883,6 +11738,8 @@ export interface operations {
                      *       "receivedAt": "2026-11-22T10:00:00.000Z",
                      *       "renderDueAt": "2026-11-22T10:00:00.000Z",
                      *       "workflowId": "string",
+                     *       "onHold": true,
+                     *       "late": true,
                      *       "items": [
                      *         {
                      *           "orderItemId": "0f8fad5b-d9cb-469f-a165-70867728950e",
@@ -9900,7 +11757,37 @@ export interface operations {
                      *               "pages": 0,
                      *               "bytes": 0
                      *             }
+                     *           ],
+                     *           "timeline": [
+                     *             {
+                     *               "stage": "string",
+                     *               "at": "2026-11-22T10:00:00.000Z"
+                     *             }
                      *           ]
+                     *         }
+                     *       ],
+                     *       "shipments": [
+                     *         {
+                     *           "shipmentId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *           "orderItemIds": [
+                     *             "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *           ],
+                     *           "carrier": "string",
+                     *           "trackingNumber": "string",
+                     *           "shippedAt": "2026-11-22T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "holds": [
+                     *         {
+                     *           "holdId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *           "reason": "string",
+                     *           "heldAt": "2026-11-22T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "timeline": [
+                     *         {
+                     *           "stage": "string",
+                     *           "at": "2026-11-22T10:00:00.000Z"
                      *         }
                      *       ]
                      *     }
@@ -11140,6 +13027,140 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPackingSlip: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the packing slip */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "content-disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example string */
+                    "application/pdf": string;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
@@ -12631,6 +14652,1192 @@ export interface operations {
             };
             /** @description Content Too Large */
             413: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    recordScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "3f1c2b9e-8d4a-4f7e-9b1a-2c3d4e5f6a7b",
+                 *       "stage": "printed",
+                 *       "station": "Press 2"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Scan"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "orderId": "string",
+                     *       "orderItemId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *       "itemId": "string",
+                     *       "stage": "printed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScanAnswer"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createShipment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the same key with the same request answers what the first one did */
+                "idempotency-key"?: string;
+            };
+            path: {
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "carrier": "DHL",
+                 *       "trackingNumber": "00340434161094042557",
+                 *       "trackingUrl": "https://www.dhl.com/track?tracking-id=00340434161094042557"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Shipment"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "shipmentId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ShipmentCreated"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    markShipmentDelivered: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orderId: string;
+                shipmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "shipmentId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *       "status": "shipped"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ShipmentStatus"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    markShipmentReturned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orderId: string;
+                shipmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "address unknown"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ShipmentReturn"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "shipmentId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *       "status": "shipped"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ShipmentStatus"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    holdOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the same key with the same request answers what the first one did */
+                "idempotency-key"?: string;
+            };
+            path: {
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "artwork query with the customer"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Hold"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "holdId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HoldCreated"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    releaseHold: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orderId: string;
+                holdId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "holdId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *       "status": "released"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HoldReleased"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    requestReprint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orderItemId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "damaged",
+                 *       "note": "torn in transit"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Reprint"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "reprintId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *       "orderItemId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *       "workflowId": "string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReprintAccepted"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
@@ -14212,6 +17419,267 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["OrderReplayedMessage"];
+            };
+        };
+        responses: {
+            /** @description taken; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried on the schedule, a 410 disables the endpoint */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onOrderItemPrinted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id (msg_...): the same in every re-delivery, so a receiver can skip one it has */
+                "webhook-id": string;
+                /** @description when this attempt was signed, in seconds since 1970 (refuse one too far from now) */
+                "webhook-timestamp": number;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">, one per secret that signs (two during a rotation), space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ItemPrintedMessage"];
+            };
+        };
+        responses: {
+            /** @description taken; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried on the schedule, a 410 disables the endpoint */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onOrderItemPacked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id (msg_...): the same in every re-delivery, so a receiver can skip one it has */
+                "webhook-id": string;
+                /** @description when this attempt was signed, in seconds since 1970 (refuse one too far from now) */
+                "webhook-timestamp": number;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">, one per secret that signs (two during a rotation), space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ItemPackedMessage"];
+            };
+        };
+        responses: {
+            /** @description taken; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried on the schedule, a 410 disables the endpoint */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onOrderShipped: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id (msg_...): the same in every re-delivery, so a receiver can skip one it has */
+                "webhook-id": string;
+                /** @description when this attempt was signed, in seconds since 1970 (refuse one too far from now) */
+                "webhook-timestamp": number;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">, one per secret that signs (two during a rotation), space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderShippedMessage"];
+            };
+        };
+        responses: {
+            /** @description taken; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried on the schedule, a 410 disables the endpoint */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onOrderDelivered: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id (msg_...): the same in every re-delivery, so a receiver can skip one it has */
+                "webhook-id": string;
+                /** @description when this attempt was signed, in seconds since 1970 (refuse one too far from now) */
+                "webhook-timestamp": number;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">, one per secret that signs (two during a rotation), space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderDeliveredMessage"];
+            };
+        };
+        responses: {
+            /** @description taken; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried on the schedule, a 410 disables the endpoint */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onOrderReturned: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id (msg_...): the same in every re-delivery, so a receiver can skip one it has */
+                "webhook-id": string;
+                /** @description when this attempt was signed, in seconds since 1970 (refuse one too far from now) */
+                "webhook-timestamp": number;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">, one per secret that signs (two during a rotation), space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderReturnedMessage"];
+            };
+        };
+        responses: {
+            /** @description taken; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried on the schedule, a 410 disables the endpoint */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onOrderOnHold: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id (msg_...): the same in every re-delivery, so a receiver can skip one it has */
+                "webhook-id": string;
+                /** @description when this attempt was signed, in seconds since 1970 (refuse one too far from now) */
+                "webhook-timestamp": number;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">, one per secret that signs (two during a rotation), space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderOnHoldMessage"];
+            };
+        };
+        responses: {
+            /** @description taken; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried on the schedule, a 410 disables the endpoint */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onOrderReleased: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id (msg_...): the same in every re-delivery, so a receiver can skip one it has */
+                "webhook-id": string;
+                /** @description when this attempt was signed, in seconds since 1970 (refuse one too far from now) */
+                "webhook-timestamp": number;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">, one per secret that signs (two during a rotation), space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderReleasedMessage"];
+            };
+        };
+        responses: {
+            /** @description taken; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried on the schedule, a 410 disables the endpoint */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onOrderItemReprinted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id (msg_...): the same in every re-delivery, so a receiver can skip one it has */
+                "webhook-id": string;
+                /** @description when this attempt was signed, in seconds since 1970 (refuse one too far from now) */
+                "webhook-timestamp": number;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">, one per secret that signs (two during a rotation), space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ItemReprintedMessage"];
+            };
+        };
+        responses: {
+            /** @description taken; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried on the schedule, a 410 disables the endpoint */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onOrderLate: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id (msg_...): the same in every re-delivery, so a receiver can skip one it has */
+                "webhook-id": string;
+                /** @description when this attempt was signed, in seconds since 1970 (refuse one too far from now) */
+                "webhook-timestamp": number;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">, one per secret that signs (two during a rotation), space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderLateMessage"];
             };
         };
         responses: {

@@ -295,5 +295,35 @@ export function orderActivities(deps: ActivityDeps) {
       );
       return results;
     },
+
+    /**
+     * A reprint's print file: the item's recorded file rendered again from the order's
+     * events and compared; the item goes back on the shop floor only when they match
+     * (otherwise a mismatch is recorded and it waits).
+     */
+    async reprintItem(stream: string, reprintId: string, orderItemId: string) {
+      const { s } = await load(stream);
+      const item = s.items.get(orderItemId);
+      const recorded = item?.files.at(-1);
+      if (!item || !recorded)
+        throw ApplicationFailure.nonRetryable(`no print file of ${orderItemId}`, 'NoPrintFile');
+      const { file } = await render(deps, { began: performance.now() }, s, item, recorded.barcode);
+      const actual = sha256(file.bytes);
+      await run(
+        stream,
+        undefined,
+        {
+          type: 'RecordReprint',
+          reprintId,
+          orderItemId,
+          expected: recorded.sha256,
+          actual,
+          at: new Date(),
+        },
+        'reprint',
+        reprintId,
+      );
+      return { expected: recorded.sha256, actual, matches: actual === recorded.sha256 };
+    },
   };
 }

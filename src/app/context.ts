@@ -31,6 +31,8 @@ export interface AppContext {
   imageChecks: ImageChecks;
   /** where webhooks may go (WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE) */
   webhookTargets: WebhookTargets;
+  /** told when an item reaches a stage, with the time since its order's receipt (metrics) */
+  observeStage?: (labelId: string, stage: string, secondsSinceReceipt: number) => void;
 }
 
 /** For callers that read nothing back (scripts, tests over another process's database). */

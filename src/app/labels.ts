@@ -5,7 +5,7 @@ import { labelStream, partnerIdStream } from '../domain/label/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import { issueKey } from '../domain/shared/keys.ts';
 import type { EventMetadata } from '../eventstore/port.ts';
-import { handleCommand } from './command-handler.ts';
+import { handleCommand, loadState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
 
 export interface CreatedLabel {
@@ -97,6 +97,35 @@ export async function setRenderDeadline(
   );
   await ctx.readModels.seen('labels', r.appended?.position);
   return { labelId, renderWithinMinutes };
+}
+
+/** Sets how long a label's new orders may take from receipt to shipment before they are late. */
+export async function setShipDeadline(
+  ctx: AppContext,
+  labelId: string,
+  shipWithinHours: number,
+  metadata: EventMetadata,
+): Promise<{ labelId: string; shipWithinHours: number }> {
+  const r = await handleCommand(
+    ctx.store,
+    labelAggregate,
+    labelStream(labelId),
+    { type: 'SetShipDeadline', shipWithinHours, at: new Date() },
+    { ...metadata, labelId },
+  );
+  await ctx.readModels.seen('labels', r.appended?.position);
+  return { labelId, shipWithinHours };
+}
+
+/** A label's deadlines: to render, and to ship. */
+export async function labelDeadlines(
+  ctx: AppContext,
+  labelId: string,
+): Promise<{ labelId: string; renderWithinMinutes: number; shipWithinHours: number }> {
+  const label = await loadState(ctx.store, labelAggregate, labelStream(labelId));
+  if (!label.exists) throw new DomainError('not_found', 'label not found', 'label_not_found');
+  const { renderWithinMinutes, shipWithinHours } = label;
+  return { labelId, renderWithinMinutes, shipWithinHours };
 }
 
 /** Every label (the operator), or one label (its admin), by name. */

@@ -1,4 +1,5 @@
 import { listLabels } from '#projections/labels';
+import { lateCounts } from '#projections/order-production';
 import { ORDER_STATUSES, type OrderStatus, orderCounts } from '#projections/orders';
 import { type EndpointRow, listEndpoints } from '#projections/webhooks';
 import type { Poller } from '../temporal/pollers.ts';
@@ -23,6 +24,8 @@ export interface Overview {
   pollers: Poller[] | string;
   /** webhook endpoints and their health, failing ones first */
   webhooks: EndpointRow[];
+  /** orders not shipped by their ship-by time, per label and stage */
+  late: { labelId: string; stage: string; count: number }[];
 }
 
 const zero = (): StatusCounts => ({
@@ -44,7 +47,7 @@ export async function operationsOverview(
     pollers: (() => Promise<Poller[]>) | undefined;
   },
 ): Promise<Overview> {
-  const [labels, counts, subscriptions, pollers, webhooks] = await Promise.all([
+  const [labels, counts, subscriptions, pollers, webhooks, late] = await Promise.all([
     listLabels(ctx.pool, sources.labelId),
     orderCounts(ctx.pool, sources.labelId),
     subscriptionStatus(sources.runners),
@@ -52,6 +55,7 @@ export async function operationsOverview(
       ? sources.pollers().catch(() => 'Temporal does not answer')
       : Promise.resolve('no Temporal client in this process'),
     listEndpoints(ctx.pool, sources.labelId),
+    lateCounts(ctx.pool, sources.labelId),
   ]);
   const byLabel = new Map(
     labels.map((l) => [l.label_id, { labelId: l.label_id, name: l.name, counts: zero() }]),
@@ -76,5 +80,6 @@ export async function operationsOverview(
     subscriptions,
     pollers,
     webhooks,
+    late,
   };
 }

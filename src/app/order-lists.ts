@@ -1,3 +1,4 @@
+import { lateCounts, productionBoard } from '#projections/order-production';
 import {
   listOrders,
   type OrderListFilter,
@@ -14,6 +15,8 @@ export interface OrderQuery {
   /** one label's orders; every label's when absent (the operator) */
   labelId?: string | undefined;
   status?: OrderStatus | 'overdue' | undefined;
+  stage?: OrderListFilter['stage'];
+  late?: boolean | undefined;
   since?: Date | undefined;
   until?: Date | undefined;
   q?: string | undefined;
@@ -63,6 +66,8 @@ export async function orderPage(ctx: AppContext, query: OrderQuery): Promise<Ord
   const orders = await listOrders(ctx.pool, {
     labelId: query.labelId,
     status: query.status,
+    stage: query.stage,
+    late: query.late,
     since: query.since,
     until: query.until,
     q: query.q,
@@ -72,6 +77,22 @@ export async function orderPage(ctx: AppContext, query: OrderQuery): Promise<Ord
   const last = orders.at(-1);
   return { orders, cursor: orders.length === limit && last ? encodeCursor(last) : undefined };
 }
+
+/** The columns of the production board: items per stage and the longest waiting in each. */
+export const BOARD_STAGES = [
+  'ready',
+  'batched',
+  'printed',
+  'packed',
+  'reprinting',
+  'returned',
+  'shipped',
+];
+export const shopFloorBoard = (ctx: AppContext, labelId?: string) =>
+  productionBoard(ctx.pool, BOARD_STAGES, labelId);
+
+/** Late orders (not shipped by their ship-by time) per label and stage. */
+export const lateOrderCounts = (ctx: AppContext, labelId?: string) => lateCounts(ctx.pool, labelId);
 
 /** Counts per label and status, overdue and the oldest unfinished order. */
 export const orderOverview = (ctx: AppContext, labelId?: string) => orderCounts(ctx.pool, labelId);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { unshippedPastShipBy } from '#projections/order-production';
 import { lateOrders } from '#projections/orders';
 import { orderAggregate } from '../domain/order/decider.ts';
 import { orderStream } from '../domain/order/events.ts';
@@ -88,6 +89,26 @@ export async function markOverdueOrders(ctx: AppContext, now = new Date()): Prom
       { type: 'MarkOverdue', at: now },
       { actor: 'system:deadlines' },
       { eventIds: derivedIds(stream_id, 'overdue') },
+    );
+    if (r.events.length > 0) marked++;
+  }
+  return marked;
+}
+
+/**
+ * Records OrderWentLate for orders not shipped by their ship-by time (time on hold not
+ * counted): once each, as the overdue watch does. Returns how many went late.
+ */
+export async function markLateShipments(ctx: AppContext, now = new Date()): Promise<number> {
+  let marked = 0;
+  for (const { stream_id } of await unshippedPastShipBy(ctx.pool, SWEEP_BATCH)) {
+    const r = await handleCommand(
+      ctx.store,
+      orderAggregate,
+      stream_id,
+      { type: 'MarkLate', at: now },
+      { actor: 'system:deadlines' },
+      { eventIds: derivedIds(stream_id, 'late') },
     );
     if (r.events.length > 0) marked++;
   }

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { findOffering } from '#projections/offerings';
+import { productionOf } from '#projections/order-production';
 import { findOrder, findOrderItem } from '#projections/orders';
 import { encrypt, ensureOwnerKey } from '../db/encryption-keys.ts';
 import { cartItemAggregate } from '../domain/cart/decider.ts';
@@ -29,6 +30,7 @@ export interface Notification {
     quantity: number;
   }[];
   customer?: { name?: string | undefined; email?: string | undefined } | undefined;
+  giftMessage?: string | undefined;
 }
 
 export interface NotificationAnswer {
@@ -155,10 +157,10 @@ async function recordOrder(
     const items = await resolveItems(store, pool, labelId, n);
     const label = await loadState(store, labelAggregate, labelStream(labelId));
     if (!label.exists) throw new DomainError('not_found', 'label not found', 'label_not_found');
-    const customer =
-      n.customer && (n.customer.name || n.customer.email)
-        ? encrypt(await ensureOwnerKey(pool, labelId), n.customer)
-        : null;
+    const hasCustomer = n.customer && (n.customer.name || n.customer.email);
+    const key = hasCustomer || n.giftMessage ? await ensureOwnerKey(pool, labelId) : undefined;
+    const customer = key && hasCustomer ? encrypt(key, n.customer) : null;
+    const giftMessage = key && n.giftMessage ? encrypt(key, { text: n.giftMessage }) : null;
     try {
       const r = await handleCommand(
         store,
@@ -173,6 +175,8 @@ async function recordOrder(
           customer,
           items,
           renderWithinMinutes: label.renderWithinMinutes,
+          shipWithinHours: label.shipWithinHours,
+          giftMessage,
           print: {
             renderer: CURRENT_RENDERER,
             outputProfile: label.print.outputProfile ?? {
@@ -263,7 +267,7 @@ const orderNotFound = () => new DomainError('not_found', 'order not found', 'ord
 export async function orderView(ctx: AppContext, labelId: string, orderId: string) {
   const order = await findOrder(ctx.pool, labelId, orderId);
   if (!order) throw orderNotFound();
-  return order;
+  return { ...order, production: await productionOf(ctx.pool, order.stream_id) };
 }
 
 /** The order's events as stored, in order (personal data stays encrypted in them). */

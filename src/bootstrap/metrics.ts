@@ -1,7 +1,9 @@
 import type pg from 'pg';
+import { itemsPerStage, lateCounts } from '#projections/order-production';
 import { ORDER_STATUSES, orderCounts } from '#projections/orders';
 import { deliveryBacklog } from '#projections/webhooks';
 import type { Runners } from '../app/subscriptions.ts';
+import { PRODUCTION_STAGES } from '../domain/order/events.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { Poller } from '../temporal/pollers.ts';
 
@@ -52,6 +54,22 @@ export function registerGauges(metrics: Metrics, sources: MetricSources): void {
       'Orders past their render deadline and not ready (cancelled ones aside)',
       [],
       async () => [{ labels: {}, value: (await counts()).overdue }],
+    );
+    const stages = shared(() => itemsPerStage(orders));
+    metrics.gauge('items_by_stage', 'Order items per production stage', ['stage'], async () => {
+      const n = await stages();
+      return PRODUCTION_STAGES.map((stage) => ({ labels: { stage }, value: n.get(stage) ?? 0 }));
+    });
+    metrics.gauge(
+      'late_orders',
+      'Orders past their ship-by time and not shipped (cancelled ones aside), per label',
+      ['label'],
+      async () => {
+        const perLabel = new Map<string, number>();
+        for (const r of await lateCounts(orders))
+          perLabel.set(r.labelId, (perLabel.get(r.labelId) ?? 0) + r.count);
+        return [...perLabel].map(([label, value]) => ({ labels: { label }, value }));
+      },
     );
     const backlog = shared(() => deliveryBacklog(orders));
     metrics.gauge(

@@ -6,7 +6,7 @@ import { ProjectionRunner } from '#projections/runner';
 import { AuthThrottle } from '../app/auth-throttle.ts';
 import type { AppContext } from '../app/context.ts';
 import { scheduleImageCleanup } from '../app/image-cleanup.ts';
-import { markOverdueOrders } from '../app/order-operations.ts';
+import { markLateShipments, markOverdueOrders } from '../app/order-operations.ts';
 import { readYourWrites } from '../app/read-your-writes.ts';
 import { type Config, persistedSecret, type Role } from '../config.ts';
 import type { Database } from '../db/database.ts';
@@ -124,6 +124,8 @@ export async function startApp(
       inkMethods: config.inkMethods,
       imageChecks,
       webhookTargets: config.webhooks,
+      observeStage: (labelId, stage, seconds) =>
+        metrics.stageReached.observe({ label: labelId, stage }, seconds),
     };
     if (!config.databaseUrl) {
       await makePrivate(config.dataDir);
@@ -180,7 +182,10 @@ export async function startApp(
         );
         const deadlines = every(
           config.overdueSweepMs,
-          () => markOverdueOrders(context),
+          async () => {
+            await markOverdueOrders(context);
+            await markLateShipments(context);
+          },
           (err) => log.warn({ error: describeError(err) }, 'looking for overdue orders failed'),
         );
         stops.add(() => deadlines.stop());

@@ -34,6 +34,7 @@ import { fulfillmentApi } from './routes/fulfillment/index.ts';
 import { integratorApi } from './routes/integrator/index.ts';
 import { operatorApi } from './routes/operator/index.ts';
 import { opsSite } from './routes/ops/index.ts';
+import { packingSlipRoutes } from './routes/orders/packing-slip.ts';
 import { systemRoutes } from './routes/system/index.ts';
 import { metricsRoute, observeRequests } from './routes/system/metrics.ts';
 import { addCommonProblems } from './schemas/common.ts';
@@ -145,6 +146,7 @@ export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<F
   await app.register(operatorApi, { deps, prefix: '/operator' });
   await app.register(opsSite, { deps });
   await app.register(adminApi, { deps, prefix: '/api' });
+  await app.register(packingSlipRoutes, { deps, prefix: '/api' });
   await app.register(integratorApi, { deps });
   await app.register(eventFeedRoutes, { deps, prefix: '/api' });
   await app.register(fulfillmentApi, { deps, prefix: '/v1' });

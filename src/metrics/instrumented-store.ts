@@ -13,6 +13,9 @@ function count(metrics: Metrics, e: NewEvent): void {
     case 'OrderItemFailed':
       metrics.itemsFailed.inc({ reason: String(e.data.kind ?? 'unknown') });
       break;
+    case 'OrderItemReprintRequested':
+      metrics.reprints.inc({ reason: String(e.data.reason ?? 'other') });
+      break;
   }
 }
 

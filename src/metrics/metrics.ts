@@ -62,6 +62,21 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly stageReached = new Histogram({
+    name: `${PREFIX}order_stage_reached_seconds`,
+    help: "Time from an order's receipt to each production stage an item reached, per label",
+    labelNames: ['label', 'stage'] as const,
+    buckets: [60, 300, 900, 3600, 4 * 3600, 12 * 3600, 86_400, 2 * 86_400, 3 * 86_400, 7 * 86_400],
+    registers: [this.registry],
+  });
+
+  readonly reprints = new Counter({
+    name: `${PREFIX}reprints_total`,
+    help: 'Items sent back to the press, by reason',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
   readonly appendDuration = new Histogram({
     name: `${PREFIX}event_store_append_duration_seconds`,
     help: 'Appends to the event store, by outcome',

@@ -1,6 +1,3 @@
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { deflateSync } from 'node:zlib';
 import fontkit from '@pdf-lib/fontkit';
 import {
@@ -38,6 +35,7 @@ import type { BarcodeFormat } from '../domain/order/barcode.ts';
 import { type Design, layerBox, layerName, parseDataUrl } from '../domain/project/design.ts';
 import { barcodeShapes } from './barcode.ts';
 import { RenderError } from './errors.ts';
+import { FONT, subsetTag } from './fonts.ts';
 import {
   type Extension,
   type InkImage,
@@ -50,10 +48,6 @@ import { designInks, inkFor } from './inks.ts';
 import { asPdf16, makePdfX4 } from './pdfx.ts';
 import { type Cmyk, cmykOf, type OutputProfile } from './profiles.ts';
 import { BLEED_MM, MIN_DPI, PT_PER_MM, SLUG_MM } from './units.ts';
-
-const require = createRequire(import.meta.url);
-/** DejaVu Sans, bundled through its npm package: the same font on every machine. */
-const FONT = readFileSync(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf'));
 
 /** Crop marks: 5 mm long, 1 mm outside the bleed; the page grows by this on each side. */
 const MARK_MARGIN_MM = 10;
@@ -103,12 +97,6 @@ export type ImageLoader = (src: string) => Promise<{ type: string; bytes: Buffer
 const inlineOnly: ImageLoader = async (src) => parseDataUrl(src);
 const mm = (v: number) => v * PT_PER_MM;
 const PROCESS = ['Cyan', 'Magenta', 'Yellow', 'Black'] as const;
-
-/** Six capital letters naming a font subset by what it holds (PDF's subset tag). */
-function subsetTag(texts: string[]): string {
-  const h = createHash('sha256').update(texts.join('\u0000')).digest();
-  return Array.from(h.subarray(0, 6), (b) => String.fromCharCode(65 + (b % 26))).join('');
-}
 
 /**
  * A PDF name written with every character outside the regular set escaped as #xx, `#`

@@ -27,6 +27,7 @@ export function workflowStartsReactor(starts: WorkflowStarts, store: EventStore)
       'OrderCancelled',
       'OrderItemBarcodeUpdated',
       'OrderReplayRequested',
+      'OrderItemReprintRequested',
       'ImportRequested',
     ]),
     async react(stored: RecordedEvent) {
@@ -61,6 +62,9 @@ export function workflowStartsReactor(starts: WorkflowStarts, store: EventStore)
         }
         case 'OrderReplayRequested':
           await starts.replay(stored.streamId, e.data.replayId);
+          break;
+        case 'OrderItemReprintRequested':
+          await starts.reprint(stored.streamId, e.data.reprintId, e.data.orderItemId);
           break;
       }
     },

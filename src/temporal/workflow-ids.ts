@@ -9,6 +9,7 @@ export const workflowIds = {
   /** one per barcode update of an order item (the version counts the updates) */
   barcode: (orderItemId: string, version: number) => `barcode:${orderItemId}:v${version}`,
   replay: (replayId: string) => `replay:${replayId}`,
+  reprint: (reprintId: string) => `reprint:${reprintId}`,
   import: (importId: string) => `import:${importId}`,
   /** one webhook message to one endpoint; each resend is a run of its own */
   webhook: (deliveryId: string, run: number) => `webhook:${deliveryId}:${run}`,

@@ -7,6 +7,7 @@ import {
   barcodeRegenerationWorkflow,
   importWorkflow,
   replayWorkflow,
+  reprintWorkflow,
   saleNotificationWorkflow,
   webhookDeliveryWorkflow,
 } from '../../workflows/index.ts';
@@ -133,6 +134,17 @@ export class WorkflowStarts {
         taskQueue: this.taskQueue,
         workflowId: workflowIds.replay(replayId),
         args: [orderStream, replayId],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      }),
+    );
+  }
+
+  reprint(orderStream: string, reprintId: string, orderItemId: string): Promise<Started> {
+    return this.once(() =>
+      this.client.workflow.start(reprintWorkflow, {
+        taskQueue: this.taskQueue,
+        workflowId: workflowIds.reprint(reprintId),
+        args: [orderStream, reprintId, orderItemId],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
       }),
     );

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { barcodeSchema, ITEM_FAILURES } from '../domain/order/events.ts';
+import { barcodeSchema, ITEM_FAILURES, REPRINT_REASONS } from '../domain/order/events.ts';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../domain/shop-integration/events.ts';
 
 /**
@@ -125,6 +125,60 @@ export const MESSAGE_SCHEMAS = {
         z.object({ orderItemId: z.uuid(), matches: z.boolean() }).meta({ id: 'ReplayResult' }),
       ),
     },
+  ),
+  'order.item.printed': message(
+    'order.item.printed',
+    'ItemPrintedMessage',
+    'the item came off the press',
+    { station: z.string().optional().describe('where it was scanned') },
+  ),
+  'order.item.packed': message('order.item.packed', 'ItemPackedMessage', 'the item was packed', {
+    station: z.string().optional().describe('where it was scanned'),
+  }),
+  'order.shipped': message(
+    'order.shipped',
+    'OrderShippedMessage',
+    "items left in a parcel (orderItemIds), with the carrier's tracking",
+    {
+      shipmentId: z.uuid(),
+      carrier: z.string(),
+      trackingNumber: z.string(),
+      trackingUrl: z.string().optional(),
+    },
+  ),
+  'order.delivered': message(
+    'order.delivered',
+    'OrderDeliveredMessage',
+    'the carrier delivered a shipment',
+    { shipmentId: z.uuid() },
+  ),
+  'order.returned': message('order.returned', 'OrderReturnedMessage', 'a shipment came back', {
+    shipmentId: z.uuid(),
+    reason: z.string(),
+  }),
+  'order.on_hold': message(
+    'order.on_hold',
+    'OrderOnHoldMessage',
+    'the order is held: nothing of it is printed or shipped until it is released',
+    { holdId: z.uuid(), reason: z.string() },
+  ),
+  'order.released': message(
+    'order.released',
+    'OrderReleasedMessage',
+    'a hold of the order was released',
+    { holdId: z.uuid() },
+  ),
+  'order.item.reprinted': message(
+    'order.item.reprinted',
+    'ItemReprintedMessage',
+    'the item is printed again: its print file rendered again and compared with the first (matches: byte for byte the same)',
+    { reprintId: z.uuid(), reason: z.enum(REPRINT_REASONS), matches: z.boolean() },
+  ),
+  'order.late': message(
+    'order.late',
+    'OrderLateMessage',
+    'the order was not shipped by its ship-by time (told once; time on hold not counted)',
+    { shipBy: instant },
   ),
 } satisfies Record<WebhookEventType, { body: z.ZodType; entry: z.ZodType }>;
 

@@ -31,6 +31,15 @@ export const TOLD = new Set([
   'OrderCancelled',
   'BarcodeRegenerated',
   'OrderReplayed',
+  'OrderItemPrinted',
+  'OrderItemPacked',
+  'OrderShipped',
+  'ShipmentDelivered',
+  'ShipmentReturned',
+  'OrderHeld',
+  'OrderReleased',
+  'OrderItemReprinted',
+  'OrderWentLate',
 ]);
 
 /**
@@ -117,6 +126,51 @@ export function webhookMessage(
           })),
         },
       );
+    case 'OrderItemPrinted':
+      return make('order.item.printed', event.data.printedAt, [event.data.orderItemId], {
+        ...(event.data.station ? { station: event.data.station } : {}),
+      });
+    case 'OrderItemPacked':
+      return make('order.item.packed', event.data.packedAt, [event.data.orderItemId], {
+        ...(event.data.station ? { station: event.data.station } : {}),
+      });
+    case 'OrderShipped': {
+      const d = event.data;
+      return make('order.shipped', d.shippedAt, d.orderItemIds, {
+        shipmentId: d.shipmentId,
+        carrier: d.carrier,
+        trackingNumber: d.trackingNumber,
+        ...(d.trackingUrl ? { trackingUrl: d.trackingUrl } : {}),
+      });
+    }
+    case 'ShipmentDelivered':
+      return make('order.delivered', event.data.deliveredAt, event.data.orderItemIds, {
+        shipmentId: event.data.shipmentId,
+      });
+    case 'ShipmentReturned':
+      return make('order.returned', event.data.returnedAt, event.data.orderItemIds, {
+        shipmentId: event.data.shipmentId,
+        reason: event.data.reason,
+      });
+    case 'OrderHeld':
+      return make('order.on_hold', event.data.heldAt, order.orderItemIds, {
+        holdId: event.data.holdId,
+        reason: event.data.reason,
+      });
+    case 'OrderReleased':
+      return make('order.released', event.data.releasedAt, order.orderItemIds, {
+        holdId: event.data.holdId,
+      });
+    case 'OrderItemReprinted':
+      return make('order.item.reprinted', event.data.reprintedAt, [event.data.orderItemId], {
+        reprintId: event.data.reprintId,
+        reason: event.data.reason,
+        matches: event.data.matches,
+      });
+    case 'OrderWentLate':
+      return make('order.late', event.data.noticedAt, order.orderItemIds, {
+        shipBy: event.data.shipBy,
+      });
     default:
       return undefined;
   }

@@ -9,6 +9,8 @@ export const SAMPLE_ITEM = '11111111-1111-4111-8111-111111111111';
 export const SAMPLE_INTEGRATION = '22222222-2222-4222-8222-222222222222';
 export const SAMPLE_AT = '2026-11-24T10:00:00.000Z';
 export const SAMPLE_SHA = 'a'.repeat(64);
+export const SAMPLE_SHIPMENT = '55555555-5555-4555-8555-555555555555';
+export const SAMPLE_HOLD = '66666666-6666-4666-8666-666666666666';
 const barcode = { format: 'code128', value: 'X-1' };
 const rule = {
   rule: 'total_ink_coverage',
@@ -47,6 +49,8 @@ export const SAMPLE_ORDER_EVENTS: Record<string, Record<string, unknown>> = {
       maxInkCoverage: 300,
       inkMethods: [],
     },
+    shipBy: SAMPLE_AT,
+    giftMessage: null,
   },
   OrderRenderingStarted: { startedAt: SAMPLE_AT },
   PrintFileGenerated: {
@@ -101,6 +105,51 @@ export const SAMPLE_ORDER_EVENTS: Record<string, Record<string, unknown>> = {
     actual: 'b'.repeat(64),
     detectedAt: SAMPLE_AT,
   },
+  OrderItemPrinted: {
+    orderItemId: SAMPLE_ITEM,
+    via: 'scan',
+    station: 'Press 2',
+    printedAt: SAMPLE_AT,
+  },
+  OrderItemPacked: { orderItemId: SAMPLE_ITEM, via: 'api', packedAt: SAMPLE_AT },
+  OrderShipped: {
+    shipmentId: SAMPLE_SHIPMENT,
+    orderItemIds: [SAMPLE_ITEM],
+    carrier: 'DHL',
+    trackingNumber: '00340434161094042557',
+    trackingUrl: 'https://www.dhl.com/track?n=00340434161094042557',
+    shippedAt: SAMPLE_AT,
+  },
+  ShipmentDelivered: {
+    shipmentId: SAMPLE_SHIPMENT,
+    orderItemIds: [SAMPLE_ITEM],
+    deliveredAt: SAMPLE_AT,
+  },
+  ShipmentReturned: {
+    shipmentId: SAMPLE_SHIPMENT,
+    orderItemIds: [SAMPLE_ITEM],
+    reason: 'refused',
+    returnedAt: SAMPLE_AT,
+  },
+  OrderHeld: { holdId: SAMPLE_HOLD, reason: 'artwork query', heldAt: SAMPLE_AT },
+  OrderReleased: { holdId: SAMPLE_HOLD, releasedAt: SAMPLE_AT },
+  OrderItemReprintRequested: {
+    reprintId: SAMPLE_HOLD,
+    orderItemId: SAMPLE_ITEM,
+    reason: 'damaged',
+    note: 'torn in transit',
+    requestedAt: SAMPLE_AT,
+  },
+  OrderItemReprinted: {
+    reprintId: SAMPLE_HOLD,
+    orderItemId: SAMPLE_ITEM,
+    reason: 'damaged',
+    expected: SAMPLE_SHA,
+    actual: SAMPLE_SHA,
+    matches: true,
+    reprintedAt: SAMPLE_AT,
+  },
+  OrderWentLate: { shipBy: SAMPLE_AT, noticedAt: SAMPLE_AT },
 };
 
 /** An event as the store hands it out, at the current version of its type. */

@@ -41,6 +41,7 @@ export interface Shop {
   /** the product the projects are of (supplier-a) */
   sku: string;
   adminKey: string;
+  fulfillmentKey: string;
   shopKey: string;
   projects: string[];
   /** an editor token of the shop's user, for more projects */
@@ -115,6 +116,7 @@ export async function setUpShop(
     labelId: label.body.labelId,
     sku,
     adminKey: label.body.adminApiKey,
+    fulfillmentKey: label.body.fulfillmentApiKey,
     shopKey: shop.body.apiKey,
     projects: ids,
     token,

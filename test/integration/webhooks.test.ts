@@ -1,70 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
 import { opsLogin } from '../helpers/fixtures.ts';
 import { accessOf, type Shop, setUpShop, until } from '../helpers/orders.ts';
-
-interface Received {
-  id: string;
-  headers: Record<string, string>;
-  body: string;
-  at: number;
-  answered: number;
-}
-
-type Mode = { status: number; headers?: Record<string, string> };
-
-/**
- * A shop's receiver over real HTTP: answers what the test sets, keeps every request.
- * `answer` may be a function of the attempt count, to go down and come back.
- */
-async function startReceiver() {
-  const requests: Received[] = [];
-  let answer: (r: Received) => Mode = () => ({ status: 204 });
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (c) => {
-      body += c;
-    });
-    req.on('end', () => {
-      const headers = Object.fromEntries(
-        Object.entries(req.headers as IncomingHttpHeaders).map(([k, v]) => [k, String(v)]),
-      );
-      const r: Received = {
-        id: headers['webhook-id'] ?? '',
-        headers,
-        body,
-        at: Date.now(),
-        answered: 0,
-      };
-      const mode = answer(r);
-      r.answered = mode.status;
-      requests.push(r);
-      res.writeHead(mode.status, { 'content-type': 'text/plain', ...mode.headers });
-      res.end(mode.status === 204 ? undefined : `answer ${mode.status}`);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: (p = '/hooks') => `http://127.0.0.1:${(server.address() as AddressInfo).port}${p}`,
-    requests,
-    answerWith(f: (r: Received) => Mode) {
-      answer = f;
-    },
-    close: () => new Promise((r) => server.close(r)),
-  };
-}
-
-const parse = (r: Received) =>
-  JSON.parse(r.body) as {
-    type: string;
-    timestamp: string;
-    data: { orderId: string; sequence: number } & Record<string, unknown>;
-  };
+import { parseMessage as parse, startReceiver } from '../helpers/webhook-receiver.ts';
 
 /**
  * Signed order-status webhooks against a real receiver, the real PostgreSQL and the
@@ -123,7 +63,7 @@ describe('order-status webhooks', () => {
     expect(bad.body.code).toBe('invalid_webhook_url');
     const wrongType = await call('PUT', webhookPath(), {
       key: shop.adminKey,
-      body: { url: receiver.url(), events: ['order.shipped'] },
+      body: { url: receiver.url(), events: ['order.teleported'] },
     });
     expect(wrongType.status).toBe(400);
     const foreign = await call('PUT', webhookPath(), {

@@ -40,15 +40,15 @@ describe('the ops page’s history', () => {
   });
 
   it('says an event of a type it does not know as plain facts', () => {
-    const e = recorded('OrderItemPrinted', {
+    const e = recorded('OrderItemEngraved', {
       orderItemId: item,
       station: 'press 2',
-      printedAt: SAMPLE_AT,
+      engravedAt: SAMPLE_AT,
       nested: { a: 1 },
     });
     expect(historyEntry(e, names)).toEqual({
-      title: 'Order item printed',
-      text: `order item id ${item} · station press 2 · printed at 2026-11-24 10:00:00 UTC.`,
+      title: 'Order item engraved',
+      text: `order item id ${item} · station press 2 · engraved at 2026-11-24 10:00:00 UTC.`,
     });
   });
 

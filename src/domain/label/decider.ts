@@ -3,8 +3,11 @@ import { DomainError } from '../shared/decider.ts';
 import type { Encrypted } from '../shared/encrypted.ts';
 import type { StoredKey } from '../shared/keys.ts';
 import {
+  type Branding,
+  DEFAULT_BRANDING,
   DEFAULT_PRINT_SETTINGS,
   DEFAULT_RENDER_WITHIN_MINUTES,
+  DEFAULT_SHIP_WITHIN_HOURS,
   type Environment,
   type LabelEvent,
   labelEvents,
@@ -35,6 +38,13 @@ export type LabelCommand =
       at: Date;
     }
   | { type: 'SetRenderDeadline'; renderWithinMinutes: number; at: Date }
+  | { type: 'SetShipDeadline'; shipWithinHours: number; at: Date }
+  | {
+      type: 'SetBranding';
+      /** fields left out stay as they are */
+      branding: Partial<Branding>;
+      at: Date;
+    }
   | {
       type: 'SetPrintSettings';
       /** fields left out stay as they are */
@@ -53,7 +63,10 @@ export type LabelState =
       fulfillmentKey: StoredKey;
       /** how long its orders may take to render before they are overdue */
       renderWithinMinutes: number;
+      /** how long its orders may take from receipt to shipment before they are late */
+      shipWithinHours: number;
       print: PrintSettings;
+      branding: Branding;
       callbacks:
         | {
             staging: CallbackTarget | undefined;
@@ -95,6 +108,32 @@ export const labelDecider: Decider<LabelCommand, LabelEvent, LabelState> = {
               renderWithinMinutes: command.renderWithinMinutes,
               setAt: command.at.toISOString(),
             },
+          },
+        ];
+      }
+      case 'SetShipDeadline': {
+        if (!state.exists) throw new DomainError('not_found', 'label not found', 'label_not_found');
+        if (state.shipWithinHours === command.shipWithinHours) return [];
+        return [
+          {
+            type: 'LabelShipDeadlineSet',
+            data: {
+              labelId: state.labelId,
+              shipWithinHours: command.shipWithinHours,
+              setAt: command.at.toISOString(),
+            },
+          },
+        ];
+      }
+      case 'SetBranding': {
+        if (!state.exists) throw new DomainError('not_found', 'label not found', 'label_not_found');
+        const given = Object.entries(command.branding).filter(([, v]) => v !== undefined);
+        const next: Branding = { ...state.branding, ...Object.fromEntries(given) };
+        if (JSON.stringify(next) === JSON.stringify(state.branding)) return [];
+        return [
+          {
+            type: 'LabelBrandingSet',
+            data: { labelId: state.labelId, ...next, setAt: command.at.toISOString() },
           },
         ];
       }
@@ -147,7 +186,9 @@ export const labelDecider: Decider<LabelCommand, LabelEvent, LabelState> = {
           adminKey,
           fulfillmentKey,
           renderWithinMinutes: DEFAULT_RENDER_WITHIN_MINUTES,
+          shipWithinHours: DEFAULT_SHIP_WITHIN_HOURS,
           print: DEFAULT_PRINT_SETTINGS,
+          branding: DEFAULT_BRANDING,
           callbacks: undefined,
         };
       }
@@ -155,6 +196,13 @@ export const labelDecider: Decider<LabelCommand, LabelEvent, LabelState> = {
         return state.exists
           ? { ...state, renderWithinMinutes: event.data.renderWithinMinutes }
           : state;
+      case 'LabelShipDeadlineSet':
+        return state.exists ? { ...state, shipWithinHours: event.data.shipWithinHours } : state;
+      case 'LabelBrandingSet': {
+        if (!state.exists) return state;
+        const { logo, returnAddress, message, slipSize } = event.data;
+        return { ...state, branding: { logo, returnAddress, message, slipSize } };
+      }
       case 'LabelPrintSettingsSet': {
         if (!state.exists) return state;
         const { outputProfile, cropMarks, maxInkCoverage } = event.data;

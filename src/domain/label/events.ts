@@ -90,16 +90,66 @@ export const DEFAULT_PRINT_SETTINGS: PrintSettings = {
   maxInkCoverage: DEFAULT_MAX_INK_COVERAGE,
 };
 
+/** How long an order may take from receipt to shipment, unless its label says otherwise. */
+export const DEFAULT_SHIP_WITHIN_HOURS = 72;
+export const shipWithinHoursSchema = z.number().int().min(0).max(8_760);
+
+/** How long the label's orders may take from receipt to shipment before they are late. */
+export const LabelShipDeadlineSet = defineEvent(
+  'LabelShipDeadlineSet',
+  1,
+  z.object({
+    labelId: z.uuid(),
+    shipWithinHours: shipWithinHoursSchema,
+    setAt: z.iso.datetime(),
+  }),
+);
+
+export const SLIP_SIZES = ['A4', 'Letter', 'A5', 'A6', '4x6in'] as const;
+export type SlipSize = (typeof SLIP_SIZES)[number];
+
+export const brandingSchema = z.object({
+  /** the logo, a PNG kept in the image store under logo/<sha256> */
+  logo: z
+    .object({
+      sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      width: z.number().int().positive(),
+      height: z.number().int().positive(),
+    })
+    .nullable(),
+  returnAddress: z.array(z.string()).max(6),
+  message: z.string().nullable(),
+  slipSize: z.enum(SLIP_SIZES),
+});
+export type Branding = z.infer<typeof brandingSchema>;
+export const DEFAULT_BRANDING: Branding = {
+  logo: null,
+  returnAddress: [],
+  message: null,
+  slipSize: 'A4',
+};
+
+/** What the label's packing slips show; each event holds all of it, as it is from then on. */
+export const LabelBrandingSet = defineEvent(
+  'LabelBrandingSet',
+  1,
+  brandingSchema.extend({ labelId: z.uuid(), setAt: z.iso.datetime() }),
+);
+
 export type LabelEvent =
   | EventOf<typeof LabelCreated>
   | EventOf<typeof LabelCallbacksConfigured>
   | EventOf<typeof LabelRenderDeadlineSet>
-  | EventOf<typeof LabelPrintSettingsSet>;
+  | EventOf<typeof LabelPrintSettingsSet>
+  | EventOf<typeof LabelShipDeadlineSet>
+  | EventOf<typeof LabelBrandingSet>;
 export const labelEvents = new EventRegistry<LabelEvent>([
   LabelCreated,
   LabelCallbacksConfigured,
   LabelRenderDeadlineSet,
   LabelPrintSettingsSet,
+  LabelShipDeadlineSet,
+  LabelBrandingSet,
 ]);
 export type PartnerIdEvent = EventOf<typeof PartnerIdReserved>;
 export const partnerIdEvents = new EventRegistry<PartnerIdEvent>([PartnerIdReserved]);

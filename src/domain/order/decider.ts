@@ -10,6 +10,9 @@ import {
   orderStream,
   type Preflight,
   type PrintSnapshot,
+  type ProductionStage,
+  type REPRINT_REASONS,
+  type STAGE_SOURCES,
 } from './events.ts';
 
 type Barcode = { format: BarcodeFormat; value: string };
@@ -35,6 +38,9 @@ export type OrderCommand =
       renderWithinMinutes: number;
       /** how its print files are made */
       print: PrintSnapshot;
+      /** how long the label gives an order to be shipped; null: no ship-by deadline */
+      shipWithinHours: number | null;
+      giftMessage: Encrypted | null;
       at: Date;
     }
   | { type: 'StartRendering'; at: Date }
@@ -61,7 +67,48 @@ export type OrderCommand =
       replayId: string;
       results: { orderItemId: string; expected: string; actual: string; matches: boolean }[];
       at: Date;
-    };
+    }
+  | {
+      type: 'RecordItemStage';
+      orderItemId: string;
+      stage: 'printed' | 'packed';
+      via: (typeof STAGE_SOURCES)[number];
+      station?: string | undefined;
+      batchId?: string | undefined;
+      at: Date;
+    }
+  | {
+      type: 'ShipItems';
+      shipmentId: string;
+      /** every item of the order when absent */
+      orderItemIds?: string[] | undefined;
+      carrier: string;
+      trackingNumber: string;
+      trackingUrl?: string | undefined;
+      shippedAt: Date;
+      at: Date;
+    }
+  | { type: 'DeliverShipment'; shipmentId: string; at: Date }
+  | { type: 'ReturnShipment'; shipmentId: string; reason: string; at: Date }
+  | { type: 'HoldOrder'; holdId: string; reason: string; at: Date }
+  | { type: 'ReleaseHold'; holdId: string; at: Date }
+  | {
+      type: 'RequestReprint';
+      reprintId: string;
+      orderItemId: string;
+      reason: (typeof REPRINT_REASONS)[number];
+      note?: string | undefined;
+      at: Date;
+    }
+  | {
+      type: 'RecordReprint';
+      reprintId: string;
+      orderItemId: string;
+      expected: string;
+      actual: string;
+      at: Date;
+    }
+  | { type: 'MarkLate'; at: Date };
 
 export interface ItemState {
   item: OrderItem;
@@ -72,6 +119,23 @@ export interface ItemState {
   /** how many barcode updates there were: the version a regeneration renders */
   barcodeVersion: number;
   files: PrintFileFacts[];
+  /** where it is on the shop floor; none until its first print file is made */
+  stage: ProductionStage | undefined;
+  /** the shipment it left in (until a reprint or a return) */
+  shipmentId: string | undefined;
+  /** the reprint under way, while the item is reprinting */
+  reprintId: string | undefined;
+  reprintReason: (typeof REPRINT_REASONS)[number] | undefined;
+}
+
+export interface ShipmentState {
+  orderItemIds: string[];
+  carrier: string;
+  trackingNumber: string;
+  trackingUrl: string | undefined;
+  shippedAt: string;
+  delivered: boolean;
+  returned: boolean;
 }
 
 export type OrderState =
@@ -94,7 +158,30 @@ export type OrderState =
       items: Map<string, ItemState>;
       /** replays whose results are recorded */
       replaysRecorded: ReadonlySet<string>;
+      /** when it must be shipped (hold time not counted); null: no deadline */
+      shipBy: string | null;
+      /** the customer's gift note for the packing slip, encrypted */
+      giftMessage: Encrypted | null;
+      /** open holds: while one is open, nothing of the order is batched, printed or shipped */
+      holds: ReadonlyMap<string, { reason: string; since: string }>;
+      /** holds ever placed, released or not (a released one is not placed again) */
+      holdsSeen: ReadonlySet<string>;
+      /** how long the order has been on hold, in milliseconds (closed holds) */
+      heldMs: number;
+      shipments: ReadonlyMap<string, ShipmentState>;
+      /** the ship-by time went past unshipped, and that is recorded */
+      late: boolean;
     };
+
+/** The production stages in their order; reprinting and returned stand apart. */
+const STAGE_RANK: Partial<Record<ProductionStage, number>> = {
+  ready: 0,
+  batched: 1,
+  printed: 2,
+  packed: 3,
+  shipped: 4,
+  delivered: 5,
+};
 
 export const defaultBarcode = (orderItemId: string): Barcode => ({
   format: 'code128',
@@ -102,6 +189,37 @@ export const defaultBarcode = (orderItemId: string): Barcode => ({
 });
 
 const cancelled = () => new DomainError('conflict', 'the order is cancelled', 'order_cancelled');
+const onHold = (holds: ReadonlyMap<string, { reason: string }>) =>
+  new DomainError(
+    'conflict',
+    `the order is on hold (${[...holds.values()].map((h) => h.reason).join('; ')}): release it first`,
+    'order_on_hold',
+  );
+
+/** The order as production may touch it: recorded, not cancelled, not on hold. */
+function producible(state: OrderState) {
+  if (!state.exists) throw new DomainError('not_found', 'order not found', 'order_not_found');
+  if (state.status === 'cancelled') throw cancelled();
+  if (state.holds.size > 0) throw onHold(state.holds);
+  return state;
+}
+
+const stageConflict = (item: ItemState, wanted: string) =>
+  new DomainError(
+    'conflict',
+    `item ${item.item.itemId} is ${item.stage ?? 'not rendered yet'}; it cannot be ${wanted} now`,
+    'stage_conflict',
+  );
+
+/** When the order must be shipped by now: its ship-by time moved on by its time on hold. */
+export function effectiveShipBy(state: Extract<OrderState, { exists: true }>, now: Date) {
+  if (state.shipBy === null) return undefined;
+  const open = [...state.holds.values()].reduce(
+    (ms, h) => ms + Math.max(0, now.getTime() - Date.parse(h.since)),
+    0,
+  );
+  return new Date(Date.parse(state.shipBy) + state.heldMs + open);
+}
 
 function itemOf(state: OrderState, orderItemId: string) {
   const item = state.exists ? state.items.get(orderItemId) : undefined;
@@ -118,10 +236,14 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
       case 'ReceiveOrder': {
         if (state.exists)
           throw new DomainError('conflict', `order ${command.orderId} exists`, 'order_exists');
-        const { orderId, labelId, bodyHash, source, customer, items, print } = command;
+        const { orderId, labelId, bodyHash, source, customer, items, print, giftMessage } = command;
         const renderDueAt = new Date(
           command.at.getTime() + command.renderWithinMinutes * 60_000,
         ).toISOString();
+        const shipBy =
+          command.shipWithinHours === null
+            ? null
+            : new Date(command.at.getTime() + command.shipWithinHours * 3_600_000).toISOString();
         return [
           {
             type: 'OrderReceived',
@@ -135,6 +257,8 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
               receivedAt: at,
               renderDueAt,
               print,
+              shipBy,
+              giftMessage,
             },
           },
         ];
@@ -313,6 +437,178 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
             })),
         ];
       }
+      case 'RecordItemStage': {
+        const order = producible(state);
+        const item = itemOf(order, command.orderItemId);
+        if (item.stage === command.stage) return []; // reported again: the same answer
+        const rank = item.stage === undefined ? undefined : STAGE_RANK[item.stage];
+        if (rank === undefined || rank > (STAGE_RANK[command.stage] ?? 0))
+          throw stageConflict(item, command.stage);
+        const { orderItemId, via, station, batchId } = command;
+        return command.stage === 'printed'
+          ? [
+              {
+                type: 'OrderItemPrinted',
+                data: {
+                  orderItemId,
+                  via,
+                  ...(station ? { station } : {}),
+                  ...(batchId ? { batchId } : {}),
+                  printedAt: at,
+                },
+              },
+            ]
+          : [
+              {
+                type: 'OrderItemPacked',
+                data: { orderItemId, via, ...(station ? { station } : {}), packedAt: at },
+              },
+            ];
+      }
+      case 'ShipItems': {
+        if (!state.exists) throw new DomainError('not_found', 'order not found', 'order_not_found');
+        const { shipmentId, carrier, trackingNumber, trackingUrl } = command;
+        const ids = command.orderItemIds ?? [...state.items.keys()];
+        const shipped = state.shipments.get(shipmentId);
+        if (shipped) {
+          // the same shipment told again (an Idempotency-Key sent twice): the same answer
+          const same =
+            shipped.carrier === carrier &&
+            shipped.trackingNumber === trackingNumber &&
+            shipped.trackingUrl === trackingUrl &&
+            shipped.orderItemIds.length === ids.length &&
+            ids.every((id) => shipped.orderItemIds.includes(id));
+          if (same) return [];
+          throw new DomainError(
+            'conflict',
+            'this Idempotency-Key was used for another shipment',
+            'idempotency_key_reused',
+          );
+        }
+        const order = producible(state);
+        for (const id of ids) {
+          const item = itemOf(order, id);
+          if (item.stage === 'shipped' || item.stage === 'delivered')
+            throw new DomainError(
+              'conflict',
+              `item ${item.item.itemId} was shipped already (shipment ${item.shipmentId})`,
+              'already_shipped',
+            );
+          if (item.stage === undefined || STAGE_RANK[item.stage] === undefined)
+            throw stageConflict(item, 'shipped');
+        }
+        return [
+          {
+            type: 'OrderShipped',
+            data: {
+              shipmentId,
+              orderItemIds: ids,
+              carrier,
+              trackingNumber,
+              ...(trackingUrl ? { trackingUrl } : {}),
+              shippedAt: command.shippedAt.toISOString(),
+            },
+          },
+        ];
+      }
+      case 'DeliverShipment':
+      case 'ReturnShipment': {
+        const shipment = state.exists ? state.shipments.get(command.shipmentId) : undefined;
+        if (!shipment)
+          throw new DomainError('not_found', 'shipment not found', 'shipment_not_found');
+        // an item reprinted since is no longer this shipment's
+        const stillIn = shipment.orderItemIds.filter(
+          (id) => state.exists && state.items.get(id)?.shipmentId === command.shipmentId,
+        );
+        if (command.type === 'DeliverShipment') {
+          if (shipment.delivered) return [];
+          if (shipment.returned)
+            throw new DomainError('conflict', 'the shipment came back', 'shipment_returned');
+          return [
+            {
+              type: 'ShipmentDelivered',
+              data: { shipmentId: command.shipmentId, orderItemIds: stillIn, deliveredAt: at },
+            },
+          ];
+        }
+        if (shipment.returned) return [];
+        return [
+          {
+            type: 'ShipmentReturned',
+            data: {
+              shipmentId: command.shipmentId,
+              orderItemIds: stillIn,
+              reason: command.reason,
+              returnedAt: at,
+            },
+          },
+        ];
+      }
+      case 'HoldOrder': {
+        if (!state.exists) throw new DomainError('not_found', 'order not found', 'order_not_found');
+        if (state.holdsSeen.has(command.holdId)) return [];
+        if (state.status === 'cancelled') throw cancelled();
+        return [
+          {
+            type: 'OrderHeld',
+            data: { holdId: command.holdId, reason: command.reason, heldAt: at },
+          },
+        ];
+      }
+      case 'ReleaseHold': {
+        if (!state.exists || !state.holdsSeen.has(command.holdId))
+          throw new DomainError('not_found', 'hold not found', 'hold_not_found');
+        if (!state.holds.has(command.holdId)) return []; // released already
+        return [{ type: 'OrderReleased', data: { holdId: command.holdId, releasedAt: at } }];
+      }
+      case 'RequestReprint': {
+        if (!state.exists) throw new DomainError('not_found', 'order not found', 'order_not_found');
+        if (state.status === 'cancelled') throw cancelled();
+        const item = itemOf(state, command.orderItemId);
+        if (item.stage === 'reprinting') return []; // asked again while it runs
+        // only what was printed can be printed again
+        if (item.stage === undefined || item.stage === 'ready' || item.stage === 'batched')
+          throw stageConflict(item, 'reprinted');
+        const { reprintId, orderItemId, reason, note } = command;
+        return [
+          {
+            type: 'OrderItemReprintRequested',
+            data: { reprintId, orderItemId, reason, ...(note ? { note } : {}), requestedAt: at },
+          },
+        ];
+      }
+      case 'RecordReprint': {
+        const item = itemOf(state, command.orderItemId);
+        // a reprint gives its verdict once; a retried activity records nothing twice
+        if (item.reprintId !== command.reprintId) return [];
+        const { reprintId, orderItemId, expected, actual } = command;
+        const matches = expected === actual;
+        const reason = item.reprintReason ?? 'other';
+        return [
+          {
+            type: 'OrderItemReprinted',
+            data: { reprintId, orderItemId, reason, expected, actual, matches, reprintedAt: at },
+          },
+          ...(matches
+            ? []
+            : [
+                {
+                  type: 'PrintFileMismatchDetected' as const,
+                  data: { replayId: reprintId, orderItemId, expected, actual, detectedAt: at },
+                },
+              ]),
+        ];
+      }
+      case 'MarkLate': {
+        if (!state.exists || state.late || state.status === 'cancelled') return [];
+        const due = effectiveShipBy(state, command.at);
+        if (!due || due.getTime() >= command.at.getTime() || state.holds.size > 0) return [];
+        const unshipped = [...state.items.values()].some(
+          (i) => i.stage !== 'shipped' && i.stage !== 'delivered',
+        );
+        if (!unshipped) return [];
+        return [{ type: 'OrderWentLate', data: { shipBy: due.toISOString(), noticedAt: at } }];
+      }
     }
   },
   evolve(state, event) {
@@ -330,6 +626,13 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
         overdue: false,
         retries: 0,
         replaysRecorded: new Set(),
+        shipBy: d.shipBy,
+        giftMessage: d.giftMessage,
+        holds: new Map(),
+        holdsSeen: new Set(),
+        heldMs: 0,
+        shipments: new Map(),
+        late: false,
         items: new Map(
           d.items.map((item) => [
             item.orderItemId,
@@ -339,6 +642,10 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
               barcode: defaultBarcode(item.orderItemId),
               barcodeVersion: 0,
               files: [],
+              stage: undefined,
+              shipmentId: undefined,
+              reprintId: undefined,
+              reprintReason: undefined,
             },
           ]),
         ),
@@ -361,6 +668,8 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
           ...i,
           status: 'ready',
           files: [...i.files, { storageKey, sha256, pages, bytes, barcode, warnings }],
+          // the first file puts it on the shop floor; a later one (a new barcode) leaves it where it is
+          stage: i.stage ?? 'ready',
         }));
       }
       case 'OrderItemFailed':
@@ -397,6 +706,77 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
           ...state,
           replaysRecorded: new Set([...state.replaysRecorded, event.data.replayId]),
         };
+      case 'OrderItemPrinted':
+        return withItem(event.data.orderItemId, (i) => ({ ...i, stage: 'printed' }));
+      case 'OrderItemPacked':
+        return withItem(event.data.orderItemId, (i) => ({ ...i, stage: 'packed' }));
+      case 'OrderShipped': {
+        const d = event.data;
+        const items = new Map(state.items);
+        for (const id of d.orderItemIds) {
+          const i = items.get(id);
+          if (i) items.set(id, { ...i, stage: 'shipped', shipmentId: d.shipmentId });
+        }
+        const shipments = new Map(state.shipments);
+        shipments.set(d.shipmentId, {
+          orderItemIds: d.orderItemIds,
+          carrier: d.carrier,
+          trackingNumber: d.trackingNumber,
+          trackingUrl: d.trackingUrl,
+          shippedAt: d.shippedAt,
+          delivered: false,
+          returned: false,
+        });
+        return { ...state, items, shipments };
+      }
+      case 'ShipmentDelivered':
+      case 'ShipmentReturned': {
+        const shipment = state.shipments.get(event.data.shipmentId);
+        if (!shipment) return state;
+        const delivered = event.type === 'ShipmentDelivered';
+        const shipments = new Map(state.shipments);
+        shipments.set(event.data.shipmentId, {
+          ...shipment,
+          ...(delivered ? { delivered: true } : { returned: true }),
+        });
+        const items = new Map(state.items);
+        for (const id of event.data.orderItemIds) {
+          const i = items.get(id);
+          if (i) items.set(id, { ...i, stage: delivered ? 'delivered' : 'returned' });
+        }
+        return { ...state, items, shipments };
+      }
+      case 'OrderHeld': {
+        const holds = new Map(state.holds);
+        holds.set(event.data.holdId, { reason: event.data.reason, since: event.data.heldAt });
+        return { ...state, holds, holdsSeen: new Set([...state.holdsSeen, event.data.holdId]) };
+      }
+      case 'OrderReleased': {
+        const hold = state.holds.get(event.data.holdId);
+        if (!hold) return state;
+        const holds = new Map(state.holds);
+        holds.delete(event.data.holdId);
+        const heldMs =
+          state.heldMs + Math.max(0, Date.parse(event.data.releasedAt) - Date.parse(hold.since));
+        return { ...state, holds, heldMs };
+      }
+      case 'OrderItemReprintRequested':
+        return withItem(event.data.orderItemId, (i) => ({
+          ...i,
+          stage: 'reprinting',
+          reprintId: event.data.reprintId,
+          reprintReason: event.data.reason,
+          shipmentId: undefined,
+        }));
+      case 'OrderItemReprinted':
+        // the same file again: back to the start of the shop floor; another file: it waits
+        return withItem(event.data.orderItemId, (i) =>
+          event.data.matches
+            ? { ...i, stage: 'ready', reprintId: undefined, reprintReason: undefined }
+            : i,
+        );
+      case 'OrderWentLate':
+        return { ...state, late: true };
       default:
         return state;
     }

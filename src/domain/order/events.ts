@@ -56,10 +56,13 @@ export const CURRENT_RENDERER = 2;
  * v1 order, received before deadlines existed, was due 30 minutes after its receipt.
  * v3 records how its print files are made; a v1 or v2 order was made by the first
  * renderer, which took no output profile, marks or inks (the fields are inert for it).
+ * v4 records when it must be shipped (the label's ship-by deadline at receipt) and the
+ * customer's gift message (encrypted like the customer); an order received before has
+ * neither: no ship-by deadline, no gift message.
  */
 export const OrderReceived = defineEvent(
   'OrderReceived',
-  3,
+  4,
   z.object({
     orderId: z.string(),
     labelId: z.uuid(),
@@ -74,8 +77,11 @@ export const OrderReceived = defineEvent(
     receivedAt: z.iso.datetime(),
     renderDueAt: z.iso.datetime(),
     print: printSnapshotSchema,
+    shipBy: z.iso.datetime().nullable(),
+    giftMessage: encryptedSchema.nullable(),
   }),
   {
+    3: (data) => ({ ...data, shipBy: null, giftMessage: null }),
     2: (data) => ({
       ...data,
       print: {
@@ -246,6 +252,125 @@ export const PrintFileMismatchDetected = defineEvent(
   }),
 );
 
+/** Where an item is on the shop floor, once its print file is made. */
+export const PRODUCTION_STAGES = [
+  'ready',
+  'batched',
+  'printed',
+  'packed',
+  'shipped',
+  'delivered',
+  'reprinting',
+  'returned',
+] as const;
+export type ProductionStage = (typeof PRODUCTION_STAGES)[number];
+
+/** Who reported a stage: a scan at a station, an API call, a press run's sheet. */
+export const STAGE_SOURCES = ['scan', 'api', 'batch'] as const;
+const station = z.string().max(100).optional();
+
+/** The item came off the press. */
+export const OrderItemPrinted = defineEvent(
+  'OrderItemPrinted',
+  1,
+  z.object({
+    orderItemId: z.uuid(),
+    via: z.enum(STAGE_SOURCES),
+    station,
+    batchId: z.uuid().optional(),
+    printedAt: z.iso.datetime(),
+  }),
+);
+/** The item was packed for shipping. */
+export const OrderItemPacked = defineEvent(
+  'OrderItemPacked',
+  1,
+  z.object({
+    orderItemId: z.uuid(),
+    via: z.enum(STAGE_SOURCES),
+    station,
+    packedAt: z.iso.datetime(),
+  }),
+);
+/** Items of the order left in one parcel, with the carrier's tracking. */
+export const OrderShipped = defineEvent(
+  'OrderShipped',
+  1,
+  z.object({
+    shipmentId: z.uuid(),
+    orderItemIds: z.array(z.uuid()).min(1),
+    carrier: z.string(),
+    trackingNumber: z.string(),
+    trackingUrl: z.string().optional(),
+    shippedAt: z.iso.datetime(),
+  }),
+);
+/** The carrier delivered the shipment (its items, as they were shipped in it). */
+export const ShipmentDelivered = defineEvent(
+  'ShipmentDelivered',
+  1,
+  z.object({
+    shipmentId: z.uuid(),
+    orderItemIds: z.array(z.uuid()),
+    deliveredAt: z.iso.datetime(),
+  }),
+);
+/** The shipment came back; its items are returned (a reprint sends them again). */
+export const ShipmentReturned = defineEvent(
+  'ShipmentReturned',
+  1,
+  z.object({
+    shipmentId: z.uuid(),
+    orderItemIds: z.array(z.uuid()),
+    reason: z.string(),
+    returnedAt: z.iso.datetime(),
+  }),
+);
+/** The order is held: nothing of it is batched, printed or shipped until it is released. */
+export const OrderHeld = defineEvent(
+  'OrderHeld',
+  1,
+  z.object({ holdId: z.uuid(), reason: z.string(), heldAt: z.iso.datetime() }),
+);
+export const OrderReleased = defineEvent(
+  'OrderReleased',
+  1,
+  z.object({ holdId: z.uuid(), releasedAt: z.iso.datetime() }),
+);
+export const REPRINT_REASONS = ['misprint', 'damaged', 'lost', 'other'] as const;
+/** The item is to be printed again (its print file rendered again and verified first). */
+export const OrderItemReprintRequested = defineEvent(
+  'OrderItemReprintRequested',
+  1,
+  z.object({
+    reprintId: z.uuid(),
+    orderItemId: z.uuid(),
+    reason: z.enum(REPRINT_REASONS),
+    note: z.string().optional(),
+    requestedAt: z.iso.datetime(),
+  }),
+);
+/** The reprint's print file was rendered again and compared with the recorded one. */
+export const OrderItemReprinted = defineEvent(
+  'OrderItemReprinted',
+  1,
+  z.object({
+    reprintId: z.uuid(),
+    orderItemId: z.uuid(),
+    reason: z.enum(REPRINT_REASONS),
+    expected: z.string(),
+    actual: z.string(),
+    matches: z.boolean(),
+    reprintedAt: z.iso.datetime(),
+  }),
+);
+/** The order was not shipped by its ship-by time (hold time not counted); recorded once. */
+export const OrderWentLate = defineEvent(
+  'OrderWentLate',
+  1,
+  z.object({ shipBy: z.iso.datetime(), noticedAt: z.iso.datetime() }),
+);
+
 export type OrderEvent =
   | EventOf<typeof OrderReceived>
   | EventOf<typeof OrderRenderingStarted>
@@ -261,7 +386,17 @@ export type OrderEvent =
   | EventOf<typeof OrderWentOverdue>
   | EventOf<typeof OrderReplayRequested>
   | EventOf<typeof OrderReplayed>
-  | EventOf<typeof PrintFileMismatchDetected>;
+  | EventOf<typeof PrintFileMismatchDetected>
+  | EventOf<typeof OrderItemPrinted>
+  | EventOf<typeof OrderItemPacked>
+  | EventOf<typeof OrderShipped>
+  | EventOf<typeof ShipmentDelivered>
+  | EventOf<typeof ShipmentReturned>
+  | EventOf<typeof OrderHeld>
+  | EventOf<typeof OrderReleased>
+  | EventOf<typeof OrderItemReprintRequested>
+  | EventOf<typeof OrderItemReprinted>
+  | EventOf<typeof OrderWentLate>;
 
 export const orderEvents = new EventRegistry<OrderEvent>([
   OrderReceived,
@@ -279,6 +414,16 @@ export const orderEvents = new EventRegistry<OrderEvent>([
   OrderReplayRequested,
   OrderReplayed,
   PrintFileMismatchDetected,
+  OrderItemPrinted,
+  OrderItemPacked,
+  OrderShipped,
+  ShipmentDelivered,
+  ShipmentReturned,
+  OrderHeld,
+  OrderReleased,
+  OrderItemReprintRequested,
+  OrderItemReprinted,
+  OrderWentLate,
 ]);
 
 const digest = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 40);

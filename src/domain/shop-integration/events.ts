@@ -65,6 +65,15 @@ export const WEBHOOK_EVENT_TYPES = [
   'order.cancelled',
   'order.barcode_regenerated',
   'order.replayed',
+  'order.item.printed',
+  'order.item.packed',
+  'order.shipped',
+  'order.delivered',
+  'order.returned',
+  'order.on_hold',
+  'order.released',
+  'order.item.reprinted',
+  'order.late',
 ] as const;
 export const webhookEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES);
 export type WebhookEventType = z.infer<typeof webhookEventTypeSchema>;

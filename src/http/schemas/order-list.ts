@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { ORDER_STATUSES, type OrderListRow } from '#projections/orders';
 import type { OrderPage } from '../../app/order-lists.ts';
 import { MAX_PAGE } from '../../app/order-lists.ts';
-import { orderIdSchema } from '../../domain/order/events.ts';
+import { orderIdSchema, PRODUCTION_STAGES } from '../../domain/order/events.ts';
 import { workflowIds } from '../../temporal/workflow-ids.ts';
 import { count, instant } from './common.ts';
-import { orderStatusSchema } from './order.ts';
+import { orderStatusSchema, productionStageSchema } from './order.ts';
 
 const instantQuery = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' });
 
@@ -13,6 +13,15 @@ const instantQuery = z.iso.datetime({ offset: true, message: 'must be an ISO 860
 export const orderListQuery = z
   .object({
     status: z.enum([...ORDER_STATUSES, 'overdue']).optional(),
+    stage: z
+      .enum([...PRODUCTION_STAGES, 'on_hold'])
+      .optional()
+      .describe("the order's stage (its least advanced item's), or on_hold"),
+    late: z
+      .enum(['true', 'false'])
+      .transform((v) => v === 'true')
+      .optional()
+      .describe('true: only orders past their ship-by time and not shipped'),
     since: instantQuery.optional().describe('received at or after this instant'),
     until: instantQuery.optional().describe('received before this instant'),
     q: z
@@ -51,6 +60,10 @@ export const orderRowSchema = z
     ageSeconds: count,
     lastError: z.string().nullable(),
     workflowId: z.string(),
+    stage: productionStageSchema.nullable(),
+    onHold: z.boolean(),
+    shipBy: instant.nullable(),
+    late: z.boolean().describe('past its ship-by time and not shipped'),
   })
   .meta({ id: 'OrderSummary', description: 'an order as a row of an order list' });
 export type OrderRowAnswer = z.infer<typeof orderRowSchema>;
@@ -86,6 +99,10 @@ export function toOrderRow(row: OrderListRow, now = Date.now()): OrderRowAnswer 
     ageSeconds: Math.max(0, Math.floor((now - row.received_at.getTime()) / 1000)),
     lastError: row.last_error,
     workflowId: workflowIds.order(row.label_id, row.order_id),
+    stage: row.stage,
+    onHold: row.holds_open > 0,
+    shipBy: iso(row.ship_by),
+    late: row.late,
   };
 }
 

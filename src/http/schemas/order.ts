@@ -1,6 +1,13 @@
 import { z } from 'zod';
-import { type findOrder, ORDER_STATUSES } from '#projections/orders';
-import { barcodeSchema, orderIdSchema, preflightReportSchema } from '../../domain/order/events.ts';
+import type { TimelineRow } from '#projections/order-production';
+import { ORDER_STATUSES } from '#projections/orders';
+import type { orderView } from '../../app/orders.ts';
+import {
+  barcodeSchema,
+  orderIdSchema,
+  PRODUCTION_STAGES,
+  preflightReportSchema,
+} from '../../domain/order/events.ts';
 import type { RecordedEvent } from '../../eventstore/port.ts';
 import { workflowIds } from '../../temporal/workflow-ids.ts';
 import { byteSize, count, instant, sha256Hex } from './common.ts';
@@ -30,6 +37,11 @@ export const notificationBody = z
       .strict()
       .optional()
       .meta({ id: 'Customer', description: 'who bought it: kept encrypted, erasable' }),
+    giftMessage: z
+      .string()
+      .max(500)
+      .optional()
+      .meta({ description: "the customer's gift note for the packing slip: kept encrypted" }),
   })
   .strict()
   .meta({
@@ -78,6 +90,47 @@ export const preflightSchema = z
   })
   .meta({ id: 'Preflight', description: "the service's own checks of the latest print file" });
 
+export const productionStageSchema = z.enum(PRODUCTION_STAGES).meta({
+  id: 'ProductionStage',
+  description:
+    'where an item is on the shop floor: ready (its print file made), batched, printed, packed, shipped, delivered; or reprinting, returned',
+});
+
+const timelineEntrySchema = z
+  .object({
+    stage: z
+      .string()
+      .describe('the stage reached, or what happened: on_hold, released, late, reprint_differs'),
+    at: instant,
+    via: z.enum(['scan', 'api', 'batch']).optional(),
+    station: z.string().optional(),
+    detail: z.string().optional().describe('the carrier and tracking number, a reason'),
+  })
+  .meta({ id: 'TimelineEntry' });
+
+const shipmentSchema = z
+  .object({
+    shipmentId: z.uuid(),
+    orderItemIds: z.array(z.uuid()),
+    carrier: z.string(),
+    trackingNumber: z.string(),
+    trackingUrl: z.string().optional(),
+    shippedAt: instant,
+    deliveredAt: instant.optional(),
+    returnedAt: instant.optional(),
+    returnReason: z.string().optional(),
+  })
+  .meta({ id: 'OrderShipment' });
+
+const holdSchema = z
+  .object({
+    holdId: z.uuid(),
+    reason: z.string(),
+    heldAt: instant,
+    releasedAt: instant.optional(),
+  })
+  .meta({ id: 'OrderHold' });
+
 export const orderItemSchema = z
   .object({
     orderItemId: z.uuid(),
@@ -91,6 +144,8 @@ export const orderItemSchema = z
     barcode: barcodeSchema.optional(),
     /** the latest print file's preflight: each rule's result */
     preflight: preflightSchema.optional(),
+    stage: productionStageSchema.optional().describe('none until its first print file is made'),
+    timeline: z.array(timelineEntrySchema).describe('its stages, oldest first'),
   })
   .meta({ id: 'OrderItem' });
 
@@ -107,13 +162,25 @@ export const orderSchema = z
     cancelledAt: instant.optional(),
     lastError: z.string().optional(),
     workflowId: z.string(),
+    stage: productionStageSchema
+      .optional()
+      .describe("its least advanced item's stage (reprinting or returned first)"),
+    onHold: z.boolean(),
+    shipBy: instant
+      .optional()
+      .describe('when it must be shipped: moved on by time on hold, and paused while on hold'),
+    late: z.boolean().describe('past its ship-by time and not shipped'),
     items: z.array(orderItemSchema),
+    shipments: z.array(shipmentSchema),
+    holds: z.array(holdSchema),
+    /** what happened to the order as a whole: holds, releases, lateness */
+    timeline: z.array(timelineEntrySchema),
   })
   .meta({ id: 'Order' });
 
 /** An order as its admin sees it; print files by URL. */
 export function toOrderAnswer(
-  order: Awaited<ReturnType<typeof findOrder>> & object,
+  order: Awaited<ReturnType<typeof orderView>>,
   orderId: string,
   publicBaseUrl: string,
 ): z.infer<typeof orderSchema> {
@@ -128,6 +195,28 @@ export function toOrderAnswer(
     ...(order.cancelled_at ? { cancelledAt: order.cancelled_at.toISOString() } : {}),
     ...(order.last_error ? { lastError: order.last_error } : {}),
     workflowId: workflowIds.order(order.label_id, orderId),
+    ...(order.stage ? { stage: order.stage } : {}),
+    onHold: order.holds_open > 0,
+    ...(order.ship_by ? { shipBy: order.ship_by.toISOString() } : {}),
+    late: order.late,
+    shipments: order.production.shipments.map((s) => ({
+      shipmentId: s.shipment_id,
+      orderItemIds: s.order_item_ids,
+      carrier: s.carrier,
+      trackingNumber: s.tracking_number,
+      ...(s.tracking_url ? { trackingUrl: s.tracking_url } : {}),
+      shippedAt: s.shipped_at.toISOString(),
+      ...(s.delivered_at ? { deliveredAt: s.delivered_at.toISOString() } : {}),
+      ...(s.returned_at ? { returnedAt: s.returned_at.toISOString() } : {}),
+      ...(s.return_reason ? { returnReason: s.return_reason } : {}),
+    })),
+    holds: order.production.holds.map((h) => ({
+      holdId: h.hold_id,
+      reason: h.reason,
+      heldAt: h.held_at.toISOString(),
+      ...(h.released_at ? { releasedAt: h.released_at.toISOString() } : {}),
+    })),
+    timeline: order.production.timeline.filter((t) => t.order_item_id === null).map(entry),
     items: order.items.map((i) => ({
       orderItemId: i.order_item_id,
       itemId: i.item_id,
@@ -144,9 +233,21 @@ export function toOrderAnswer(
       })),
       ...(i.barcode ? { barcode: i.barcode } : {}),
       ...(i.preflight ? { preflight: i.preflight } : {}),
+      ...(i.stage ? { stage: i.stage } : {}),
+      timeline: order.production.timeline
+        .filter((t) => t.order_item_id === i.order_item_id)
+        .map(entry),
     })),
   };
 }
+
+const entry = (t: TimelineRow): z.infer<typeof timelineEntrySchema> => ({
+  stage: t.stage,
+  at: t.at.toISOString(),
+  ...(t.via ? { via: t.via as 'scan' | 'api' | 'batch' } : {}),
+  ...(t.station ? { station: t.station } : {}),
+  ...(t.detail ? { detail: t.detail } : {}),
+});
 
 export const historySchema = z.array(
   z

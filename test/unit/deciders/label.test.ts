@@ -31,6 +31,55 @@ describe('label decider', () => {
   it('creates a label', () => specFor(labelDecider)([]).when(command).thenEvents([created]));
   it('refuses to create it twice', () =>
     specFor(labelDecider)([created]).when(command).thenFails('label_exists'));
+
+  it('sets the ship-by deadline when it changes (72 hours until then)', () => {
+    const set: LabelEvent = {
+      type: 'LabelShipDeadlineSet',
+      data: { labelId, shipWithinHours: 0, setAt: at.toISOString() },
+    };
+    specFor(labelDecider)([created])
+      .when({ type: 'SetShipDeadline', shipWithinHours: 72, at })
+      .thenEvents([]);
+    specFor(labelDecider)([created])
+      .when({ type: 'SetShipDeadline', shipWithinHours: 0, at })
+      .thenEvents([set]);
+    specFor(labelDecider)([created, set])
+      .when({ type: 'SetShipDeadline', shipWithinHours: 0, at })
+      .thenEvents([]);
+  });
+
+  it('records the whole branding on each change, what was left out as it was', () => {
+    const logo = { sha256: 'c'.repeat(64), width: 300, height: 100 };
+    const first: LabelEvent = {
+      type: 'LabelBrandingSet',
+      data: {
+        labelId,
+        logo,
+        returnAddress: [],
+        message: null,
+        slipSize: 'A4',
+        setAt: at.toISOString(),
+      },
+    };
+    specFor(labelDecider)([created])
+      .when({ type: 'SetBranding', branding: { logo }, at })
+      .thenEvents([first]);
+    specFor(labelDecider)([created, first])
+      .when({
+        type: 'SetBranding',
+        branding: { slipSize: 'A6', returnAddress: ['Acme', 'Main St 1'] },
+        at,
+      })
+      .thenEvents([
+        {
+          type: 'LabelBrandingSet',
+          data: { ...first.data, slipSize: 'A6', returnAddress: ['Acme', 'Main St 1'] },
+        } as LabelEvent,
+      ]);
+    specFor(labelDecider)([created, first])
+      .when({ type: 'SetBranding', branding: { logo }, at })
+      .thenEvents([]);
+  });
 });
 
 describe('partner id decider', () => {

@@ -41,6 +41,8 @@ const received: OrderEvent = {
     receivedAt: iso,
     renderDueAt: '2026-01-02T03:34:05.000Z',
     print,
+    shipBy: '2026-01-05T03:04:05.000Z',
+    giftMessage: null,
   },
 };
 const started: OrderEvent = { type: 'OrderRenderingStarted', data: { startedAt: iso } };
@@ -73,6 +75,8 @@ describe('order decider', () => {
       items: [a, b],
       renderWithinMinutes: 30,
       print,
+      shipWithinHours: 72,
+      giftMessage: null,
       at,
     };
     spec([]).when(receive).thenEvents([received]);
@@ -309,5 +313,224 @@ describe('order decider', () => {
     spec([...history, replayed])
       .when({ type: 'RecordReplay', replayId, results, at })
       .thenEvents([]);
+  });
+
+  describe('on the shop floor', () => {
+    const later = (minutes: number) => new Date(at.getTime() + minutes * 60_000);
+    const made = [received, started, printed(a.orderItemId, 'aa'), printed(b.orderItemId, 'bb')];
+    const stage = (orderItemId: string, s: 'printed' | 'packed') => ({
+      type: 'RecordItemStage' as const,
+      orderItemId,
+      stage: s,
+      via: 'scan' as const,
+      station: 'Press 1',
+      at,
+    });
+    const itemPrinted = (orderItemId: string): OrderEvent => ({
+      type: 'OrderItemPrinted',
+      data: { orderItemId, via: 'scan', station: 'Press 1', printedAt: iso },
+    });
+    const itemPacked = (orderItemId: string): OrderEvent => ({
+      type: 'OrderItemPacked',
+      data: { orderItemId, via: 'scan', station: 'Press 1', packedAt: iso },
+    });
+    const shipmentId = '55555555-5555-4555-8555-555555555555';
+    const ship = {
+      type: 'ShipItems' as const,
+      shipmentId,
+      carrier: 'DHL',
+      trackingNumber: '00340434161094042557',
+      shippedAt: at,
+      at,
+    };
+    const shipped: OrderEvent = {
+      type: 'OrderShipped',
+      data: {
+        shipmentId,
+        orderItemIds: [a.orderItemId, b.orderItemId],
+        carrier: 'DHL',
+        trackingNumber: '00340434161094042557',
+        shippedAt: iso,
+      },
+    };
+    const holdId = '66666666-6666-4666-8666-666666666666';
+    const held: OrderEvent = {
+      type: 'OrderHeld',
+      data: { holdId, reason: 'artwork query', heldAt: iso },
+    };
+
+    it('moves an item forward once: the same report again is a no-op, going back a conflict', () => {
+      spec(made)
+        .when(stage(a.orderItemId, 'printed'))
+        .thenEvents([itemPrinted(a.orderItemId)]);
+      spec([...made, itemPrinted(a.orderItemId)])
+        .when(stage(a.orderItemId, 'printed'))
+        .thenEvents([]);
+      spec([...made, itemPrinted(a.orderItemId), itemPacked(a.orderItemId)])
+        .when(stage(a.orderItemId, 'printed'))
+        .thenFails('stage_conflict');
+      // packed straight from ready: a stage may be skipped, never undone
+      spec(made)
+        .when(stage(b.orderItemId, 'packed'))
+        .thenEvents([itemPacked(b.orderItemId)]);
+    });
+
+    it('has nothing to scan before the print file is made', () => {
+      spec([received, started]).when(stage(a.orderItemId, 'printed')).thenFails('stage_conflict');
+    });
+
+    it('ships every item when none is named, once per shipment id; an item ships once', () => {
+      spec(made).when(ship).thenEvents([shipped]);
+      spec([...made, shipped])
+        .when(ship)
+        .thenEvents([]);
+      spec([...made, shipped])
+        .when({ ...ship, trackingNumber: 'other' })
+        .thenFails('idempotency_key_reused');
+      spec([...made, shipped])
+        .when({ ...ship, shipmentId: '77777777-7777-4777-8777-777777777777' })
+        .thenFails('already_shipped');
+    });
+
+    it('holds block scans and shipments until released; the clock is paused meanwhile', () => {
+      spec([...made, held])
+        .when(stage(a.orderItemId, 'printed'))
+        .thenFails('order_on_hold');
+      spec([...made, held])
+        .when(ship)
+        .thenFails('order_on_hold');
+      spec([...made, held])
+        .when({ type: 'HoldOrder', holdId, reason: 'x', at })
+        .thenEvents([]);
+      const released: OrderEvent = {
+        type: 'OrderReleased',
+        data: { holdId, releasedAt: later(120).toISOString() },
+      };
+      spec([...made, held])
+        .when({ type: 'ReleaseHold', holdId, at: later(120) })
+        .thenEvents([released]);
+      spec([...made, held, released])
+        .when({ type: 'ReleaseHold', holdId, at })
+        .thenEvents([]);
+      spec([...made, held, released])
+        .when(stage(a.orderItemId, 'printed'))
+        .thenEvents([itemPrinted(a.orderItemId)]);
+      spec(made).when({ type: 'ReleaseHold', holdId, at }).thenFails('hold_not_found');
+      // two hours on hold move the ship-by time two hours on: not late at +72h30m
+      spec([...made, held, released])
+        .when({ type: 'MarkLate', at: later(72 * 60 + 30) })
+        .thenEvents([]);
+    });
+
+    it('delivers and returns a shipment once each', () => {
+      const delivered: OrderEvent = {
+        type: 'ShipmentDelivered',
+        data: { shipmentId, orderItemIds: [a.orderItemId, b.orderItemId], deliveredAt: iso },
+      };
+      spec([...made, shipped])
+        .when({ type: 'DeliverShipment', shipmentId, at })
+        .thenEvents([delivered]);
+      spec([...made, shipped, delivered])
+        .when({ type: 'DeliverShipment', shipmentId, at })
+        .thenEvents([]);
+      spec(made).when({ type: 'DeliverShipment', shipmentId, at }).thenFails('shipment_not_found');
+      spec([...made, shipped])
+        .when({ type: 'ReturnShipment', shipmentId, reason: 'refused', at })
+        .thenEvents([
+          {
+            type: 'ShipmentReturned',
+            data: {
+              shipmentId,
+              orderItemIds: [a.orderItemId, b.orderItemId],
+              reason: 'refused',
+              returnedAt: iso,
+            },
+          },
+        ]);
+    });
+
+    it('reprints a printed item: reprinting, then back on the floor once verified, and ships again', () => {
+      const reprintId = '88888888-8888-4888-8888-888888888888';
+      const request = {
+        type: 'RequestReprint' as const,
+        reprintId,
+        orderItemId: a.orderItemId,
+        reason: 'damaged' as const,
+        at,
+      };
+      spec(made).when(request).thenFails('stage_conflict');
+      const requested: OrderEvent = {
+        type: 'OrderItemReprintRequested',
+        data: { reprintId, orderItemId: a.orderItemId, reason: 'damaged', requestedAt: iso },
+      };
+      spec([...made, shipped])
+        .when(request)
+        .thenEvents([requested]);
+      spec([...made, shipped, requested])
+        .when(request)
+        .thenEvents([]);
+      const record = {
+        type: 'RecordReprint' as const,
+        reprintId,
+        orderItemId: a.orderItemId,
+        expected: 'aa',
+        actual: 'aa',
+        at,
+      };
+      const reprinted: OrderEvent = {
+        type: 'OrderItemReprinted',
+        data: {
+          reprintId,
+          orderItemId: a.orderItemId,
+          reason: 'damaged',
+          expected: 'aa',
+          actual: 'aa',
+          matches: true,
+          reprintedAt: iso,
+        },
+      };
+      // reprinting, it can be neither scanned nor shipped until the file is checked
+      spec([...made, shipped, requested])
+        .when(stage(a.orderItemId, 'printed'))
+        .thenFails('stage_conflict');
+      spec([...made, shipped, requested])
+        .when(record)
+        .thenEvents([reprinted]);
+      spec([...made, shipped, requested, reprinted])
+        .when(record)
+        .thenEvents([]);
+      const again = [...made, shipped, requested, reprinted];
+      spec(again)
+        .when(stage(a.orderItemId, 'printed'))
+        .thenEvents([itemPrinted(a.orderItemId)]);
+      const second = '99999999-9999-4999-8999-999999999999';
+      spec(again)
+        .when({ ...ship, shipmentId: second, orderItemIds: [a.orderItemId] })
+        .thenEvents([
+          {
+            type: 'OrderShipped',
+            data: { ...shipped.data, shipmentId: second, orderItemIds: [a.orderItemId] },
+          } as OrderEvent,
+        ]);
+    });
+
+    it('goes late once, when unshipped past its ship-by time', () => {
+      const late: OrderEvent = {
+        type: 'OrderWentLate',
+        data: { shipBy: '2026-01-05T03:04:05.000Z', noticedAt: later(72 * 60 + 1).toISOString() },
+      };
+      spec(made)
+        .when({ type: 'MarkLate', at: later(72 * 60 - 1) })
+        .thenEvents([]);
+      spec(made)
+        .when({ type: 'MarkLate', at: later(72 * 60 + 1) })
+        .thenEvents([late]);
+      spec([...made, late])
+        .when({ type: 'MarkLate', at: later(72 * 60 + 2) })
+        .thenEvents([]);
+      spec([...made, shipped])
+        .when({ type: 'MarkLate', at: later(72 * 60 + 1) })
+        .thenEvents([]);
+    });
   });
 });

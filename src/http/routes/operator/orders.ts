@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { MAX_PARTNER_ID } from '#projections/labels';
-import { labelList, setRenderDeadline } from '../../../app/labels.ts';
+import { labelList, setRenderDeadline, setShipDeadline } from '../../../app/labels.ts';
 import { orderPage } from '../../../app/order-lists.ts';
 import { cancelOrder, retryOrder } from '../../../app/order-operations.ts';
 import { orderHistory, orderView } from '../../../app/orders.ts';
-import { renderWithinMinutesSchema } from '../../../domain/label/events.ts';
+import { renderWithinMinutesSchema, shipWithinHoursSchema } from '../../../domain/label/events.ts';
 import { orderIdSchema } from '../../../domain/order/events.ts';
 import { metadataOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
@@ -36,7 +36,7 @@ export const operatorOrderRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = as
       schema: {
         tags,
         security: apiKeySecurity,
-        summary: 'Every label: name, partner id and render deadline',
+        summary: 'Every label: name, partner id, render and ship-by deadlines',
         response: {
           200: z.array(
             z
@@ -45,6 +45,7 @@ export const operatorOrderRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = as
                 name: z.string(),
                 partnerId: z.number().int().min(1).max(MAX_PARTNER_ID),
                 renderWithinMinutes: renderWithinMinutesSchema,
+                shipWithinHours: shipWithinHoursSchema,
               })
               .meta({ id: 'Label' }),
           ),
@@ -58,7 +59,38 @@ export const operatorOrderRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = as
         name: l.name,
         partnerId: l.partner_id,
         renderWithinMinutes: l.render_within_minutes,
+        shipWithinHours: l.ship_within_hours,
       })),
+  );
+
+  app.put(
+    '/labels/:labelId/ship-deadline',
+    {
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary:
+          "How long the label's orders may take from receipt to shipment before they are late (orders received from now on)",
+        params: labelParams,
+        body: z
+          .object({ shipWithinHours: shipWithinHoursSchema })
+          .strict()
+          .meta({ id: 'ShipDeadlineChange', example: { shipWithinHours: 48 } }),
+        response: {
+          200: z
+            .object({ labelId: z.uuid(), shipWithinHours: shipWithinHoursSchema })
+            .meta({ id: 'ShipDeadline' }),
+          ...problems(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request) =>
+      setShipDeadline(
+        deps.app,
+        request.params.labelId,
+        request.body.shipWithinHours,
+        metadataOf(request),
+      ),
   );
 
   app.put(

@@ -4,8 +4,10 @@ import { z } from 'zod';
 import { endOpsSession } from '../../../app/ops-sessions.ts';
 import { cancelOrder, retryOrder } from '../../../app/order-operations.ts';
 import { changeBarcode, requestReplay } from '../../../app/orders.ts';
+import { holdOrder, releaseHold, requestReprint } from '../../../app/production.ts';
 import { retryParked } from '../../../app/subscriptions.ts';
 import { barcodeInputSchema } from '../../../domain/order/barcode.ts';
+import { REPRINT_REASONS } from '../../../domain/order/events.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { metadataOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
@@ -75,6 +77,60 @@ export const opsActions: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app,
   );
   orderAction('replay', 'replay_requested', (labelId, orderId, _body, meta) =>
     requestReplay(deps.app, labelId, orderId, meta),
+  );
+
+  orderAction(
+    'hold',
+    'held',
+    (labelId, orderId, body, meta) =>
+      holdOrder(deps.app, labelId, orderId, body.reason as string, undefined, meta),
+    form({ reason: z.string().trim().min(1).max(500) }),
+  );
+
+  app.post(
+    '/ops/labels/:labelId/orders/:orderId/holds/:holdId/release',
+    {
+      schema: {
+        hide: true,
+        params: orderParams.extend({ holdId: z.uuid() }).strict(),
+        body: form({}),
+      },
+    },
+    async (request, reply) => {
+      const labelId = labelScope(sessionOf(request), request.params.labelId);
+      const { orderId, holdId } = request.params;
+      return act(reply, orderPath(labelId, orderId), 'released', () =>
+        releaseHold(deps.app, labelId, orderId, holdId, metadataOf(request)),
+      );
+    },
+  );
+
+  app.post(
+    '/ops/labels/:labelId/items/:orderItemId/reprint',
+    {
+      schema: {
+        hide: true,
+        params: z.object({ labelId: z.uuid(), orderItemId: z.uuid() }).strict(),
+        body: form({
+          orderId: orderParams.shape.orderId,
+          reason: z.enum(REPRINT_REASONS),
+          note: formField(z.string().trim().max(500)),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const labelId = labelScope(sessionOf(request), request.params.labelId);
+      const { orderId, reason, note } = request.body;
+      return act(reply, orderPath(labelId, orderId), 'reprint_requested', () =>
+        requestReprint(
+          deps.app,
+          labelId,
+          request.params.orderItemId,
+          { reason, note: note || undefined },
+          metadataOf(request),
+        ),
+      );
+    },
   );
 
   app.post(

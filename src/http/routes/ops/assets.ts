@@ -26,6 +26,12 @@ td.nowrap, .nowrap { white-space:nowrap; }
 .card { background:#fff; border:1px solid var(--line); border-radius:6px; padding:.7rem 1rem; min-width:150px; }
 .card .n { font-size:1.6rem; font-weight:600; }
 .card .l { color:var(--muted); }
+.board { display:grid; grid-template-columns:repeat(auto-fill, minmax(170px, 1fr)); gap:.8rem; }
+.board .column { background:#fff; border:1px solid var(--line); border-radius:6px; padding:.6rem .8rem; }
+.board .column h3 { margin:.2rem 0 .4rem; font-size:1rem; display:flex; justify-content:space-between; }
+.board .column .n { font-size:1.4rem; font-weight:600; }
+.badge.stage { background:#eef2ff; color:#3730a3; }
+.tabs.floor { margin-top:-.4rem; }
 .card.alert { border-color:var(--bad); }
 .card.alert .n { color:var(--bad); }
 .badge { display:inline-block; padding:.05rem .45rem; border-radius:999px; font-size:.8rem; background:#e7ebef; }

@@ -55,6 +55,12 @@ const MESSAGES: Record<string, string> = {
   cancelled: 'The order is cancelled: its workflow stops and no further print file is made.',
   replay_requested: 'A replay is under way: the print files are rendered again and compared.',
   barcode_set: 'The barcode is set; the print file is being made again.',
+  held: 'The order is on hold: nothing of it is printed or shipped until it is released.',
+  released: 'The hold is released.',
+  reprint_requested:
+    'The item goes back to the press: its print file is rendered again and checked first.',
+  order_on_hold: 'The order is on hold: release it first.',
+  stage_conflict: 'The item is not at a stage where that can be done.',
   parked_retried: 'The parked events were taken again.',
   session_ended: 'The session is ended: the browser that held it must log in again.',
   nothing_to_retry: 'No item of the order has failed: there is nothing to retry.',

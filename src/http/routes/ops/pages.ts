@@ -4,13 +4,13 @@ import { ORDER_STATUSES } from '#projections/orders';
 import { labelList } from '../../../app/labels.ts';
 import { operationsOverview } from '../../../app/operations.ts';
 import { opsSessionsOf } from '../../../app/ops-sessions.ts';
-import { MAX_PAGE, orderPage } from '../../../app/order-lists.ts';
+import { MAX_PAGE, orderPage, shopFloorBoard } from '../../../app/order-lists.ts';
 import { orderHistory, orderView } from '../../../app/orders.ts';
 import { printFilePreview } from '../../../app/previews.ts';
 import { printFileDownload } from '../../../app/print-file-downloads.ts';
 import { listShopIntegrations } from '../../../app/shop-integrations.ts';
 import { subscriptionStatus } from '../../../app/subscriptions.ts';
-import { orderIdSchema } from '../../../domain/order/events.ts';
+import { orderIdSchema, PRODUCTION_STAGES } from '../../../domain/order/events.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { workflowIds } from '../../../temporal/workflow-ids.ts';
 import type { HttpDeps } from '../../deps.ts';
@@ -28,6 +28,7 @@ import { historyNames } from './views/history.ts';
 import { orderDetailPage } from './views/order.ts';
 import { ordersPage } from './views/orders.ts';
 import { overviewPage } from './views/overview.ts';
+import { productionPage } from './views/production.ts';
 import { projectionsPage } from './views/projections.ts';
 import { sessionsPage } from './views/sessions.ts';
 
@@ -70,6 +71,30 @@ export const opsReadPages: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (ap
   );
 
   app.get(
+    '/ops/production',
+    { schema: { hide: true, querystring: z.object(noticeFields).strict() } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const labelId = adminLabel(session);
+      const [board, late] = await Promise.all([
+        shopFloorBoard(deps.app, labelId),
+        orderPage(deps.app, { labelId, late: true, limit: 50 }),
+      ]);
+      const ctx = await pageContext(deps, session, 'production');
+      return reply
+        .type('text/html; charset=utf-8')
+        .send(
+          productionPage(
+            ctx,
+            board,
+            toOrderPage(late, '/ops/orders', { late: 'true' }).orders,
+            noticeOf(request.query),
+          ),
+        );
+    },
+  );
+
+  app.get(
     '/ops/sessions',
     { schema: { hide: true, querystring: z.object(noticeFields).strict() } },
     async (request, reply) => {
@@ -90,6 +115,8 @@ export const opsReadPages: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (ap
         querystring: z
           .object({
             status: formField(z.enum([...ORDER_STATUSES, 'overdue'])),
+            stage: formField(z.enum([...PRODUCTION_STAGES, 'on_hold'])),
+            late: formField(z.enum(['true'])),
             labelId: formField(uuid),
             q: formField(z.string().max(128)),
             since: formField(z.string().max(64)),
@@ -110,6 +137,8 @@ export const opsReadPages: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (ap
       const page = await orderPage(deps.app, {
         labelId,
         status: filter.status,
+        stage: filter.stage,
+        late: filter.late === 'true',
         q: filter.q,
         since: since.at,
         until: until.at,

@@ -198,7 +198,66 @@ export function historyEntry(
         title: 'Replay differs',
         text: `${item(e.data.orderItemId)}: rendered again it is not the recorded file (recorded ${e.data.expected.slice(0, 12)}…, now ${e.data.actual.slice(0, 12)}…).`,
       };
+    case 'OrderItemPrinted':
+      return {
+        title: 'Printed',
+        text: `${item(e.data.orderItemId)} came off the press${where(e.data)}.`,
+      };
+    case 'OrderItemPacked':
+      return {
+        title: 'Packed',
+        text: `${item(e.data.orderItemId)} was packed${where(e.data)}.`,
+      };
+    case 'OrderShipped': {
+      const d = e.data;
+      return {
+        title: 'Shipped',
+        text: `${d.orderItemIds.map(item).join(', ')} left with ${d.carrier}, tracking number ${d.trackingNumber} (${time(d.shippedAt)}).`,
+      };
+    }
+    case 'ShipmentDelivered':
+      return {
+        title: 'Delivered',
+        text: `Shipment ${e.data.shipmentId.slice(0, 8)} arrived (${time(e.data.deliveredAt)}).`,
+      };
+    case 'ShipmentReturned':
+      return {
+        title: 'Returned',
+        text: `Shipment ${e.data.shipmentId.slice(0, 8)} came back: ${e.data.reason}.`,
+      };
+    case 'OrderHeld':
+      return {
+        title: 'Put on hold',
+        text: `Nothing of the order is printed or shipped until it is released; reason: ${e.data.reason}.`,
+      };
+    case 'OrderReleased':
+      return { title: 'Hold released', text: 'The order may be printed and shipped again.' };
+    case 'OrderItemReprintRequested': {
+      const d = e.data;
+      return {
+        title: 'Reprint asked for',
+        text: `${item(d.orderItemId)} is to be printed again (${d.reason}${d.note ? `: ${d.note}` : ''}); its print file is rendered again and checked first.`,
+      };
+    }
+    case 'OrderItemReprinted':
+      return {
+        title: e.data.matches ? 'Reprint ready' : 'Reprint differs',
+        text: e.data.matches
+          ? `${item(e.data.orderItemId)}: rendered again byte for byte the same; back on the shop floor.`
+          : `${item(e.data.orderItemId)}: rendered again it is not the recorded file; it waits.`,
+      };
+    case 'OrderWentLate':
+      return {
+        title: 'Missed its ship date',
+        text: `Not shipped by ${time(e.data.shipBy)}; noticed ${time(e.data.noticedAt)}.`,
+      };
   }
+}
+
+/** " at station Press 2 (scanned)" */
+function where(d: { via: string; station?: string | undefined }): string {
+  const how = d.via === 'scan' ? 'scanned' : d.via === 'batch' ? 'with its press run' : 'reported';
+  return `${d.station ? ` at station ${d.station}` : ''} (${how})`;
 }
 
 /** "OrderItemPrinted" as "Order item printed". */

@@ -1,5 +1,7 @@
+import type { productionOf } from '#projections/order-production';
 import type { OrderItemRow, OrderRow } from '#projections/orders';
 import type { OpsSession } from '../../../../app/ops-sessions.ts';
+import { REPRINT_REASONS } from '../../../../domain/order/events.ts';
 import type { RecordedEvent } from '../../../../eventstore/port.ts';
 import { actorName, type HistoryNames, historyEntry, plainLayerText } from './history.ts';
 import { age, href, html, time } from './html.ts';
@@ -20,7 +22,7 @@ function itemSection(
   const areas = names.items.get(i.order_item_id)?.areas;
   const base = `/ops/labels/${labelId}/items/${i.order_item_id}`;
   return html`<section class="item" data-item="${i.order_item_id}">
-    <h3>${i.item_id} ${statusBadge(cancelled ? 'cancelled' : i.status)} <span class="muted">${i.sku} × ${i.quantity}</span></h3>
+    <h3>${i.item_id} ${statusBadge(cancelled ? 'cancelled' : i.status)}${i.stage ? html` <span class="badge stage" data-stage="${i.stage}">${i.stage}</span>` : ''} <span class="muted">${i.sku} × ${i.quantity}</span></h3>
     <p class="muted">order item ${i.order_item_id}${i.barcode ? html` · barcode ${i.barcode.format} ${i.barcode.value}` : ''}</p>
     ${i.reason ? html`<p class="error-text">${i.failure_kind ? html`<strong>${i.failure_kind.replaceAll('_', ' ')}</strong>: ` : ''}${plainLayerText(i.reason, areas)}</p>` : ''}
     ${i.warnings.length ? html`<ul class="warn-text">${i.warnings.map((w) => html`<li>${plainLayerText(w, areas)}</li>`)}</ul>` : ''}
@@ -45,6 +47,19 @@ function itemSection(
       </details>`
         : ''
     }
+    ${
+      i.stage && !['ready', 'batched', 'reprinting'].includes(i.stage) && !cancelled
+        ? actionForm(
+            session,
+            `${base}/reprint`,
+            'Reprint',
+            html`<input type="hidden" name="orderId" value="${orderId}">
+      <select name="reason" aria-label="reprint reason">${REPRINT_REASONS.map((r) => html`<option>${r}</option>`)}</select>
+      <input name="note" aria-label="note" placeholder="note (optional)" maxlength="500">`,
+            { confirm: 'Print this item again?' },
+          )
+        : ''
+    }
     ${actionForm(
       session,
       `${base}/barcode`,
@@ -59,7 +74,10 @@ function itemSection(
 /** An order: its facts, items with previews, actions, and its history as a timeline. */
 export function orderDetailPage(
   ctx: PageContext,
-  order: OrderRow & { items: OrderItemRow[] },
+  order: OrderRow & {
+    items: OrderItemRow[];
+    production: Awaited<ReturnType<typeof productionOf>>;
+  },
   labelName: string,
   events: RecordedEvent[],
   names: HistoryNames,
@@ -83,9 +101,26 @@ export function orderDetailPage(
       ${order.cancelled_at ? html`<dt>Cancelled</dt><dd>${time(order.cancelled_at)}</dd>` : ''}
       ${order.last_error ? html`<dt>Last error</dt><dd class="error-text">${order.last_error}</dd>` : ''}
       <dt>Workflow</dt><dd>${workflowLink(temporal.uiUrl, temporal.namespace, temporal.workflowId)}</dd>
+      ${order.stage ? html`<dt>Stage</dt><dd><span class="badge stage">${order.stage}</span></dd>` : ''}
+      ${
+        order.ship_by
+          ? html`<dt>Ship by</dt><dd class="${order.late ? 'error-text' : ''}">${time(order.ship_by)}${order.holds_open > 0 ? html` <strong>(clock paused: on hold)</strong>` : ''}${order.late ? ' · late' : ''}</dd>`
+          : ''
+      }
     </dl>
+    ${shopFloor(ctx, order)}
     <h2>Actions</h2>
     <div>
+      ${
+        order.status !== 'cancelled'
+          ? actionForm(
+              session,
+              `${path}/hold`,
+              'Put on hold',
+              html`<input name="reason" aria-label="hold reason" placeholder="reason" required maxlength="500">`,
+            )
+          : ''
+      }
       ${order.status === 'failed' ? actionForm(session, `${path}/retry`, 'Retry failed items') : ''}
       ${rendered ? actionForm(session, `${path}/replay`, 'Replay and compare') : ''}
       ${
@@ -110,4 +145,43 @@ export function orderDetailPage(
         <div>${entry.text}</div></li>`;
     })}</ol>`,
   );
+}
+
+/** Where the order is on the shop floor: holds (with release), shipments with tracking, its timeline. */
+function shopFloor(
+  ctx: PageContext,
+  order: OrderRow & { items: OrderItemRow[]; production: Awaited<ReturnType<typeof productionOf>> },
+) {
+  const { holds, shipments, timeline } = order.production;
+  const path = orderPath(order.label_id, order.order_id);
+  const itemName = new Map(order.items.map((i) => [i.order_item_id, i.item_id]));
+  const open = holds.filter((h) => !h.released_at);
+  if (!holds.length && !shipments.length && !timeline.length) return '';
+  return html`<h2>Shop floor</h2>
+    ${open.map(
+      (h) =>
+        html`<div class="notice error" data-hold="${h.hold_id}">On hold since ${time(h.held_at)}: ${h.reason}
+        ${actionForm(ctx.session, `${path}/holds/${h.hold_id}/release`, 'Release')}</div>`,
+    )}
+    ${
+      shipments.length
+        ? html`<table class="shipments"><thead><tr><th>Shipment</th><th>Items</th><th>Carrier</th><th>Tracking</th><th>Shipped</th><th>Delivered / returned</th></tr></thead><tbody>
+      ${shipments.map(
+        (s) => html`<tr data-shipment="${s.shipment_id}">
+          <td>${s.shipment_id.slice(0, 8)}</td>
+          <td>${s.order_item_ids.map((id) => itemName.get(id) ?? id.slice(0, 8)).join(', ')}</td>
+          <td>${s.carrier}</td>
+          <td>${s.tracking_url && /^https?:\/\//.test(s.tracking_url) ? html`<a href="${s.tracking_url}" rel="noopener noreferrer" target="_blank">${s.tracking_number}</a>` : s.tracking_number}</td>
+          <td>${time(s.shipped_at)}</td>
+          <td>${s.delivered_at ? html`delivered ${time(s.delivered_at)}` : s.returned_at ? html`<span class="error-text">returned ${time(s.returned_at)}: ${s.return_reason ?? ''}</span>` : '–'}</td>
+        </tr>`,
+      )}</tbody></table>`
+        : ''
+    }
+    <ol class="timeline production">${timeline.map(
+      (t) =>
+        html`<li data-stage="${t.stage}"><span class="type">${t.stage.replaceAll('_', ' ')}</span>
+        <span class="meta">${time(t.at)}${t.order_item_id ? html` · item ${itemName.get(t.order_item_id) ?? t.order_item_id}` : ''}${t.station ? html` · station ${t.station}` : ''}${t.via ? html` · ${t.via}` : ''}</span>
+        ${t.detail ? html`<div>${t.detail}</div>` : ''}</li>`,
+    )}</ol>`;
 }

@@ -5,11 +5,25 @@ import { type Notice, notice, type PageContext, page, statusBadge } from './layo
 
 export interface OrdersFilter {
   status?: string | undefined;
+  stage?: string | undefined;
+  late?: string | undefined;
   labelId?: string | undefined;
   q?: string | undefined;
   since?: string | undefined;
   until?: string | undefined;
 }
+
+/** The shop floor's tabs: by the order's stage, on hold, and late (not shipped by its ship-by time). */
+const FLOOR_TABS: [string, Record<string, string>][] = [
+  ['To print', { stage: 'ready' }],
+  ['Printed', { stage: 'printed' }],
+  ['Packed', { stage: 'packed' }],
+  ['Shipped', { stage: 'shipped' }],
+  ['Delivered', { stage: 'delivered' }],
+  ['On hold', { stage: 'on_hold' }],
+  ['Reprinting', { stage: 'reprinting' }],
+  ['Late', { late: 'true' }],
+];
 
 const TABS: [string, string | undefined][] = [
   ['All', undefined],
@@ -63,7 +77,11 @@ export function ordersPage(
     ${notice(query)}
     <div class="tabs">${TABS.map(
       ([name, status]) =>
-        html`<a href="${href('/ops/orders', { ...base, status })}" ${filter.status === status ? html`aria-current="page"` : ''}>${name}</a>`,
+        html`<a href="${href('/ops/orders', { ...base, status })}" ${filter.status === status && !filter.stage && !filter.late ? html`aria-current="page"` : ''}>${name}</a>`,
+    )}</div>
+    <div class="tabs floor">${FLOOR_TABS.map(
+      ([name, q]) =>
+        html`<a href="${href('/ops/orders', { ...base, ...q })}" ${(q.stage && filter.stage === q.stage) || (q.late && filter.late) ? html`aria-current="page"` : ''}>${name}</a>`,
     )}</div>
     <form class="filters" method="get" action="/ops/orders">
       <label>Status<select name="status">
@@ -87,12 +105,13 @@ export function ordersPage(
       rows.length === 0
         ? html`<p class="muted">No order matches.</p>`
         : html`<table class="orders">
-      <thead><tr><th>Order</th>${operator ? html`<th>Label</th>` : ''}<th>Status</th><th>Items</th><th>Received <span class="muted">(UTC)</span></th><th>Ready</th><th>Last error</th></tr></thead>
+      <thead><tr><th>Order</th>${operator ? html`<th>Label</th>` : ''}<th>Status</th><th>Stage</th><th>Items</th><th>Received <span class="muted">(UTC)</span></th><th>Ready</th><th>Last error</th></tr></thead>
       <tbody>${rows.map(
         (o) => html`<tr data-order="${o.orderId}">
         <td><a href="${orderPath(o.labelId, o.orderId)}">${o.orderId}</a>${temporal.uiUrl ? html` <span class="small">${workflowLink(temporal.uiUrl, temporal.namespace, o.workflowId, 'workflow ↗')}</span>` : ''}</td>
         ${operator ? html`<td>${o.labelName ?? o.labelId}</td>` : ''}
         <td class="nowrap">${statusBadge(o.status, o.overdue)}</td>
+        <td class="nowrap">${o.onHold ? html`<span class="badge failed">on hold</span> ` : ''}${o.stage ?? ''}${o.late ? html` <span class="error-text">late</span>` : ''}</td>
         <td class="nowrap">${itemsText(o)}</td>
         <td class="nowrap">${shortTime(o.receivedAt)} <span class="muted">· ${age(o.ageSeconds)} ago</span></td>
         <td class="nowrap">${shortTime(o.readyAt)}</td>

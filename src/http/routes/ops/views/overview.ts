@@ -15,6 +15,8 @@ export function overviewPage(ctx: PageContext, o: Overview, query: Notice): stri
   const pollers = typeof o.pollers === 'string' ? undefined : o.pollers;
   const operator = ctx.session.viewer.kind === 'operator';
   const list = (query: Record<string, string>) => href('/ops/orders', query);
+  const lateTotal = o.late.reduce((n, r) => n + r.count, 0);
+  const names = new Map(o.labels.map((l) => [l.labelId, l.name]));
   return page(
     ctx,
     'Overview',
@@ -25,6 +27,7 @@ export function overviewPage(ctx: PageContext, o: Overview, query: Notice): stri
       ${card(o.totals.received + o.totals.rendering, 'in progress')}
       ${card(o.totals.failed, 'failed', list({ status: 'failed' }), o.totals.failed > 0)}
       ${card(o.totals.overdue, 'overdue', list({ status: 'overdue' }), o.totals.overdue > 0)}
+      ${card(lateTotal, 'late to ship', list({ late: 'true' }), lateTotal > 0)}
       ${card(o.oldestUnfinished ? age(oldest) : '–', 'oldest unfinished')}
       ${card(`${Math.round(lag)} s`, 'projection lag', operator ? '/ops/projections' : undefined, lag > 60)}
       ${card(parked, 'parked events', operator ? '/ops/projections' : undefined, parked > 0)}
@@ -51,6 +54,19 @@ export function overviewPage(ctx: PageContext, o: Overview, query: Notice): stri
       )}
       </tbody>
     </table>
+    <h2>Late to ship, by label and stage</h2>
+    ${
+      o.late.length
+        ? html`<table class="late-counts">
+      <thead><tr><th>Label</th><th>Stage</th><th class="num">late orders</th></tr></thead>
+      <tbody>${o.late.map(
+        (r) => html`<tr data-label="${r.labelId}" data-stage="${r.stage}">
+          <td>${names.get(r.labelId) ?? r.labelId}</td><td>${r.stage.replaceAll('_', ' ')}</td>
+          <td class="num"><a class="error-text" href="${list({ ...(operator ? { labelId: r.labelId } : {}), late: 'true' })}">${r.count}</a></td>
+        </tr>`,
+      )}</tbody></table>`
+        : html`<p class="muted">No order is late to ship.</p>`
+    }
     <h2>Webhook endpoints</h2>
     ${
       o.webhooks.length

@@ -1,0 +1,154 @@
+import { createHash } from 'node:crypto';
+import sharp from 'sharp';
+import { decrypt, ownerKey } from '../db/encryption-keys.ts';
+import { labelAggregate } from '../domain/label/decider.ts';
+import { type Branding, labelStream } from '../domain/label/events.ts';
+import { orderAggregate } from '../domain/order/decider.ts';
+import { orderStream } from '../domain/order/events.ts';
+import { DomainError } from '../domain/shared/decider.ts';
+import type { EventMetadata } from '../eventstore/port.ts';
+import { ImageProblem } from '../print/errors.ts';
+import { renderPackingSlip } from '../print/packing-slip.ts';
+import { handleCommand, loadState } from './command-handler.ts';
+import type { AppContext } from './context.ts';
+import { printFilePreview } from './previews.ts';
+
+/** Logos live in the image store, by content. */
+const logoKey = (sha256: string) => `logo/${sha256}`;
+/** A logo is kept at most this many pixels wide or high: enough for a slip at 300 dpi. */
+const LOGO_MAX_PX = 1200;
+
+async function label(ctx: AppContext, labelId: string) {
+  const state = await loadState(ctx.store, labelAggregate, labelStream(labelId));
+  if (!state.exists) throw new DomainError('not_found', 'label not found', 'label_not_found');
+  return state;
+}
+
+/** What the label's packing slips show. */
+export const branding = async (ctx: AppContext, labelId: string): Promise<Branding> =>
+  (await label(ctx, labelId)).branding;
+
+/** Changes the return address, message or slip size; what is left out stays. */
+export async function setBranding(
+  ctx: AppContext,
+  labelId: string,
+  change: Partial<Omit<Branding, 'logo'>>,
+  metadata: EventMetadata,
+): Promise<Branding> {
+  const r = await handleCommand(
+    ctx.store,
+    labelAggregate,
+    labelStream(labelId),
+    { type: 'SetBranding', branding: change, at: new Date() },
+    { ...metadata, labelId },
+  );
+  if (!r.state.exists) throw new Error('label vanished');
+  return r.state.branding;
+}
+
+/**
+ * Takes a PNG or JPEG as the label's logo: checked in an image process (a file that
+ * does not decode, or is too large, is 400 and nothing is kept), then kept as a PNG of
+ * at most 1200 px, by content.
+ */
+export async function setLogo(
+  ctx: AppContext,
+  labelId: string,
+  type: string,
+  bytes: Buffer,
+  metadata: EventMetadata,
+): Promise<Branding> {
+  await label(ctx, labelId);
+  try {
+    await ctx.imageChecks.check(`logo:${labelId}`, { type, bytes, widthMm: 60, heightMm: 20 });
+  } catch (err) {
+    if (err instanceof ImageProblem)
+      throw new DomainError('invalid', err.message, 'invalid_logo', { field: 'body' });
+    throw err;
+  }
+  const png = await sharp(bytes)
+    .resize({ width: LOGO_MAX_PX, height: LOGO_MAX_PX, fit: 'inside', withoutEnlargement: true })
+    .png()
+    .toBuffer({ resolveWithObject: true });
+  const sha256 = createHash('sha256').update(png.data).digest('hex');
+  await ctx.images.put(logoKey(sha256), png.data);
+  const logo = { sha256, width: png.info.width, height: png.info.height };
+  const r = await handleCommand(
+    ctx.store,
+    labelAggregate,
+    labelStream(labelId),
+    { type: 'SetBranding', branding: { logo }, at: new Date() },
+    { ...metadata, labelId },
+  );
+  if (!r.state.exists) throw new Error('label vanished');
+  return r.state.branding;
+}
+
+/** No logo on the slips from now on. */
+export const removeLogo = (ctx: AppContext, labelId: string, metadata: EventMetadata) =>
+  handleCommand(
+    ctx.store,
+    labelAggregate,
+    labelStream(labelId),
+    { type: 'SetBranding', branding: { logo: null }, at: new Date() },
+    { ...metadata, labelId },
+  ).then((r) => {
+    if (!r.state.exists) throw new Error('label vanished');
+    return r.state.branding;
+  });
+
+const THUMB_PX = 240;
+
+/**
+ * An order's packing slip as a PDF, from its events (items, gift message), the label's
+ * branding and each item's print-file preview. The same order and branding give the
+ * same bytes; another label's order is not found.
+ */
+export async function packingSlip(
+  ctx: AppContext,
+  labelId: string,
+  orderId: string,
+): Promise<Uint8Array> {
+  const order = await loadState(ctx.store, orderAggregate, orderStream(labelId, orderId));
+  if (!order.exists || order.labelId !== labelId)
+    throw new DomainError('not_found', 'order not found', 'order_not_found');
+  const { branding: b } = await label(ctx, labelId);
+  const logo = b.logo ? await ctx.images.get(logoKey(b.logo.sha256)) : undefined;
+  let giftMessage: string | null = null;
+  if (order.giftMessage) {
+    const key = await ownerKey(ctx.pool, labelId);
+    // an erased label's key is gone, and its customers' words with it
+    if (key) giftMessage = (decrypt(key, order.giftMessage) as { text: string }).text;
+  }
+  const items = [];
+  for (const i of order.items.values()) {
+    const file = i.files.at(-1);
+    const preview = file
+      ? await printFilePreview(ctx, labelId, i.item.orderItemId, file.sha256, 1).catch(
+          () => undefined,
+        )
+      : undefined;
+    const thumbnail = preview
+      ? await sharp(preview)
+          .resize({ width: THUMB_PX, height: THUMB_PX, fit: 'inside' })
+          .png()
+          .toBuffer()
+      : undefined;
+    items.push({
+      itemId: i.item.itemId,
+      sku: i.item.sku,
+      quantity: i.item.quantity,
+      thumbnail,
+    });
+  }
+  return renderPackingSlip({
+    orderId,
+    receivedAt: order.receivedAt,
+    size: b.slipSize,
+    logo,
+    returnAddress: b.returnAddress,
+    message: b.message,
+    giftMessage,
+    items,
+  });
+}

@@ -271,6 +271,48 @@ describe('the ops page in a browser', () => {
     ).not.toContain('ready');
   }, 60_000);
 
+  it('holds and releases an order, reprints a shipped item, and shows the shop floor', async () => {
+    const page = operatorPage;
+    const orderId = `FLOOR-${randomUUID().slice(0, 6)}`;
+    await notify(a, orderId);
+    await orderIn(a, orderId, 'ready');
+    await page.goto(`${t.url}/ops/labels/${a.labelId}/orders/${orderId}`);
+    await page.fill('input[name="reason"][aria-label="hold reason"]', 'customer called');
+    await page.click('button:text-is("Put on hold")');
+    await expect
+      .poll(() => page.locator('[data-hold]').textContent(), { timeout: 30_000 })
+      .toContain('customer called');
+    expect(await page.locator('dd', { hasText: 'clock paused' }).count()).toBe(1);
+    await page.click('[data-hold] button:text-is("Release")');
+    await expect.poll(() => page.locator('[data-hold]').count(), { timeout: 30_000 }).toBe(0);
+    const shipped = await call('POST', `/v1/orders/${orderId}/shipments`, {
+      key: a.fulfillmentKey,
+      body: { carrier: 'DHL', trackingNumber: 'JJD0001', trackingUrl: 'https://dhl.example/t/1' },
+    });
+    expect(shipped.status).toBe(201);
+    await page.reload();
+    expect(await page.locator('table.shipments a').getAttribute('href')).toBe(
+      'https://dhl.example/t/1',
+    );
+    page.once('dialog', (d) => void d.accept());
+    await page.selectOption('select[name="reason"]', 'damaged');
+    await page.click('button:text-is("Reprint")');
+    await expect
+      .poll(() => page.locator('ol.production li').allTextContents(), { timeout: 60_000 })
+      .toEqual([
+        expect.stringContaining('ready'),
+        expect.stringContaining('on hold'),
+        expect.stringContaining('released'),
+        expect.stringContaining('shipped'),
+        expect.stringContaining('reprinting'),
+        expect.stringContaining('ready'),
+      ]);
+    await page.goto(`${t.url}/ops/production`);
+    expect(await page.locator('.board .column[data-stage="ready"] .n').textContent()).toMatch(
+      /^[1-9]\d*$/,
+    );
+  }, 120_000);
+
   it('shows a label admin only its own label', async () => {
     const theirs = `B-ONLY-${randomUUID().slice(0, 6)}`;
     await notify(b, theirs);

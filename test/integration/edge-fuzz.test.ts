@@ -95,6 +95,7 @@ describe('every route, sent what a client must never be able to break it with', 
       return r.path.startsWith('/v1') ? keys.fulfillment! : keys.integration!;
     if (r.path.startsWith('/api')) return keys.admin!;
     if (r.path.startsWith('/v1/api/printshop')) return keys.printshop!;
+    if (r.path.startsWith('/v1/')) return keys.fulfillment!;
     if (r.path.startsWith('/editor/projects') || r.path.startsWith('/editor/cart'))
       return keys.editor!;
     return keys.none!;

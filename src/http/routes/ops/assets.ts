@@ -30,7 +30,7 @@ td.nowrap, .nowrap { white-space:nowrap; }
 .board .column { background:#fff; border:1px solid var(--line); border-radius:6px; padding:.6rem .8rem; }
 .board .column h3 { margin:.2rem 0 .4rem; font-size:1rem; display:flex; justify-content:space-between; }
 .board .column .n { font-size:1.4rem; font-weight:600; }
-.badge.stage { background:#eef2ff; color:#3730a3; }
+h3 .stage { color:#3730a3; font-weight:normal; }
 .tabs.floor { margin-top:-.4rem; }
 .card.alert { border-color:var(--bad); }
 .card.alert .n { color:var(--bad); }

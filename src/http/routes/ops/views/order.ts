@@ -22,7 +22,7 @@ function itemSection(
   const areas = names.items.get(i.order_item_id)?.areas;
   const base = `/ops/labels/${labelId}/items/${i.order_item_id}`;
   return html`<section class="item" data-item="${i.order_item_id}">
-    <h3>${i.item_id} ${statusBadge(cancelled ? 'cancelled' : i.status)}${i.stage ? html` <span class="badge stage" data-stage="${i.stage}">${i.stage}</span>` : ''} <span class="muted">${i.sku} × ${i.quantity}</span></h3>
+    <h3>${i.item_id} ${statusBadge(cancelled ? 'cancelled' : i.status)}${i.stage && !cancelled ? html` <span class="stage" data-stage="${i.stage}">· ${i.stage}</span>` : ''} <span class="muted">${i.sku} × ${i.quantity}</span></h3>
     <p class="muted">order item ${i.order_item_id}${i.barcode ? html` · barcode ${i.barcode.format} ${i.barcode.value}` : ''}</p>
     ${i.reason ? html`<p class="error-text">${i.failure_kind ? html`<strong>${i.failure_kind.replaceAll('_', ' ')}</strong>: ` : ''}${plainLayerText(i.reason, areas)}</p>` : ''}
     ${i.warnings.length ? html`<ul class="warn-text">${i.warnings.map((w) => html`<li>${plainLayerText(w, areas)}</li>`)}</ul>` : ''}
@@ -101,7 +101,7 @@ export function orderDetailPage(
       ${order.cancelled_at ? html`<dt>Cancelled</dt><dd>${time(order.cancelled_at)}</dd>` : ''}
       ${order.last_error ? html`<dt>Last error</dt><dd class="error-text">${order.last_error}</dd>` : ''}
       <dt>Workflow</dt><dd>${workflowLink(temporal.uiUrl, temporal.namespace, temporal.workflowId)}</dd>
-      ${order.stage ? html`<dt>Stage</dt><dd><span class="badge stage">${order.stage}</span></dd>` : ''}
+      ${order.stage && order.status !== 'cancelled' ? html`<dt>Stage</dt><dd>${order.stage}</dd>` : ''}
       ${
         order.ship_by
           ? html`<dt>Ship by</dt><dd class="${order.late ? 'error-text' : ''}">${time(order.ship_by)}${order.holds_open > 0 ? html` <strong>(clock paused: on hold)</strong>` : ''}${order.late ? ' · late' : ''}</dd>`

@@ -111,7 +111,7 @@ export function ordersPage(
         <td><a href="${orderPath(o.labelId, o.orderId)}">${o.orderId}</a>${temporal.uiUrl ? html` <span class="small">${workflowLink(temporal.uiUrl, temporal.namespace, o.workflowId, 'workflow ↗')}</span>` : ''}</td>
         ${operator ? html`<td>${o.labelName ?? o.labelId}</td>` : ''}
         <td class="nowrap">${statusBadge(o.status, o.overdue)}</td>
-        <td class="nowrap">${o.onHold ? html`<span class="badge failed">on hold</span> ` : ''}${o.stage ?? ''}${o.late ? html` <span class="error-text">late</span>` : ''}</td>
+        <td class="nowrap">${o.status === 'cancelled' ? '' : html`${o.onHold ? html`<span class="badge failed">on hold</span> ` : ''}${o.stage ?? ''}${o.late ? html` <span class="error-text">late</span>` : ''}`}</td>
         <td class="nowrap">${itemsText(o)}</td>
         <td class="nowrap">${shortTime(o.receivedAt)} <span class="muted">· ${age(o.ageSeconds)} ago</span></td>
         <td class="nowrap">${shortTime(o.readyAt)}</td>

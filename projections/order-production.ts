@@ -323,19 +323,21 @@ export async function itemsByCode(
   labelId: string,
   code: string,
 ): Promise<{ order_item_id: string; stream_id: string }[]> {
-  const byValue = pool.query<{ order_item_id: string; stream_id: string }>(
-    `SELECT order_item_id, stream_id FROM rm_order_items
-     WHERE label_id = $1 AND barcode IS NOT NULL AND barcode->>'value' = $2 LIMIT 2`,
-    [labelId, code],
-  );
-  if (!UUID.test(code)) return (await byValue).rows;
+  const byValue = async () =>
+    (
+      await pool.query<{ order_item_id: string; stream_id: string }>(
+        `SELECT order_item_id, stream_id FROM rm_order_items
+         WHERE label_id = $1 AND barcode IS NOT NULL AND barcode->>'value' = $2 LIMIT 2`,
+        [labelId, code],
+      )
+    ).rows;
+  if (!UUID.test(code)) return byValue();
   const byId = await pool.query<{ order_item_id: string; stream_id: string }>(
-    // an item whose barcode was changed is scanned by its new value only
-    `SELECT order_item_id, stream_id FROM rm_order_items
-     WHERE order_item_id = $1 AND label_id = $2 AND (barcode IS NULL OR barcode->>'value' = $3)`,
-    [code.toLowerCase(), labelId, code],
+    // whether it is still the item's code, the order's decider says
+    'SELECT order_item_id, stream_id FROM rm_order_items WHERE order_item_id = $1 AND label_id = $2',
+    [code.toLowerCase(), labelId],
   );
-  return byId.rows.length ? byId.rows : (await byValue).rows;
+  return byId.rows.length ? byId.rows : byValue();
 }
 
 /** Orders whose ship-by time (moved on by time on hold) has passed unshipped, lateness not yet recorded. */

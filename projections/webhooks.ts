@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type pg from 'pg';
 import { orderEvents } from '../src/domain/order/events.ts';
 import { shopIntegrationEvents } from '../src/domain/shop-integration/events.ts';
@@ -97,6 +98,9 @@ async function applyEndpoint(tx: pg.PoolClient, stored: RecordedEvent) {
 /** Attempts kept per delivery in its log (the counts keep counting). */
 const LOG_LENGTH = 20;
 
+/** Orders' references by stream, as read: an order's first event never changes. */
+const knownRefs = new LRUCache<string, OrderRef>({ max: 20_000 });
+
 async function applyOrder(tx: pg.PoolClient, stored: RecordedEvent) {
   const event = orderEvents.deserialize(stored);
   let ref: OrderRef | undefined;
@@ -107,11 +111,15 @@ async function applyOrder(tx: pg.PoolClient, stored: RecordedEvent) {
       [stored.streamId, JSON.stringify(ref)],
     );
   } else {
-    const r = await tx.query<{ ref: OrderRef }>(
-      'SELECT ref FROM rm_webhook_orders WHERE stream_id = $1',
-      [stored.streamId],
-    );
-    ref = r.rows[0]?.ref;
+    ref = knownRefs.get(stored.streamId);
+    if (!ref) {
+      const r = await tx.query<{ ref: OrderRef }>(
+        'SELECT ref FROM rm_webhook_orders WHERE stream_id = $1',
+        [stored.streamId],
+      );
+      ref = r.rows[0]?.ref;
+      if (ref) knownRefs.set(stored.streamId, ref);
+    }
   }
   if (!ref) return;
   const message = webhookMessage(ref, stored, event);

@@ -1,8 +1,11 @@
 import type pg from 'pg';
+import type { OrderCommand, OrderState } from '../domain/order/decider.ts';
+import type { OrderEvent } from '../domain/order/events.ts';
 import type { EventStore, Position } from '../eventstore/port.ts';
 import type { ImageChecks } from '../print/image-work.ts';
 import type { FileStorage } from '../storage/port.ts';
 import type { WebhookTargets } from '../webhooks/address.ts';
+import type { CommandBatches } from './command-batches.ts';
 import type { DrawPreviews } from './previews.ts';
 
 /** Waits until a read model has taken an append, so a caller reads its own write. */
@@ -31,6 +34,8 @@ export interface AppContext {
   imageChecks: ImageChecks;
   /** where webhooks may go (WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE) */
   webhookTargets: WebhookTargets;
+  /** shop-floor commands on orders: decided together per order, on states kept between them */
+  orderCommands: CommandBatches<OrderCommand, OrderEvent, OrderState>;
   /** told when an item reaches a stage, with the time since its order's receipt (metrics) */
   observeStage?: (labelId: string, stage: string, secondsSinceReceipt: number) => void;
 }

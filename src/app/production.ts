@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { itemsByCode } from '#projections/order-production';
 import { findOrderItem } from '#projections/orders';
-import { type OrderCommand, type OrderState, orderAggregate } from '../domain/order/decider.ts';
+import type { OrderCommand, OrderState } from '../domain/order/decider.ts';
 import { orderStream, type REPRINT_REASONS } from '../domain/order/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import { deterministicId } from '../domain/shared/ids.ts';
 import type { EventMetadata } from '../eventstore/port.ts';
 import { workflowIds } from '../temporal/workflow-ids.ts';
-import { handleCommand } from './command-handler.ts';
 import type { AppContext } from './context.ts';
 
 /**
@@ -24,14 +24,13 @@ async function onOrder(
   stream: string,
   command: OrderCommand,
   metadata: EventMetadata,
+  /** wait until the order views show it (a scan does not: scanners fire and move on) */
+  readYourWrite = true,
 ): Promise<{ order: Order; appended: boolean }> {
-  const r = await handleCommand(ctx.store, orderAggregate, stream, command, {
-    ...metadata,
-    labelId,
-  });
+  const r = await ctx.orderCommands.run(stream, command, { ...metadata, labelId });
   if (!r.state.exists || r.state.labelId !== labelId)
     throw new DomainError('not_found', 'order not found', 'order_not_found');
-  await ctx.readModels.seen('orders', r.appended?.position);
+  if (readYourWrite) await ctx.readModels.seen('orders', r.appended?.position);
   if (r.appended) observeStages(ctx, r.state, r.events);
   return { order: r.state, appended: r.appended !== undefined };
 }
@@ -56,6 +55,11 @@ function observeStages(ctx: AppContext, order: Order, events: { type: string }[]
 
 const orderOf = (labelId: string, orderId: string) => orderStream(labelId, orderId);
 
+/** Scanned order item ids of each label, and the order streams they belong to. */
+const itemOfCode = new LRUCache<string, { order_item_id: string; stream_id: string }>({
+  max: 100_000,
+});
+
 export interface ScanAnswer {
   orderId: string;
   orderItemId: string;
@@ -66,7 +70,9 @@ export interface ScanAnswer {
 /**
  * A scan at a station: the item the code names (its slug barcode: the order item id, or
  * the barcode value set for it) moves to `stage`. The same scan again changes nothing
- * and answers the same; a code of another label is not found.
+ * and answers the same; a code of another label is not found. The answer does not wait
+ * for the order views: they show the scan a moment later (a scanner fires one request
+ * per item and reads nothing back).
  */
 export async function recordScan(
   ctx: AppContext,
@@ -74,7 +80,9 @@ export async function recordScan(
   scan: { code: string; stage: 'printed' | 'packed'; station?: string | undefined },
   metadata: EventMetadata,
 ): Promise<ScanAnswer> {
-  const found = await itemsByCode(ctx.pool, labelId, scan.code);
+  const key = `${labelId}\u0000${scan.code}`;
+  const known = itemOfCode.get(key);
+  const found = known ? [known] : await itemsByCode(ctx.pool, labelId, scan.code);
   if (found.length === 0)
     throw new DomainError('not_found', 'no item of this label has this code', 'code_not_found', {
       field: 'code',
@@ -87,6 +95,8 @@ export async function recordScan(
       { field: 'code' },
     );
   const { order_item_id: orderItemId, stream_id } = found[0]!;
+  // an order item's stream never changes; what its code is, the decider checks
+  if (orderItemId === scan.code) itemOfCode.set(key, found[0]!);
   const { order } = await onOrder(
     ctx,
     labelId,
@@ -94,12 +104,14 @@ export async function recordScan(
     {
       type: 'RecordItemStage',
       orderItemId,
+      code: scan.code,
       stage: scan.stage,
       via: 'scan',
       station: scan.station,
       at: new Date(),
     },
     metadata,
+    false,
   );
   return {
     orderId: order.orderId,

@@ -4,12 +4,15 @@ import type { Logger } from 'pino';
 import { allProjections } from '#projections/index';
 import { ProjectionRunner } from '#projections/runner';
 import { AuthThrottle } from '../app/auth-throttle.ts';
+import { CommandBatches } from '../app/command-batches.ts';
 import type { AppContext } from '../app/context.ts';
+import { FoldedStates } from '../app/folded-states.ts';
 import { scheduleImageCleanup } from '../app/image-cleanup.ts';
 import { markLateShipments, markOverdueOrders } from '../app/order-operations.ts';
 import { readYourWrites } from '../app/read-your-writes.ts';
 import { type Config, persistedSecret, type Role } from '../config.ts';
 import type { Database } from '../db/database.ts';
+import { orderAggregate } from '../domain/order/decider.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import { PostgresEventStore } from '../eventstore/postgres.ts';
 import {
@@ -124,6 +127,7 @@ export async function startApp(
       inkMethods: config.inkMethods,
       imageChecks,
       webhookTargets: config.webhooks,
+      orderCommands: new CommandBatches(store, orderAggregate, new FoldedStates()),
       observeStage: (labelId, stage, seconds) =>
         metrics.stageReached.observe({ label: labelId, stage }, seconds),
     };

@@ -108,12 +108,12 @@ export class EsdbEventStore implements EventStore {
     }
   }
 
-  async readStream(streamId: string): Promise<RecordedEvent[]> {
+  async readStream(streamId: string, from = 0n): Promise<RecordedEvent[]> {
     const out: RecordedEvent[] = [];
     try {
       for await (const resolved of this.client.readStream(streamId, {
         direction: FORWARDS,
-        fromRevision: ESDB_START,
+        fromRevision: from === 0n ? ESDB_START : from,
       })) {
         const e = toRecorded(resolved);
         if (e) out.push(e);

@@ -105,8 +105,11 @@ export interface EventStore {
     events: NewEvent[],
     expectedRevision: ExpectedRevision,
   ): Promise<AppendResult>;
-  /** The stream's events in order; [] when it does not exist. */
-  readStream(streamId: string): Promise<RecordedEvent[]>;
+  /**
+   * The stream's events in order, from revision `from` on (the whole stream without it);
+   * [] when it does not exist or has nothing from there.
+   */
+  readStream(streamId: string, from?: bigint): Promise<RecordedEvent[]>;
   /** A page of all events after a position, in the global order. */
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Every event after `from`, once each, in the global order, until stopped. */

@@ -291,11 +291,11 @@ export class PostgresEventStore implements EventStore {
     return revision == null ? 'no_stream' : BigInt(revision);
   }
 
-  async readStream(streamId: string): Promise<RecordedEvent[]> {
+  async readStream(streamId: string, from = 0n): Promise<RecordedEvent[]> {
     const r = await this.pool.query<EventRow>({
-      name: 'es-read-stream',
-      text: `${SELECT_EVENT} WHERE stream_id = $1 ORDER BY revision`,
-      values: [streamId],
+      name: 'es-read-stream-from',
+      text: `${SELECT_EVENT} WHERE stream_id = $1 AND revision >= $2 ORDER BY revision`,
+      values: [streamId, from.toString()],
     });
     return r.rows.map(toRecorded);
   }

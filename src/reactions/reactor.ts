@@ -12,7 +12,9 @@ export interface Reactor extends Subscriber {
 }
 
 /**
- * Runs reactors: each event is reacted to, then the checkpoint moves past it. A reaction
+ * Runs reactors: the events of a page are reacted to in order, then the checkpoint moves
+ * past the page (past the last one reacted to, when one fails): after a crash at most a
+ * page of reactions runs again, which their idempotence makes harmless. A reaction
  * that fails because a dependency is down is retried until it is back (the checkpoint
  * stays); one that keeps failing on its event is parked after `parkAfter` tries.
  */
@@ -33,15 +35,26 @@ export class ReactionRunner extends SubscriptionRunner<Reactor> {
       dataOf: [...r.handles],
     });
     if (page.length === 0) return 0;
+    let done: Position | undefined;
     for (const event of page) {
-      if (!r.handles.has(event.type)) continue;
-      try {
-        await r.react(event);
-      } catch (err) {
-        const attempts = this.failed(r, event, err); // throws unless it is to be parked
-        await this.park(client, r, event, err, attempts);
+      if (r.handles.has(event.type)) {
+        try {
+          await r.react(event);
+        } catch (err) {
+          let attempts: number;
+          try {
+            attempts = this.failed(r, event, err); // throws unless it is to be parked
+          } catch (stop) {
+            if (done) {
+              await this.saveCheckpoint(client, r.name, done);
+              this.at.set(r.name, done);
+            }
+            throw stop;
+          }
+          await this.park(client, r, event, err, attempts);
+        }
       }
-      await this.saveCheckpoint(client, r.name, event.position);
+      done = event.position;
     }
     const last = page[page.length - 1]!.position;
     await this.saveCheckpoint(client, r.name, last);

@@ -1,13 +1,23 @@
+import { LRUCache } from 'lru-cache';
 import type pg from 'pg';
 import { feedMessage } from '#projections/webhooks';
-import { loadState } from '../app/command-handler.ts';
+import { FoldedStates } from '../app/folded-states.ts';
 import { orderEvents } from '../domain/order/events.ts';
-import { shopIntegrationAggregate } from '../domain/shop-integration/decider.ts';
+import {
+  type ShopIntegrationState,
+  shopIntegrationAggregate,
+} from '../domain/shop-integration/decider.ts';
 import { shopIntegrationStream } from '../domain/shop-integration/events.ts';
 import { deliveryIdOf, webhookDeliveryEvents } from '../domain/webhook-delivery/events.ts';
 import type { EventStore, RecordedEvent } from '../eventstore/port.ts';
 import type { WorkflowStarts } from '../temporal/workflow-starts.ts';
-import { orderRefOf, TOLD, type WebhookMessage, webhookMessage } from '../webhooks/messages.ts';
+import {
+  type OrderRef,
+  orderRefOf,
+  TOLD,
+  type WebhookMessage,
+  webhookMessage,
+} from '../webhooks/messages.ts';
 import type { Reactor } from './reactor.ts';
 
 /**
@@ -22,13 +32,25 @@ export function webhooksReactor(
   pool: pg.Pool,
   scale: number,
 ): Reactor {
+  // an order's first event never changes: its reference is read once per order
+  const refs = new LRUCache<string, { ref: OrderRef | undefined }>({ max: 20_000 });
+  const refOf = async (streamId: string) => {
+    const known = refs.get(streamId);
+    if (known) return known.ref;
+    const [first] = await store.readStream(streamId);
+    const ref = first ? orderRefOf(orderEvents.deserialize(first)) : undefined;
+    refs.set(streamId, { ref });
+    return ref;
+  };
+  // an integration's state is read from where it was last read
+  const integrations = new FoldedStates<ShopIntegrationState>(5_000);
   const deliver = async (
     integrationId: string,
     labelId: string,
     message: WebhookMessage,
     run: number,
   ) => {
-    const integration = await loadState(
+    const { state: integration } = await integrations.read(
       store,
       shopIntegrationAggregate,
       shopIntegrationStream(integrationId),
@@ -60,10 +82,7 @@ export function webhooksReactor(
         return;
       }
       const event = orderEvents.deserialize(stored);
-      const ref =
-        event.type === 'OrderReceived'
-          ? orderRefOf(event)
-          : orderRefOf(orderEvents.deserialize((await store.readStream(stored.streamId))[0]!));
+      const ref = event.type === 'OrderReceived' ? orderRefOf(event) : await refOf(stored.streamId);
       if (!ref?.integrationId) return;
       const message = webhookMessage(ref, stored, event);
       if (message) await deliver(ref.integrationId, ref.labelId, message, 0);

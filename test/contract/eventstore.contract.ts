@@ -135,6 +135,18 @@ export function eventStoreContract(name: string, open: () => Promise<StoreUnderT
       await expectConflict(store.append(s, [ev('C')], 'no_stream'), 1n);
     });
 
+    it('reads a stream from a revision on: the tail, or nothing past the end', async () => {
+      const s = stream('Tail');
+      await store.append(s, [ev('A'), ev('B'), ev('C')], 'no_stream');
+      expect((await store.readStream(s, 1n)).map((e) => [e.type, e.revision])).toEqual([
+        ['B', 1n],
+        ['C', 2n],
+      ]);
+      expect((await store.readStream(s, 0n)).map((e) => e.type)).toEqual(['A', 'B', 'C']);
+      expect(await store.readStream(s, 3n)).toEqual([]);
+      expect(await store.readStream(stream('NoTail'), 2n)).toEqual([]);
+    });
+
     it('reads a missing stream as empty', async () => {
       expect(await store.readStream(stream('Nothing'))).toEqual([]);
     });

@@ -71,6 +71,8 @@ export type OrderCommand =
   | {
       type: 'RecordItemStage';
       orderItemId: string;
+      /** what was scanned: it must be what the item's slug barcode holds now */
+      code?: string | undefined;
       stage: 'printed' | 'packed';
       via: (typeof STAGE_SOURCES)[number];
       station?: string | undefined;
@@ -440,6 +442,13 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
       case 'RecordItemStage': {
         const order = producible(state);
         const item = itemOf(order, command.orderItemId);
+        // an item whose barcode was changed is known by its new code only
+        if (command.code !== undefined && command.code !== item.barcode.value)
+          throw new DomainError(
+            'not_found',
+            'no item of this label has this code',
+            'code_not_found',
+          );
         if (item.stage === command.stage) return []; // reported again: the same answer
         const rank = item.stage === undefined ? undefined : STAGE_RANK[item.stage];
         if (rank === undefined || rank > (STAGE_RANK[command.stage] ?? 0))

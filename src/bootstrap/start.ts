@@ -127,7 +127,8 @@ export async function startApp(
       inkMethods: config.inkMethods,
       imageChecks,
       webhookTargets: config.webhooks,
-      orderCommands: new CommandBatches(store, orderAggregate, new FoldedStates()),
+      // the orders on the shop floor now; an order past these is read whole again when scanned
+      orderCommands: new CommandBatches(store, orderAggregate, new FoldedStates(1_000)),
       observeStage: (labelId, stage, seconds) =>
         metrics.stageReached.observe({ label: labelId, stage }, seconds),
     };

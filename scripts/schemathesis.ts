@@ -114,7 +114,7 @@ async function main() {
       {
         name: 'fulfillment',
         header: `X-Api-Key: ${label.fulfillmentApiKey}`,
-        paths: '^/v1/webhook/',
+        paths: '^/v1/(webhook|production|orders|orderitems)/',
       },
       { name: 'printshop', header: `X-Api-Key: ${printshop.apiKey}`, paths: '^/v1/api/printshop/' },
       {

@@ -28,23 +28,31 @@ async function label(ctx: AppContext, labelId: string) {
 export const branding = async (ctx: AppContext, labelId: string): Promise<Branding> =>
   (await label(ctx, labelId)).branding;
 
-/** Changes the return address, message or slip size; what is left out stays. */
-export async function setBranding(
+/** Records a change of the branding (what is left out stays) and answers the whole of it. */
+async function change(
   ctx: AppContext,
   labelId: string,
-  change: Partial<Omit<Branding, 'logo'>>,
+  branding: Partial<Branding>,
   metadata: EventMetadata,
 ): Promise<Branding> {
   const r = await handleCommand(
     ctx.store,
     labelAggregate,
     labelStream(labelId),
-    { type: 'SetBranding', branding: change, at: new Date() },
+    { type: 'SetBranding', branding, at: new Date() },
     { ...metadata, labelId },
   );
   if (!r.state.exists) throw new Error('label vanished');
   return r.state.branding;
 }
+
+/** Changes the return address, message or slip size; what is left out stays. */
+export const setBranding = (
+  ctx: AppContext,
+  labelId: string,
+  branding: Partial<Omit<Branding, 'logo'>>,
+  metadata: EventMetadata,
+) => change(ctx, labelId, branding, metadata);
 
 /**
  * Takes a PNG or JPEG as the label's logo: checked in an image process (a file that
@@ -73,29 +81,12 @@ export async function setLogo(
   const sha256 = createHash('sha256').update(png.data).digest('hex');
   await ctx.images.put(logoKey(sha256), png.data);
   const logo = { sha256, width: png.info.width, height: png.info.height };
-  const r = await handleCommand(
-    ctx.store,
-    labelAggregate,
-    labelStream(labelId),
-    { type: 'SetBranding', branding: { logo }, at: new Date() },
-    { ...metadata, labelId },
-  );
-  if (!r.state.exists) throw new Error('label vanished');
-  return r.state.branding;
+  return change(ctx, labelId, { logo }, metadata);
 }
 
 /** No logo on the slips from now on. */
 export const removeLogo = (ctx: AppContext, labelId: string, metadata: EventMetadata) =>
-  handleCommand(
-    ctx.store,
-    labelAggregate,
-    labelStream(labelId),
-    { type: 'SetBranding', branding: { logo: null }, at: new Date() },
-    { ...metadata, labelId },
-  ).then((r) => {
-    if (!r.state.exists) throw new Error('label vanished');
-    return r.state.branding;
-  });
+  change(ctx, labelId, { logo: null }, metadata);
 
 const THUMB_PX = 240;
 

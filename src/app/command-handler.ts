@@ -8,7 +8,6 @@ import {
   type RecordedEvent,
   WrongExpectedRevisionError,
 } from '../eventstore/port.ts';
-import type { FoldedStates } from './folded-states.ts';
 
 export interface Handled<E, S> {
   events: E[];
@@ -25,10 +24,6 @@ export interface CommandOptions<S> {
   eventIds?: (index: number) => string;
   /** the stream as the caller has just read and folded it: spares a read */
   read?: { stored: RecordedEvent[]; state: S };
-  /** folded states kept between commands: only the events appended since are read */
-  folded?: FoldedStates<S>;
-  /** how many times a command beaten by a concurrent writer is decided again (1) */
-  retries?: number;
 }
 
 /** Event ids derived from business facts: the same facts, the same ids. */
@@ -53,53 +48,21 @@ export async function handleCommand<C, E extends { type: string; data: unknown }
 ): Promise<Handled<E, S>> {
   const eventId = options.eventIds ?? (() => randomUUID());
   const { events: registry, decider } = aggregate;
-  const { folded, retries = 1 } = options;
-  let given = options.read;
-  const current = async () => {
-    if (given) {
-      const { stored, state } = given;
-      given = undefined;
-      return { revision: stored.at(-1)?.revision, state };
-    }
-    if (folded) return folded.read(store, aggregate, streamId);
-    const r = await readState(store, aggregate, streamId);
-    return { revision: r.stored.at(-1)?.revision, state: r.state };
-  };
-  // a kept state is tried first, unread: only the append it leads to proves it current;
-  // what it refuses or finds nothing to do is decided again on the stream as it is
-  let unread = folded?.peek(streamId);
-  let conflicts = 0;
-  for (;;) {
-    const trusted = unread === undefined;
-    const { revision, state } = unread ?? (await current());
-    unread = undefined;
-    let events: E[];
-    try {
-      events = decider.decide(command, state);
-    } catch (err) {
-      if (trusted) throw err;
-      continue;
-    }
-    if (events.length === 0) {
-      if (trusted) return { events, state, appended: undefined };
-      continue;
-    }
+  for (let attempt = 0; ; attempt++) {
+    const { stored, state } =
+      options.read && attempt === 0 ? options.read : await readState(store, aggregate, streamId);
+    const events = decider.decide(command, state);
+    if (events.length === 0) return { events, state, appended: undefined };
+    const expected = stored.length === 0 ? 'no_stream' : stored[stored.length - 1]!.revision;
     try {
       const appended = await store.append(
         streamId,
         events.map((e, i) => ({ id: eventId(i), ...registry.serialize(e), metadata })),
-        revision === undefined ? 'no_stream' : revision,
+        expected,
       );
-      const next = events.reduce(decider.evolve, state);
-      if (folded) {
-        // a duplicate append wrote nothing: what the stream holds is read next time
-        if (appended.duplicate) folded.forget(streamId);
-        else folded.keep(streamId, appended.nextRevision, next);
-      }
-      return { events, state: next, appended };
+      return { events, state: events.reduce(decider.evolve, state), appended };
     } catch (err) {
-      if (err instanceof WrongExpectedRevisionError && (!trusted || conflicts++ < retries))
-        continue;
+      if (err instanceof WrongExpectedRevisionError && attempt === 0) continue;
       throw err;
     }
   }

@@ -1,3 +1,4 @@
+import { batchesProjection } from './batches.ts';
 import { imageRefsProjection } from './image-refs.ts';
 import { importsProjection } from './imports.ts';
 import { labelsProjection } from './labels.ts';
@@ -23,4 +24,5 @@ export const allProjections: Projection[] = [
   imageRefsProjection,
   webhooksProjection,
   opsSessionsProjection,
+  batchesProjection,
 ];

@@ -18,6 +18,8 @@ export const PRODUCTION_EVENTS = [
   'OrderItemReprintRequested',
   'OrderItemReprinted',
   'OrderWentLate',
+  'OrderItemBatched',
+  'OrderItemUnbatched',
 ] as const;
 
 /** An order counts as shipped when every item is; it is late only until then. */
@@ -216,6 +218,24 @@ export async function applyProduction(
       const d = e.data;
       if (d.matches) await itemStage([d.orderItemId], 'ready', d.reprintedAt);
       await line(0, d.orderItemId, d.matches ? 'ready' : 'reprint_differs', d.reprintedAt);
+      break;
+    }
+    case 'OrderItemBatched': {
+      const d = e.data;
+      await itemStage([d.orderItemId], 'batched', d.batchedAt);
+      await line(0, d.orderItemId, 'batched', d.batchedAt, { detail: `press run ${d.batchId}` });
+      break;
+    }
+    case 'OrderItemUnbatched': {
+      const d = e.data;
+      await tx.query(
+        `UPDATE rm_order_items SET stage = 'ready', stage_at = $2
+         WHERE order_item_id = $1 AND stage = 'batched'`,
+        [d.orderItemId, d.unbatchedAt],
+      );
+      await line(0, d.orderItemId, 'ready', d.unbatchedAt, {
+        detail: `left press run ${d.batchId}: ${d.reason}`,
+      });
       break;
     }
     case 'OrderWentLate':
@@ -425,4 +445,25 @@ export async function itemsPerStage(pool: pg.Pool): Promise<Map<string, number>>
     'SELECT stage, sum(n)::int AS n FROM rm_stage_counts GROUP BY stage',
   );
   return new Map(r.rows.map((x) => [x.stage, x.n]));
+}
+
+/**
+ * Items of a label that wait for a press run: ready (on the shop floor, not batched),
+ * of an order neither cancelled nor on hold; oldest first. `sku` and `readyBefore` narrow it.
+ */
+export async function readyItems(
+  pool: pg.Pool,
+  labelId: string,
+  f: { sku?: string | undefined; readyBefore?: Date | undefined },
+  limit: number,
+): Promise<{ order_item_id: string; stream_id: string }[]> {
+  const r = await pool.query<{ order_item_id: string; stream_id: string }>(
+    `SELECT i.order_item_id, i.stream_id FROM rm_order_items i
+     JOIN rm_orders o ON o.stream_id = i.stream_id
+     WHERE i.stage = 'ready' AND i.label_id = $1 AND o.status <> 'cancelled' AND o.holds_open = 0
+       AND ($2::text IS NULL OR i.sku = $2) AND ($3::timestamptz IS NULL OR i.stage_at <= $3)
+     ORDER BY i.stage_at, i.order_item_id LIMIT $4`,
+    [labelId, f.sku ?? null, f.readyBefore ?? null, limit],
+  );
+  return r.rows;
 }

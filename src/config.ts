@@ -66,6 +66,10 @@ const envSchema = z.object({
     emptyAsUndefined,
     z.coerce.number().int().min(100).default(15_000),
   ),
+  BATCHING_SWEEP_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(100).default(60_000),
+  ),
   RENDER_CONCURRENCY: z.preprocess(
     emptyAsUndefined,
     z.coerce.number().int().min(1).max(256).default(os.availableParallelism()),
@@ -213,6 +217,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** how often the worker looks for unfinished orders past their deadline */
   overdueSweepMs: number;
+  /** how often the worker runs the labels' batching rules */
+  batchingSweepMs: number;
   /** print files a worker renders at once (the others wait their turn) */
   renderConcurrency: number;
   /** print methods that print with inks (screen, pad, engraving): spot colours, limited colours */
@@ -333,6 +339,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       },
       metricsToken: e.METRICS_TOKEN,
       overdueSweepMs: e.OVERDUE_SWEEP_MS,
+      batchingSweepMs: e.BATCHING_SWEEP_MS,
       inkMethods: e.INK_PRINT_METHODS,
       imageChecks: {
         processes: e.IMAGE_CHECK_PROCESSES,

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { EventStore } from '../eventstore/port.ts';
 import type { Renders } from '../print/image-work.ts';
 import type { FileStorage } from '../storage/port.ts';
+import { batchActivities } from './batches.ts';
 import { importActivities } from './imports.ts';
 import { orderActivities } from './orders.ts';
 import { type WebhookDeps, webhookActivities } from './webhooks.ts';
@@ -26,6 +27,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...importActivities(deps.store),
     ...orderActivities(deps),
+    ...batchActivities(deps),
     ...webhookActivities({ ...deps.webhooks, store: deps.store, db: deps.db }),
     async describeEventStore(): Promise<string> {
       const head = await deps.store.headPosition();

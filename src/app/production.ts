@@ -8,6 +8,7 @@ import { DomainError } from '../domain/shared/decider.ts';
 import { deterministicId } from '../domain/shared/ids.ts';
 import type { EventMetadata } from '../eventstore/port.ts';
 import { workflowIds } from '../temporal/workflow-ids.ts';
+import { isSheetCode, recordSheetScan } from './batches.ts';
 import type { AppContext } from './context.ts';
 
 /**
@@ -79,7 +80,14 @@ export async function recordScan(
   labelId: string,
   scan: { code: string; stage: 'printed' | 'packed'; station?: string | undefined },
   metadata: EventMetadata,
-): Promise<ScanAnswer> {
+): Promise<ScanAnswer | SheetScanAnswer> {
+  if (isSheetCode(scan.code)) {
+    if (scan.stage !== 'printed')
+      throw new DomainError('invalid', 'a press sheet is scanned as printed', 'invalid_stage', {
+        field: 'stage',
+      });
+    return recordSheetScan(ctx, labelId, scan.code, scan.station, metadata);
+  }
   const key = `${labelId}\u0000${scan.code}`;
   const known = itemOfCode.get(key);
   const found = known ? [known] : await itemsByCode(ctx.pool, labelId, scan.code);
@@ -120,6 +128,8 @@ export async function recordScan(
     stage: scan.stage,
   };
 }
+
+export type SheetScanAnswer = Awaited<ReturnType<typeof recordSheetScan>>;
 
 export interface ShipmentInput {
   items?: string[] | undefined;

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { allProjections } from '#projections/index';
 import { ProjectionRunner } from '#projections/runner';
 import { AuthThrottle } from '../app/auth-throttle.ts';
+import { runBatchingRules } from '../app/batches.ts';
 import { CommandBatches } from '../app/command-batches.ts';
 import type { AppContext } from '../app/context.ts';
 import { FoldedStates } from '../app/folded-states.ts';
@@ -194,6 +195,12 @@ export async function startApp(
           (err) => log.warn({ error: describeError(err) }, 'looking for overdue orders failed'),
         );
         stops.add(() => deadlines.stop());
+        const batchingRules = every(
+          config.batchingSweepMs,
+          () => runBatchingRules(context, new Date()),
+          (err) => log.warn({ error: describeError(err) }, 'running the batching rules failed'),
+        );
+        stops.add(() => batchingRules.stop());
         readiness.push(
           workerCheck(worker),
           subscriptionsCheck('reactions', reactions, config.maxLagMs),

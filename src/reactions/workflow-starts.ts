@@ -1,3 +1,4 @@
+import { batchEvents } from '../domain/batch/events.ts';
 import { importEvents } from '../domain/import/events.ts';
 import { orderEvents } from '../domain/order/events.ts';
 import type { EventStore, RecordedEvent } from '../eventstore/port.ts';
@@ -29,8 +30,33 @@ export function workflowStartsReactor(starts: WorkflowStarts, store: EventStore)
       'OrderReplayRequested',
       'OrderItemReprintRequested',
       'ImportRequested',
+      'BatchRequested',
+      'BatchReplayRequested',
+      'BatchSheetPrinted',
+      'BatchCancelled',
+      'BatchImpositionFailed',
     ]),
     async react(stored: RecordedEvent) {
+      if (stored.type.startsWith('Batch')) {
+        const b = batchEvents.deserialize(stored);
+        const batchId = stored.streamId.slice('Batch-'.length);
+        switch (b.type) {
+          case 'BatchRequested':
+            await starts.imposition(b.data.batchId);
+            break;
+          case 'BatchReplayRequested':
+            await starts.batchReplay(batchId, b.data.replayId);
+            break;
+          case 'BatchSheetPrinted':
+            await starts.batchSheetPrinted(batchId, b.data.n);
+            break;
+          case 'BatchCancelled':
+          case 'BatchImpositionFailed':
+            await starts.batchRelease(batchId);
+            break;
+        }
+        return;
+      }
       if (stored.type === 'ImportRequested') {
         const e = importEvents.deserialize(stored);
         if (e.type === 'ImportRequested') await starts.import(e.data.importId);

@@ -11,6 +11,11 @@ export const workflowIds = {
   replay: (replayId: string) => `replay:${replayId}`,
   reprint: (reprintId: string) => `reprint:${reprintId}`,
   import: (importId: string) => `import:${importId}`,
+  /** a press run's imposition, from its request */
+  imposition: (batchId: string) => `batch:${batchId}`,
+  batchReplay: (replayId: string) => `batch-replay:${replayId}`,
+  batchSheetPrinted: (batchId: string, n: number) => `batch-sheet:${batchId}:${n}`,
+  batchRelease: (batchId: string) => `batch-release:${batchId}`,
   /** one webhook message to one endpoint; each resend is a run of its own */
   webhook: (deliveryId: string, run: number) => `webhook:${deliveryId}:${run}`,
 };

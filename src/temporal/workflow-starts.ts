@@ -5,7 +5,11 @@ import {
 } from '@temporalio/client';
 import {
   barcodeRegenerationWorkflow,
+  batchReleaseWorkflow,
+  batchReplayWorkflow,
+  batchSheetPrintedWorkflow,
   importWorkflow,
+  impositionWorkflow,
   replayWorkflow,
   reprintWorkflow,
   saleNotificationWorkflow,
@@ -156,6 +160,52 @@ export class WorkflowStarts {
         taskQueue: this.taskQueue,
         workflowId: workflowIds.import(importId),
         args: [importId],
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+      }),
+    );
+  }
+
+  /** A press run's imposition; a failed run may start again (the reconciler's retry). */
+  imposition(batchId: string): Promise<Started> {
+    return this.once(() =>
+      this.client.workflow.start(impositionWorkflow, {
+        taskQueue: this.taskQueue,
+        workflowId: workflowIds.imposition(batchId),
+        args: [batchId],
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+        staticSummary: `Press run ${batchId}`,
+      }),
+    );
+  }
+
+  batchReplay(batchId: string, replayId: string): Promise<Started> {
+    return this.once(() =>
+      this.client.workflow.start(batchReplayWorkflow, {
+        taskQueue: this.taskQueue,
+        workflowId: workflowIds.batchReplay(replayId),
+        args: [batchId, replayId],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      }),
+    );
+  }
+
+  batchSheetPrinted(batchId: string, n: number): Promise<Started> {
+    return this.once(() =>
+      this.client.workflow.start(batchSheetPrintedWorkflow, {
+        taskQueue: this.taskQueue,
+        workflowId: workflowIds.batchSheetPrinted(batchId, n),
+        args: [batchId, n],
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+      }),
+    );
+  }
+
+  batchRelease(batchId: string): Promise<Started> {
+    return this.once(() =>
+      this.client.workflow.start(batchReleaseWorkflow, {
+        taskQueue: this.taskQueue,
+        workflowId: workflowIds.batchRelease(batchId),
+        args: [batchId],
         workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
       }),
     );

@@ -150,6 +150,17 @@ export const SAMPLE_ORDER_EVENTS: Record<string, Record<string, unknown>> = {
     reprintedAt: SAMPLE_AT,
   },
   OrderWentLate: { shipBy: SAMPLE_AT, noticedAt: SAMPLE_AT },
+  OrderItemBatched: {
+    orderItemId: SAMPLE_ITEM,
+    batchId: '33333333-3333-4333-8333-333333333333',
+    batchedAt: SAMPLE_AT,
+  },
+  OrderItemUnbatched: {
+    orderItemId: SAMPLE_ITEM,
+    batchId: '33333333-3333-4333-8333-333333333333',
+    reason: 'the batch was cancelled',
+    unbatchedAt: SAMPLE_AT,
+  },
 };
 
 /** An event as the store hands it out, at the current version of its type. */

@@ -3,6 +3,7 @@ import { DomainError } from '../shared/decider.ts';
 import type { Encrypted } from '../shared/encrypted.ts';
 import type { StoredKey } from '../shared/keys.ts';
 import {
+  type Batching,
   type Branding,
   DEFAULT_BRANDING,
   DEFAULT_PRINT_SETTINGS,
@@ -45,6 +46,7 @@ export type LabelCommand =
       branding: Partial<Branding>;
       at: Date;
     }
+  | { type: 'SetBatching'; batching: Batching; at: Date }
   | {
       type: 'SetPrintSettings';
       /** fields left out stay as they are */
@@ -67,6 +69,7 @@ export type LabelState =
       shipWithinHours: number;
       print: PrintSettings;
       branding: Branding;
+      batching: Batching;
       callbacks:
         | {
             staging: CallbackTarget | undefined;
@@ -149,6 +152,16 @@ export const labelDecider: Decider<LabelCommand, LabelEvent, LabelState> = {
           },
         ];
       }
+      case 'SetBatching': {
+        if (!state.exists) throw new DomainError('not_found', 'label not found', 'label_not_found');
+        if (JSON.stringify(command.batching) === JSON.stringify(state.batching)) return [];
+        return [
+          {
+            type: 'LabelBatchingSet',
+            data: { labelId: state.labelId, ...command.batching, setAt: command.at.toISOString() },
+          },
+        ];
+      }
       case 'ConfigureCallbacks': {
         if (!state.exists) throw new DomainError('not_found', 'label not found', 'label_not_found');
         if (command.environment === 'staging' && !command.staging) {
@@ -189,6 +202,7 @@ export const labelDecider: Decider<LabelCommand, LabelEvent, LabelState> = {
           shipWithinHours: DEFAULT_SHIP_WITHIN_HOURS,
           print: DEFAULT_PRINT_SETTINGS,
           branding: DEFAULT_BRANDING,
+          batching: { rules: [], hotFolder: null },
           callbacks: undefined,
         };
       }
@@ -208,6 +222,10 @@ export const labelDecider: Decider<LabelCommand, LabelEvent, LabelState> = {
         const { outputProfile, cropMarks, maxInkCoverage } = event.data;
         return { ...state, print: { outputProfile, cropMarks, maxInkCoverage } };
       }
+      case 'LabelBatchingSet':
+        return state.exists
+          ? { ...state, batching: { rules: event.data.rules, hotFolder: event.data.hotFolder } }
+          : state;
       case 'LabelCallbacksConfigured': {
         if (!state.exists) return state;
         const { staging, production, environment } = event.data;

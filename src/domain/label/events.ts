@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type BatchingRule, batchingRuleSchema } from '../batch/events.ts';
 import { encryptedSchema } from '../shared/encrypted.ts';
 import { defineEvent, type EventOf, EventRegistry } from '../shared/events.ts';
 import { storedKeySchema } from '../shared/keys.ts';
@@ -136,13 +137,31 @@ export const LabelBrandingSet = defineEvent(
   brandingSchema.extend({ labelId: z.uuid(), setAt: z.iso.datetime() }),
 );
 
+/**
+ * How the label's press runs open by themselves (its rules) and where released batches
+ * are laid for the press (a hot folder: a prefix in the file store); each event holds all
+ * of it, as it is from then on.
+ */
+export const LabelBatchingSet = defineEvent(
+  'LabelBatchingSet',
+  1,
+  z.object({
+    labelId: z.uuid(),
+    rules: z.array(batchingRuleSchema),
+    hotFolder: z.string().nullable(),
+    setAt: z.iso.datetime(),
+  }),
+);
+export type Batching = { rules: BatchingRule[]; hotFolder: string | null };
+
 export type LabelEvent =
   | EventOf<typeof LabelCreated>
   | EventOf<typeof LabelCallbacksConfigured>
   | EventOf<typeof LabelRenderDeadlineSet>
   | EventOf<typeof LabelPrintSettingsSet>
   | EventOf<typeof LabelShipDeadlineSet>
-  | EventOf<typeof LabelBrandingSet>;
+  | EventOf<typeof LabelBrandingSet>
+  | EventOf<typeof LabelBatchingSet>;
 export const labelEvents = new EventRegistry<LabelEvent>([
   LabelCreated,
   LabelCallbacksConfigured,
@@ -150,6 +169,7 @@ export const labelEvents = new EventRegistry<LabelEvent>([
   LabelPrintSettingsSet,
   LabelShipDeadlineSet,
   LabelBrandingSet,
+  LabelBatchingSet,
 ]);
 export type PartnerIdEvent = EventOf<typeof PartnerIdReserved>;
 export const partnerIdEvents = new EventRegistry<PartnerIdEvent>([PartnerIdReserved]);

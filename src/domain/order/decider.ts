@@ -110,7 +110,9 @@ export type OrderCommand =
       actual: string;
       at: Date;
     }
-  | { type: 'MarkLate'; at: Date };
+  | { type: 'MarkLate'; at: Date }
+  | { type: 'BatchItem'; orderItemId: string; batchId: string; at: Date }
+  | { type: 'UnbatchItem'; orderItemId: string; batchId: string; reason: string; at: Date };
 
 export interface ItemState {
   item: OrderItem;
@@ -128,6 +130,10 @@ export interface ItemState {
   /** the reprint under way, while the item is reprinting */
   reprintId: string | undefined;
   reprintReason: (typeof REPRINT_REASONS)[number] | undefined;
+  /** the press run it is in, while it is batched */
+  batchId: string | undefined;
+  /** what the preflight of its latest print file found: the plates, coverage and resolution */
+  preflight: { plates: string[]; maxInkCoverage: number; minDpi: number | undefined } | undefined;
 }
 
 export interface ShipmentState {
@@ -608,6 +614,40 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
               ]),
         ];
       }
+      case 'BatchItem': {
+        const item = itemOf(state, command.orderItemId);
+        if (item.stage === 'batched' && item.batchId === command.batchId) return []; // claimed already
+        const order = producible(state);
+        if (item.status !== 'ready' || item.stage !== 'ready') throw stageConflict(item, 'batched');
+        if (order.print.renderer < 2)
+          throw new DomainError(
+            'conflict',
+            `item ${item.item.itemId} has a print file of the first renderer (not PDF/X-4): it cannot be imposed`,
+            'not_imposable',
+          );
+        return [
+          {
+            type: 'OrderItemBatched',
+            data: { orderItemId: command.orderItemId, batchId: command.batchId, batchedAt: at },
+          },
+        ];
+      }
+      case 'UnbatchItem': {
+        const item = itemOf(state, command.orderItemId);
+        // only the batch that holds it lets it go; printed is printed
+        if (item.stage !== 'batched' || item.batchId !== command.batchId) return [];
+        return [
+          {
+            type: 'OrderItemUnbatched',
+            data: {
+              orderItemId: command.orderItemId,
+              batchId: command.batchId,
+              reason: command.reason,
+              unbatchedAt: at,
+            },
+          },
+        ];
+      }
       case 'MarkLate': {
         if (!state.exists || state.late || state.status === 'cancelled') return [];
         const due = effectiveShipBy(state, command.at);
@@ -655,6 +695,8 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
               shipmentId: undefined,
               reprintId: undefined,
               reprintReason: undefined,
+              batchId: undefined,
+              preflight: undefined,
             },
           ]),
         ),
@@ -716,7 +758,11 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
           replaysRecorded: new Set([...state.replaysRecorded, event.data.replayId]),
         };
       case 'OrderItemPrinted':
-        return withItem(event.data.orderItemId, (i) => ({ ...i, stage: 'printed' }));
+        return withItem(event.data.orderItemId, (i) => ({
+          ...i,
+          stage: 'printed',
+          batchId: undefined,
+        }));
       case 'OrderItemPacked':
         return withItem(event.data.orderItemId, (i) => ({ ...i, stage: 'packed' }));
       case 'OrderShipped': {
@@ -786,6 +832,25 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
         );
       case 'OrderWentLate':
         return { ...state, late: true };
+      case 'OrderItemBatched':
+        return withItem(event.data.orderItemId, (i) => ({
+          ...i,
+          stage: 'batched',
+          batchId: event.data.batchId,
+        }));
+      case 'OrderItemUnbatched':
+        return withItem(event.data.orderItemId, (i) =>
+          i.batchId === event.data.batchId && i.stage === 'batched'
+            ? { ...i, stage: 'ready', batchId: undefined }
+            : i,
+        );
+      case 'PrintFilePreflighted': {
+        const { plates, maxInkCoverage, minDpi } = event.data;
+        return withItem(event.data.orderItemId, (i) => ({
+          ...i,
+          preflight: { plates, maxInkCoverage, minDpi },
+        }));
+      }
       default:
         return state;
     }

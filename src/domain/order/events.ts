@@ -281,6 +281,23 @@ export const OrderItemPrinted = defineEvent(
     printedAt: z.iso.datetime(),
   }),
 );
+/** The item was taken into a press run: it is printed with the batch's sheets. */
+export const OrderItemBatched = defineEvent(
+  'OrderItemBatched',
+  1,
+  z.object({ orderItemId: z.uuid(), batchId: z.uuid(), batchedAt: z.iso.datetime() }),
+);
+/** The press run let the item go (cancelled, or it could not be imposed): ready again. */
+export const OrderItemUnbatched = defineEvent(
+  'OrderItemUnbatched',
+  1,
+  z.object({
+    orderItemId: z.uuid(),
+    batchId: z.uuid(),
+    reason: z.string(),
+    unbatchedAt: z.iso.datetime(),
+  }),
+);
 /** The item was packed for shipping. */
 export const OrderItemPacked = defineEvent(
   'OrderItemPacked',
@@ -396,7 +413,9 @@ export type OrderEvent =
   | EventOf<typeof OrderReleased>
   | EventOf<typeof OrderItemReprintRequested>
   | EventOf<typeof OrderItemReprinted>
-  | EventOf<typeof OrderWentLate>;
+  | EventOf<typeof OrderWentLate>
+  | EventOf<typeof OrderItemBatched>
+  | EventOf<typeof OrderItemUnbatched>;
 
 export const orderEvents = new EventRegistry<OrderEvent>([
   OrderReceived,
@@ -424,6 +443,8 @@ export const orderEvents = new EventRegistry<OrderEvent>([
   OrderItemReprintRequested,
   OrderItemReprinted,
   OrderWentLate,
+  OrderItemBatched,
+  OrderItemUnbatched,
 ]);
 
 const digest = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 40);

@@ -3,6 +3,7 @@ import { principalOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
 import { orderAdminRoutes } from '../orders/admin.ts';
 import { printSettingsRoutes } from '../print-settings.ts';
+import { batchingRoutes } from './batching.ts';
 import { brandingRoutes } from './branding.ts';
 import { priceRoutes } from './prices.ts';
 import { shopIntegrationRoutes } from './shop-integrations.ts';
@@ -16,6 +17,7 @@ export const adminApi: FastifyPluginAsync<{ deps: HttpDeps }> = async (app, { de
   await app.register(webhookRoutes, { deps });
   await app.register(priceRoutes, { deps });
   await app.register(brandingRoutes, { deps });
+  await app.register(batchingRoutes, { deps });
   await app.register(userProjectRoutes, { deps });
   await app.register(orderAdminRoutes, { deps });
   await app.register(printSettingsRoutes, {

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { HttpDeps } from '../../deps.ts';
 import { fulfillmentNotifyRoutes } from '../orders/notify.ts';
+import { batchRoutes } from './batches.ts';
 import { printshopSkuRoutes } from './printshop-sku.ts';
 import { productionRoutes } from './production.ts';
 
@@ -9,4 +10,5 @@ export const fulfillmentApi: FastifyPluginAsync<{ deps: HttpDeps }> = async (app
   await app.register(printshopSkuRoutes, { deps, prefix: '/api/printshop' });
   await app.register(fulfillmentNotifyRoutes, { deps });
   await app.register(productionRoutes, { deps });
+  await app.register(batchRoutes, { deps });
 };

@@ -29,7 +29,7 @@ const idempotency = z.object({
 const scanBody = z
   .object({
     code: line(200).describe(
-      "what the item's slug barcode holds: its order item id, or the barcode value set for it",
+      "what the item's slug barcode holds (its order item id, or the barcode value set for it), or a press sheet's slug code (printed only)",
     ),
     stage: z.enum(['printed', 'packed']),
     station: line(100).optional().describe('where it was scanned: a press, a packing table'),
@@ -40,12 +40,24 @@ const scanBody = z
     example: { code: '3f1c2b9e-8d4a-4f7e-9b1a-2c3d4e5f6a7b', stage: 'printed', station: 'Press 2' },
   });
 const scanAnswer = z
-  .object({
-    orderId: z.string(),
-    orderItemId: z.uuid(),
-    itemId: z.string(),
-    stage: z.enum(['printed', 'packed']),
-  })
+  .union([
+    z
+      .object({
+        orderId: z.string(),
+        orderItemId: z.uuid(),
+        itemId: z.string(),
+        stage: z.enum(['printed', 'packed']),
+      })
+      .meta({ id: 'ItemScanAnswer' }),
+    z
+      .object({
+        batchId: z.uuid(),
+        sheet: z.number().int().min(1).max(9999),
+        stage: z.literal('printed'),
+        orderItemIds: z.array(z.uuid()).describe('the items on the sheet: printed a moment later'),
+      })
+      .meta({ id: 'SheetScanAnswer' }),
+  ])
   .meta({ id: 'ScanAnswer' });
 
 const shipmentBody = z

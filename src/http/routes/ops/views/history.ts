@@ -251,6 +251,16 @@ export function historyEntry(
         title: 'Missed its ship date',
         text: `Not shipped by ${time(e.data.shipBy)}; noticed ${time(e.data.noticedAt)}.`,
       };
+    case 'OrderItemBatched':
+      return {
+        title: 'Batched',
+        text: `${item(e.data.orderItemId)} was taken into press run ${e.data.batchId.slice(0, 8)}.`,
+      };
+    case 'OrderItemUnbatched':
+      return {
+        title: 'Left its press run',
+        text: `${item(e.data.orderItemId)} left press run ${e.data.batchId.slice(0, 8)} (${e.data.reason}); it is ready again.`,
+      };
   }
 }
 

@@ -1,0 +1,417 @@
+import { createHash } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/common';
+import { derivedIds, handleCommand, readState } from '../app/command-handler.ts';
+import { loadOutputProfile } from '../app/print-settings.ts';
+import { type BatchCommand, type BatchState, batchAggregate } from '../domain/batch/decider.ts';
+import { type BatchItem, batchStream, inkSetOf, type Refusal } from '../domain/batch/events.ts';
+import { labelAggregate } from '../domain/label/decider.ts';
+import { labelStream } from '../domain/label/events.ts';
+import { orderAggregate } from '../domain/order/decider.ts';
+import { DomainError } from '../domain/shared/decider.ts';
+import type { EventStore } from '../eventstore/port.ts';
+import { preflight } from '../print/preflight.ts';
+import { type Imposed, ImpositionError, impose, sheetFacts } from '../production/impose.ts';
+import { renderJobSheet } from '../production/job-sheet.ts';
+import { jobTicket } from '../production/xjdf.ts';
+import type { FileStorage } from '../storage/port.ts';
+
+const meta = { actor: 'workflow:batch' };
+const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+/** Where a batch's files are kept, by content. */
+export const batchFileKey = (labelId: string, batchId: string, name: string, sha: string) =>
+  `batches/${labelId}/${batchId}/${sha}-${name}`;
+export const sheetFileName = (n: number) => `sheet-${String(n).padStart(3, '0')}.pdf`;
+
+export interface BatchActivityDeps {
+  store: EventStore;
+  storage: FileStorage;
+  images: FileStorage;
+}
+
+/** The batch's imposition from its events: the same input every time it is asked. */
+export async function imposeFromEvents(
+  deps: Pick<BatchActivityDeps, 'storage' | 'images'>,
+  b: Extract<BatchState, { exists: true }>,
+): Promise<Imposed & { items: BatchItem[] }> {
+  const claims = b.claims;
+  if (!claims || claims.items.length === 0 || !claims.outputProfile)
+    throw new ImpositionError('the batch holds no item');
+  const files = new Map<string, Uint8Array>();
+  for (const item of claims.items) {
+    if (files.has(item.file.storageKey)) continue;
+    const bytes = await deps.storage.get(item.file.storageKey);
+    if (!bytes || sha256(bytes) !== item.file.sha256)
+      throw new Error(`the print file of ${item.itemId} is missing or changed`);
+    files.set(item.file.storageKey, bytes);
+  }
+  const profile = await loadOutputProfile(deps.images, claims.outputProfile);
+  const imposed = await impose({
+    batchId: b.batchId,
+    spec: b.spec,
+    createdAt: new Date(b.requestedAt),
+    items: claims.items,
+    files,
+    profile,
+  });
+  return { ...imposed, items: claims.items };
+}
+
+/**
+ * The press-run activities: take the items (each marked batched on its order), impose
+ * them, lay the files into the hot folder, replay. Each reads the batch's stream and
+ * appends with ids derived from what it records, so a retry appends nothing twice.
+ */
+export function batchActivities(deps: BatchActivityDeps) {
+  const { store, storage } = deps;
+  const load = async (batchId: string) => {
+    const { state } = await readState(store, batchAggregate, batchStream(batchId));
+    if (!state.exists)
+      throw ApplicationFailure.nonRetryable(`no batch ${batchId}`, 'BatchNotFound');
+    return state;
+  };
+  const run = (batchId: string, command: BatchCommand, ...idParts: string[]) =>
+    handleCommand(store, batchAggregate, batchStream(batchId), command, meta, {
+      eventIds: derivedIds(batchStream(batchId), ...idParts),
+    });
+  const onOrder = (
+    stream: string,
+    command:
+      | { type: 'BatchItem'; orderItemId: string; batchId: string; at: Date }
+      | { type: 'UnbatchItem'; orderItemId: string; batchId: string; reason: string; at: Date },
+    labelId: string,
+  ) =>
+    handleCommand(
+      store,
+      orderAggregate,
+      stream,
+      command,
+      { ...meta, labelId },
+      {
+        eventIds: derivedIds(stream, command.type, command.orderItemId, command.batchId),
+      },
+    );
+
+  /** Lets every item of the batch go (those it holds; printed ones stay printed). */
+  async function release(b: Extract<BatchState, { exists: true }>, reason: string) {
+    for (const c of b.candidates)
+      await onOrder(
+        c.stream,
+        {
+          type: 'UnbatchItem',
+          orderItemId: c.orderItemId,
+          batchId: b.batchId,
+          reason,
+          at: new Date(),
+        },
+        b.labelId,
+      );
+  }
+
+  return {
+    /**
+     * Takes the batch's candidates one by one: each must be ready, not on hold, of the
+     * batch's print method, ink set and output profile (the first item taken sets them);
+     * taking it records OrderItemBatched on its order, so no other batch takes it. Then
+     * records what was taken and refused; a batch cancelled meanwhile lets them go again.
+     */
+    async claimBatchItems(batchId: string): Promise<{ items: number; refused: number }> {
+      const b = await load(batchId);
+      // cancelled while it was taking them (this is a retry after a crash, say): let them go
+      if (b.status === 'cancelled') await release(b, 'the batch was cancelled');
+      if (b.status !== 'claiming')
+        return { items: b.claims?.items.length ?? 0, refused: b.refused.length };
+      const items: BatchItem[] = [];
+      const refused: Refusal[] = [];
+      let printMethod: string | null = null;
+      let inkSet: string | null = null;
+      let outputProfile: { sha256: string; description: string } | null = null;
+      for (const c of b.candidates) {
+        const refuse = (code: string, reason: string) =>
+          refused.push({ orderItemId: c.orderItemId, code, reason });
+        const { state: order } = await readState(store, orderAggregate, c.stream);
+        const item = order.exists ? order.items.get(c.orderItemId) : undefined;
+        if (!order.exists || order.labelId !== b.labelId || !item) {
+          refuse('order_item_not_found', 'no such order item of the label');
+          continue;
+        }
+        const file = item.files.at(-1);
+        const inks = item.preflight ? inkSetOf(item.preflight.plates) : null;
+        const method = item.item.printMethod.toLowerCase();
+        if (!file || !item.preflight) {
+          refuse('not_ready', `item ${item.item.itemId} has no preflighted print file`);
+          continue;
+        }
+        if (printMethod !== null && method !== printMethod) {
+          refuse('print_method_differs', `printed by ${method}, the batch by ${printMethod}`);
+          continue;
+        }
+        if (inkSet !== null && inks !== inkSet) {
+          refuse('ink_set_differs', `prints ${inks}, the batch ${inkSet}`);
+          continue;
+        }
+        if (outputProfile !== null && order.print.outputProfile.sha256 !== outputProfile.sha256) {
+          refuse(
+            'output_profile_differs',
+            `made for ${order.print.outputProfile.description}, the batch for ${outputProfile.description}`,
+          );
+          continue;
+        }
+        try {
+          await onOrder(
+            c.stream,
+            { type: 'BatchItem', orderItemId: c.orderItemId, batchId, at: new Date() },
+            b.labelId,
+          );
+        } catch (err) {
+          if (!(err instanceof DomainError)) throw err;
+          refuse(err.code ?? 'conflict', err.message);
+          continue;
+        }
+        printMethod = method;
+        inkSet = inks;
+        outputProfile = order.print.outputProfile;
+        items.push({
+          orderItemId: c.orderItemId,
+          stream: c.stream,
+          orderId: order.orderId,
+          itemId: item.item.itemId,
+          sku: item.item.sku,
+          quantity: item.item.quantity,
+          copies: b.spec.copies === 'quantity' ? Math.max(1, item.item.quantity) : 1,
+          printMethod: method,
+          file: { storageKey: file.storageKey, sha256: file.sha256, pages: file.pages },
+          barcode: item.barcode,
+          preflight: {
+            plates: item.preflight.plates,
+            maxInkCoverage: item.preflight.maxInkCoverage,
+            ...(item.preflight.minDpi === undefined ? {} : { minDpi: item.preflight.minDpi }),
+          },
+        });
+      }
+      const r = await run(
+        batchId,
+        {
+          type: 'RecordClaims',
+          items,
+          refused,
+          printMethod,
+          inkSet,
+          outputProfile,
+          at: new Date(),
+        },
+        'claims',
+      );
+      if (r.state.exists && r.state.status === 'cancelled')
+        await release(r.state, 'the batch was cancelled');
+      return { items: items.length, refused: refused.length };
+    },
+
+    /**
+     * Imposes the batch, stores its sheets, ticket and job sheet by content, preflights
+     * every sheet, and records it all. A batch that cannot be imposed (a piece larger than
+     * the media, a sheet failing its preflight) fails and lets its items go.
+     */
+    async imposeBatch(batchId: string): Promise<{ status: string; sheets: number }> {
+      const b = await load(batchId);
+      if (b.status !== 'imposing')
+        return { status: b.status, sheets: b.imposition?.sheets.length ?? 0 };
+      let imposed: Awaited<ReturnType<typeof imposeFromEvents>>;
+      try {
+        imposed = await imposeFromEvents(deps, b);
+      } catch (err) {
+        if (!(err instanceof ImpositionError)) throw err;
+        return fail(b, err.message);
+      }
+      const failures: string[] = [];
+      const warnings: string[] = [];
+      const facts = sheetFacts(imposed.items, b.spec);
+      const sheets = [];
+      for (const s of imposed.sheets) {
+        const report = await preflight(s.pdf, facts, {
+          maxInkCoverage: Number.POSITIVE_INFINITY,
+          inks: undefined,
+        });
+        for (const rule of report.rules)
+          if (rule.result === 'failure')
+            failures.push(`sheet ${s.n}: ${rule.rule} (${rule.detail})`);
+          else if (rule.result === 'warning')
+            warnings.push(`sheet ${s.n}: ${rule.rule} (${rule.detail})`);
+        const storageKey = batchFileKey(b.labelId, batchId, sheetFileName(s.n), s.sha256);
+        await storage.put(storageKey, s.pdf);
+        const { pdf: _pdf, ...rest } = s;
+        sheets.push({ ...rest, storageKey });
+      }
+      if (failures.length) return fail(b, `preflight: ${failures.join('; ')}`);
+      const createdAt = new Date(b.requestedAt);
+      const ticket = Buffer.from(
+        jobTicket({
+          batchId,
+          spec: b.spec,
+          items: imposed.items,
+          sheets,
+          createdAt,
+          sheetFile: sheetFileName,
+        }),
+      );
+      const jobSheet = await renderJobSheet({
+        batchId,
+        spec: b.spec,
+        items: imposed.items,
+        sheets,
+        lowerBound: imposed.lowerBound,
+        createdAt,
+      });
+      const stored = async (name: string, bytes: Uint8Array) => {
+        const sha = sha256(bytes);
+        const storageKey = batchFileKey(b.labelId, batchId, name, sha);
+        await storage.put(storageKey, bytes);
+        return { storageKey, sha256: sha };
+      };
+      await run(
+        batchId,
+        {
+          type: 'RecordImposition',
+          sheets,
+          lowerBound: imposed.lowerBound,
+          utilisation: imposed.utilisation,
+          heuristic: imposed.heuristic,
+          ticket: await stored('ticket.xjdf', ticket),
+          jobSheet: await stored('job-sheet.pdf', jobSheet),
+          warnings,
+          at: new Date(),
+        },
+        'imposed',
+      );
+      return { status: 'imposed', sheets: sheets.length };
+    },
+
+    /**
+     * Lays a released batch into the label's hot folder, whole or not at all: the sheets,
+     * the ticket and the job sheet first, the manifest naming them last (a RIP starts on
+     * the manifest). Nothing to do without a hot folder.
+     */
+    async deliverBatch(batchId: string): Promise<{ location: string | null }> {
+      const b = await load(batchId);
+      if (!b.imposition || b.status === 'cancelled') return { location: null };
+      if (b.delivered) return { location: b.delivered.location };
+      const label = (await readState(store, labelAggregate, labelStream(b.labelId))).state;
+      const folder = label.exists ? label.batching.hotFolder : null;
+      if (!folder) return { location: null };
+      const location = `hotfolder/${b.labelId}/${folder}/${batchId}`;
+      const files: { name: string; storageKey: string; sha256: string }[] = [
+        ...b.imposition.sheets.map((s) => ({
+          name: sheetFileName(s.n),
+          storageKey: s.storageKey,
+          sha256: s.sha256,
+        })),
+        { name: 'ticket.xjdf', ...b.imposition.ticket },
+        { name: 'job-sheet.pdf', ...b.imposition.jobSheet },
+      ];
+      for (const f of files) {
+        const bytes = await storage.get(f.storageKey);
+        if (!bytes || sha256(bytes) !== f.sha256)
+          throw new Error(`the batch's ${f.name} is missing or changed`);
+        await storage.put(`${location}/${f.name}`, bytes);
+      }
+      const manifest = {
+        batchId,
+        labelId: b.labelId,
+        mode: b.spec.mode,
+        media: b.spec.media,
+        files: files.map((f) => ({ name: f.name, sha256: f.sha256 })),
+      };
+      await storage.put(
+        `${location}/manifest.json`,
+        Buffer.from(JSON.stringify(manifest, null, 2)),
+      );
+      await run(
+        batchId,
+        {
+          type: 'RecordDelivery',
+          location,
+          files: [...files.map((f) => f.name), 'manifest.json'],
+          at: new Date(),
+        },
+        'delivered',
+      );
+      return { location };
+    },
+
+    /** Imposes the batch again from its events and records whether every sheet is the same. */
+    async replayBatch(batchId: string, replayId: string) {
+      const b = await load(batchId);
+      if (!b.imposition)
+        throw ApplicationFailure.nonRetryable('the batch has no sheets', 'NothingToReplay');
+      const again = await imposeFromEvents(deps, b);
+      const sheets = b.imposition.sheets.map((s) => ({
+        n: s.n,
+        expected: s.sha256,
+        actual: again.sheets.find((x) => x.n === s.n)?.sha256 ?? 'missing',
+      }));
+      await run(
+        batchId,
+        { type: 'RecordBatchReplay', replayId, sheets, at: new Date() },
+        'replay',
+        replayId,
+      );
+      return { matches: sheets.every((s) => s.expected === s.actual) };
+    },
+
+    /**
+     * A sheet came off the press: every item on it is printed (with the batch named). An
+     * item that cannot move on (its order on hold or cancelled since, or it is further
+     * along already) is left as it is and named in the answer.
+     */
+    async markSheetPrinted(batchId: string, n: number) {
+      const b = await load(batchId);
+      const sheet = b.imposition?.sheets.find((s) => s.n === n);
+      const printed = b.printed.get(n);
+      if (!sheet || !printed) return { printed: 0, skipped: [] as string[] };
+      const streams = new Map((b.claims?.items ?? []).map((i) => [i.orderItemId, i.stream]));
+      const ids = [...new Set(sheet.placements.map((p) => p.orderItemId))];
+      const skipped: string[] = [];
+      for (const orderItemId of ids) {
+        const stream = streams.get(orderItemId)!;
+        try {
+          await handleCommand(
+            store,
+            orderAggregate,
+            stream,
+            {
+              type: 'RecordItemStage',
+              orderItemId,
+              stage: 'printed',
+              via: 'batch',
+              batchId,
+              station: printed.station,
+              at: new Date(printed.at),
+            },
+            { ...meta, labelId: b.labelId },
+            { eventIds: derivedIds(stream, 'batch-printed', orderItemId, batchId) },
+          );
+        } catch (err) {
+          if (!(err instanceof DomainError)) throw err;
+          skipped.push(`${orderItemId}: ${err.message}`);
+        }
+      }
+      return { printed: ids.length - skipped.length, skipped };
+    },
+
+    /** Lets the items of a cancelled or failed batch go (none printed is touched). */
+    async releaseBatchItems(batchId: string) {
+      const b = await load(batchId);
+      if (b.status !== 'cancelled' && b.status !== 'failed') return;
+      await release(
+        b,
+        b.status === 'cancelled' ? 'the batch was cancelled' : `the batch failed: ${b.failure}`,
+      );
+    },
+  };
+
+  /** records the failure; its items are let go from the log (BatchImpositionFailed) */
+  async function fail(b: Extract<BatchState, { exists: true }>, reason: string) {
+    await run(b.batchId, { type: 'FailImposition', reason, at: new Date() }, 'failed');
+    return { status: 'failed', sheets: 0 };
+  }
+}

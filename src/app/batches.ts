@@ -1,0 +1,578 @@
+import { randomUUID } from 'node:crypto';
+import { batchesByCode, labelsWithRules, listBatches } from '#projections/batches';
+import { readyItems } from '#projections/order-production';
+import { findOrderItem } from '#projections/orders';
+import { type BatchState, batchAggregate } from '../domain/batch/decider.ts';
+import {
+  type BatchingRule,
+  type BatchSpec,
+  batchStream,
+  inkSetOf,
+  type Media,
+  type Refusal,
+  SHEET_CODE,
+} from '../domain/batch/events.ts';
+import { labelAggregate } from '../domain/label/decider.ts';
+import { type Batching, labelStream } from '../domain/label/events.ts';
+import { orderAggregate } from '../domain/order/decider.ts';
+import { DomainError } from '../domain/shared/decider.ts';
+import { deterministicId } from '../domain/shared/ids.ts';
+import type { EventMetadata } from '../eventstore/port.ts';
+import { layoutFor } from '../production/impose.ts';
+import { type MediaPreset, mediaOfPreset } from '../production/presets.ts';
+import { verifiedStream } from '../storage/verified.ts';
+import { handleCommand, loadState } from './command-handler.ts';
+import type { AppContext } from './context.ts';
+
+/** At most this many items in one batch (a press run, not the whole backlog). */
+export const MAX_BATCH_ITEMS = 2000;
+
+export type MediaInput =
+  | { preset: MediaPreset }
+  | { widthMm: number; heightMm: number }
+  | { rollWidthMm: number; maxLengthMm: number };
+
+export interface BatchInput {
+  items?: string[] | undefined;
+  filter?:
+    | { printMethod?: string | undefined; sku?: string | undefined; readyBefore?: Date | undefined }
+    | undefined;
+  media: MediaInput;
+  mode: BatchSpec['mode'];
+  gutterMm?: number | undefined;
+  marginMm?: number | undefined;
+  allowRotation?: boolean | undefined;
+  copies?: 'quantity' | 1 | undefined;
+}
+
+export const mediaOf = (m: MediaInput): Media =>
+  'preset' in m
+    ? mediaOfPreset(m.preset)
+    : 'rollWidthMm' in m
+      ? { kind: 'roll', widthMm: m.rollWidthMm, heightMm: m.maxLengthMm }
+      : { kind: 'sheet', widthMm: m.widthMm, heightMm: m.heightMm };
+
+/** The spec a batch is imposed with: what was asked, the rest by default. */
+export function specOf(input: Omit<BatchInput, 'items' | 'filter'>): BatchSpec {
+  const spec: BatchSpec = {
+    mode: input.mode,
+    media: mediaOf(input.media),
+    gutterMm: input.gutterMm ?? (input.mode === 'gang' ? 3 : 0),
+    marginMm: input.marginMm ?? 5,
+    allowRotation: input.allowRotation ?? input.mode === 'gang',
+    copies: input.copies === 1 ? 'one' : 'quantity',
+  };
+  if (spec.media.widthMm - 2 * spec.marginMm < 10 || spec.media.heightMm - 2 * spec.marginMm < 30)
+    throw new DomainError(
+      'invalid',
+      'the media minus its margins leaves no room for a piece and the slug',
+      'media_too_small',
+      { field: 'marginMm' },
+    );
+  return spec;
+}
+
+type Candidate = { orderItemId: string; stream: string };
+
+/**
+ * Checks the candidates as their orders are now: ready, not on hold, one print method,
+ * ink set and output profile (the first acceptable item sets them; with `strict`, as for
+ * items named one by one, a second output profile refuses the whole batch).
+ */
+async function screen(
+  ctx: AppContext,
+  labelId: string,
+  candidates: Candidate[],
+  printMethod: string | undefined,
+  strict: boolean,
+) {
+  const kept: Candidate[] = [];
+  const refused: Refusal[] = [];
+  let method = printMethod?.toLowerCase();
+  let inks: string | undefined;
+  const profiles = new Map<string, string>();
+  for (const c of candidates) {
+    const refuse = (code: string, reason: string) =>
+      refused.push({ orderItemId: c.orderItemId, code, reason });
+    const order = await loadState(ctx.store, orderAggregate, c.stream);
+    const item = order.exists ? order.items.get(c.orderItemId) : undefined;
+    if (!order.exists || order.labelId !== labelId || !item) {
+      refuse('order_item_not_found', 'no such order item of the label');
+      continue;
+    }
+    if (order.status === 'cancelled') {
+      refuse('order_cancelled', 'the order is cancelled');
+      continue;
+    }
+    if (order.holds.size > 0) {
+      refuse('order_on_hold', 'the order is on hold');
+      continue;
+    }
+    if (item.stage !== 'ready' || !item.preflight || order.print.renderer < 2) {
+      refuse(
+        item.stage === 'batched' ? 'in_another_batch' : 'not_ready',
+        item.stage === 'batched'
+          ? `in batch ${item.batchId}`
+          : order.print.renderer < 2
+            ? 'its print file is not PDF/X-4 (an order of the first renderer)'
+            : `it is ${item.stage ?? 'not rendered yet'}, not ready`,
+      );
+      continue;
+    }
+    const m = item.item.printMethod.toLowerCase();
+    if (method !== undefined && m !== method) {
+      refuse('print_method_differs', `printed by ${m}, the batch by ${method}`);
+      continue;
+    }
+    const ink = inkSetOf(item.preflight.plates);
+    if (inks !== undefined && ink !== inks) {
+      refuse('ink_set_differs', `prints ${ink}, the batch ${inks}`);
+      continue;
+    }
+    const profile = order.print.outputProfile;
+    if (!strict && profiles.size > 0 && !profiles.has(profile.sha256)) {
+      refuse('output_profile_differs', `made for ${profile.description}`);
+      continue;
+    }
+    profiles.set(profile.sha256, profile.description);
+    method = m;
+    inks = ink;
+    kept.push(c);
+  }
+  if (strict && profiles.size > 1)
+    throw new DomainError(
+      'conflict',
+      `the items were made for ${profiles.size} output profiles (${[...profiles.values()].join(', ')}): a sheet has one output intent`,
+      'mixed_output_profiles',
+      { field: 'items' },
+    );
+  return { kept, refused };
+}
+
+/**
+ * Opens a press run: the items named (or those the filter finds, oldest first) are
+ * screened, and the batch is recorded with its candidates; taking them, imposing and
+ * laying out the files follow from the log. With an Idempotency-Key the batch's id
+ * derives from it: the same request again answers the same batch.
+ */
+export async function openBatch(
+  ctx: AppContext,
+  labelId: string,
+  input: BatchInput,
+  idempotencyKey: string | undefined,
+  metadata: EventMetadata,
+  source: { kind: 'request' } | { kind: 'rule'; rule: string } = { kind: 'request' },
+  batchIdGiven?: string,
+): Promise<{ batchId: string; candidates: number; refused: Refusal[] }> {
+  const spec = specOf(input);
+  const batchId =
+    batchIdGiven ??
+    (idempotencyKey ? deterministicId('batch', labelId, idempotencyKey) : randomUUID());
+  const known = await loadState(ctx.store, batchAggregate, batchStream(batchId));
+  if (known.exists) {
+    if (known.labelId !== labelId)
+      throw new DomainError(
+        'conflict',
+        'this Idempotency-Key was used already',
+        'idempotency_key_reused',
+      );
+    return { batchId, candidates: known.candidates.length, refused: known.refused };
+  }
+  let candidates: Candidate[] = [];
+  const refused: Refusal[] = [];
+  if (input.items) {
+    for (const id of [...new Set(input.items)]) {
+      const row = await findOrderItem(ctx.pool, labelId, id);
+      if (row) candidates.push({ orderItemId: id, stream: row.stream_id });
+      else
+        refused.push({
+          orderItemId: id,
+          code: 'order_item_not_found',
+          reason: 'no such order item of the label',
+        });
+    }
+  } else {
+    const rows = await readyItems(ctx.pool, labelId, input.filter ?? {}, MAX_BATCH_ITEMS * 2);
+    candidates = rows.map((r) => ({ orderItemId: r.order_item_id, stream: r.stream_id }));
+  }
+  const screened = await screen(
+    ctx,
+    labelId,
+    candidates,
+    input.filter?.printMethod,
+    input.items !== undefined,
+  );
+  const kept = screened.kept.slice(0, MAX_BATCH_ITEMS);
+  refused.push(...screened.refused);
+  if (kept.length === 0)
+    throw new DomainError(
+      'conflict',
+      refused.length
+        ? `no item can be batched: ${refused
+            .slice(0, 5)
+            .map((r) => `${r.orderItemId} (${r.reason})`)
+            .join('; ')}${refused.length > 5 ? ` and ${refused.length - 5} more` : ''}`
+        : 'no ready item matches',
+      'nothing_to_batch',
+    );
+  await handleCommand(
+    ctx.store,
+    batchAggregate,
+    batchStream(batchId),
+    {
+      type: 'RequestBatch',
+      batchId,
+      labelId,
+      spec,
+      candidates: kept,
+      // items named by the request only: a filter's leftovers wait for the next batch
+      refused: input.items ? refused : [],
+      source,
+      at: new Date(),
+    },
+    { ...metadata, labelId },
+  );
+  return { batchId, candidates: kept.length, refused: input.items ? refused : [] };
+}
+
+type Batch = Extract<BatchState, { exists: true }>;
+
+/** The batch of the label; another label's is not found. */
+export async function batchOf(ctx: AppContext, labelId: string, batchId: string): Promise<Batch> {
+  const b = await loadState(ctx.store, batchAggregate, batchStream(batchId));
+  if (!b.exists || b.labelId !== labelId)
+    throw new DomainError('not_found', 'batch not found', 'batch_not_found');
+  return b;
+}
+
+/** The batch as its readers see it. */
+export function batchView(b: Batch) {
+  const im = b.imposition;
+  return {
+    batchId: b.batchId,
+    status: b.status,
+    mode: b.spec.mode,
+    media: b.spec.media,
+    gutterMm: b.spec.gutterMm,
+    marginMm: b.spec.marginMm,
+    allowRotation: b.spec.allowRotation,
+    copies: b.spec.copies === 'one' ? (1 as const) : ('quantity' as const),
+    source: b.source.kind === 'rule' ? `rule ${b.source.rule}` : 'request',
+    requestedAt: b.requestedAt,
+    printMethod: b.claims?.printMethod ?? null,
+    inkSet: b.claims?.inkSet ?? null,
+    outputProfile: b.claims?.outputProfile?.description ?? null,
+    items: (b.claims?.items ?? []).map((i) => ({
+      orderItemId: i.orderItemId,
+      orderId: i.orderId,
+      itemId: i.itemId,
+      sku: i.sku,
+      quantity: i.quantity,
+      copies: i.copies,
+      printFileSha256: i.file.sha256,
+    })),
+    refused: b.refused,
+    sheets: (im?.sheets ?? []).map((s) => ({
+      n: s.n,
+      sha256: s.sha256,
+      widthMm: s.widthMm,
+      heightMm: s.heightMm,
+      utilisation: s.utilisation,
+      printedAt: b.printed.get(s.n)?.at ?? null,
+      placements: s.placements,
+    })),
+    sheetCount: im ? im.sheets.length : null,
+    lowerBound: im?.lowerBound ?? null,
+    utilisation: im?.utilisation ?? null,
+    heuristic: im?.heuristic ?? null,
+    warnings: im?.warnings ?? [],
+    failure: b.failure ?? null,
+    hotFolder: b.delivered
+      ? { location: b.delivered.location, files: b.delivered.files, at: b.delivered.at }
+      : null,
+    cancelledAt: b.cancelledAt ?? null,
+    replays: b.replays.map((r) => ({
+      replayId: r.replayId,
+      requestedAt: r.requestedAt,
+      at: r.at ?? null,
+      matches: r.matches ?? null,
+      sheets: r.sheets,
+    })),
+  };
+}
+
+/** The label's batches, newest first, as lists show them. */
+export async function batchList(ctx: AppContext, labelId: string) {
+  return (await listBatches(ctx.pool, labelId, 100)).map((b) => ({
+    batchId: b.batch_id,
+    code: b.code,
+    status: b.status,
+    mode: b.mode as BatchSpec['mode'],
+    source: b.source,
+    items: b.items,
+    sheetCount: b.sheet_count,
+    lowerBound: b.lower_bound,
+    utilisation: b.utilisation,
+    requestedAt: b.requested_at.toISOString(),
+  }));
+}
+
+/** One of the batch's files, streamed and checked against its recorded sha256. */
+export async function batchFile(
+  ctx: AppContext,
+  labelId: string,
+  batchId: string,
+  which: { sheet: number } | 'ticket' | 'job-sheet',
+) {
+  const b = await batchOf(ctx, labelId, batchId);
+  const im = b.imposition;
+  const file =
+    which === 'ticket'
+      ? im?.ticket
+      : which === 'job-sheet'
+        ? im?.jobSheet
+        : im?.sheets.find((s) => s.n === which.sheet);
+  if (!file)
+    throw new DomainError(
+      'not_found',
+      im ? 'the batch has no such sheet' : `the batch is ${b.status}: it has no files yet`,
+      im ? 'sheet_not_found' : 'batch_not_imposed',
+    );
+  const opened = await ctx.storage.open(file.storageKey);
+  if (!opened) throw new DomainError('not_found', 'the file is missing', 'file_missing');
+  return { sha256: file.sha256, size: opened.size, body: verifiedStream(opened.body, file.sha256) };
+}
+
+/** Cancels a batch: its items not printed are ready again (from the log). */
+export async function cancelBatch(
+  ctx: AppContext,
+  labelId: string,
+  batchId: string,
+  reason: string | undefined,
+  metadata: EventMetadata,
+) {
+  await batchOf(ctx, labelId, batchId);
+  const r = await handleCommand(
+    ctx.store,
+    batchAggregate,
+    batchStream(batchId),
+    { type: 'CancelBatch', reason, at: new Date() },
+    { ...metadata, labelId },
+  );
+  if (!r.state.exists) throw new Error('batch vanished');
+  return { batchId, status: r.state.status };
+}
+
+/** Asks for the batch to be imposed again and compared, sheet by sheet (from the log). */
+export async function requestBatchReplay(
+  ctx: AppContext,
+  labelId: string,
+  batchId: string,
+  metadata: EventMetadata,
+) {
+  await batchOf(ctx, labelId, batchId);
+  const replayId = randomUUID();
+  await handleCommand(
+    ctx.store,
+    batchAggregate,
+    batchStream(batchId),
+    { type: 'RequestBatchReplay', replayId, at: new Date() },
+    { ...metadata, labelId },
+  );
+  return { batchId, replayId };
+}
+
+/** Is this a sheet's slug code (what `sheetCode` makes)? */
+export const isSheetCode = (code: string) => SHEET_CODE.test(code);
+
+/**
+ * A sheet's slug scanned at the press: the sheet is printed, and so (from the log) is
+ * every item on it. The same scan again changes nothing.
+ */
+export async function recordSheetScan(
+  ctx: AppContext,
+  labelId: string,
+  code: string,
+  station: string | undefined,
+  metadata: EventMetadata,
+) {
+  const m = SHEET_CODE.exec(code)!;
+  const n = Number(m[2]);
+  const ids = await batchesByCode(ctx.pool, labelId, `B${m[1]}`);
+  if (ids.length === 0)
+    throw new DomainError('not_found', 'no batch of this label has this code', 'code_not_found', {
+      field: 'code',
+    });
+  if (ids.length > 1)
+    throw new DomainError('conflict', 'more than one batch has this code', 'ambiguous_code', {
+      field: 'code',
+    });
+  const batchId = ids[0]!;
+  const r = await handleCommand(
+    ctx.store,
+    batchAggregate,
+    batchStream(batchId),
+    { type: 'RecordSheetPrinted', n, station, at: new Date() },
+    { ...metadata, labelId },
+  );
+  if (!r.state.exists) throw new Error('batch vanished');
+  const sheet = r.state.imposition?.sheets.find((s) => s.n === n);
+  return {
+    batchId,
+    sheet: n,
+    stage: 'printed' as const,
+    orderItemIds: [...new Set((sheet?.placements ?? []).map((p) => p.orderItemId))],
+  };
+}
+
+/** The label's batching rules and hot folder. */
+export async function batching(ctx: AppContext, labelId: string): Promise<Batching> {
+  const label = await loadState(ctx.store, labelAggregate, labelStream(labelId));
+  if (!label.exists) throw new DomainError('not_found', 'label not found', 'label_not_found');
+  return label.batching;
+}
+
+export interface RuleInput extends Omit<BatchInput, 'items' | 'filter'> {
+  name: string;
+  filter?: { printMethod?: string | undefined; sku?: string | undefined } | undefined;
+  everyMinutes?: number | undefined;
+  whenSheetFull?: boolean | undefined;
+}
+
+/** Sets the label's batching rules and hot folder (all of it, as it is from now on). */
+export async function setBatching(
+  ctx: AppContext,
+  labelId: string,
+  input: { rules: RuleInput[]; hotFolder?: string | null | undefined },
+  metadata: EventMetadata,
+): Promise<Batching> {
+  const names = new Set<string>();
+  const rules: BatchingRule[] = input.rules.map((r, i) => {
+    if (names.has(r.name))
+      throw new DomainError('invalid', `two rules are named ${r.name}`, 'duplicate_rule', {
+        field: `rules.${i}.name`,
+      });
+    names.add(r.name);
+    if (r.everyMinutes === undefined && !r.whenSheetFull)
+      throw new DomainError(
+        'invalid',
+        'a rule opens batches every N minutes, when a sheet would be full, or both',
+        'rule_never_fires',
+        { field: `rules.${i}` },
+      );
+    return {
+      name: r.name,
+      filter: {
+        ...(r.filter?.printMethod ? { printMethod: r.filter.printMethod } : {}),
+        ...(r.filter?.sku ? { sku: r.filter.sku } : {}),
+      },
+      spec: specOf(r),
+      everyMinutes: r.everyMinutes ?? null,
+      whenSheetFull: r.whenSheetFull ?? false,
+    };
+  });
+  const r = await handleCommand(
+    ctx.store,
+    labelAggregate,
+    labelStream(labelId),
+    {
+      type: 'SetBatching',
+      batching: { rules, hotFolder: input.hotFolder ?? null },
+      at: new Date(),
+    },
+    { ...metadata, labelId },
+  );
+  if (!r.state.exists) throw new DomainError('not_found', 'label not found', 'label_not_found');
+  await ctx.readModels.seen('batches', r.appended?.position);
+  return r.state.batching;
+}
+
+/**
+ * Runs every label's batching rules once: a rule whose window has come (every N minutes,
+ * the window's start naming the batch, so two hosts open it once) or whose ready items
+ * would fill a sheet opens a batch of them. Answers the batches opened.
+ */
+export async function runBatchingRules(ctx: AppContext, now: Date): Promise<string[]> {
+  const opened: string[] = [];
+  for (const { label_id: labelId, rules } of await labelsWithRules(ctx.pool)) {
+    for (const rule of rules) {
+      const ready = await readyItems(ctx.pool, labelId, { sku: rule.filter.sku }, MAX_BATCH_ITEMS);
+      if (ready.length === 0) continue;
+      let batchId: string | undefined;
+      if (rule.everyMinutes) {
+        const window = Math.floor(now.getTime() / (rule.everyMinutes * 60_000));
+        batchId = deterministicId('batch-rule', labelId, rule.name, String(window));
+      }
+      if (!batchId && rule.whenSheetFull && (await fillsASheet(ctx, rule, ready))) {
+        batchId = deterministicId('batch-rule-full', labelId, rule.name, ready[0]!.order_item_id);
+      }
+      if (!batchId) continue;
+      try {
+        const r = await openBatchFromRule(ctx, labelId, rule, batchId);
+        opened.push(r.batchId);
+      } catch (err) {
+        if (err instanceof DomainError && err.code === 'nothing_to_batch') continue;
+        throw err;
+      }
+    }
+  }
+  return opened;
+}
+
+function openBatchFromRule(ctx: AppContext, labelId: string, rule: BatchingRule, batchId: string) {
+  const s = rule.spec;
+  const media: MediaInput =
+    s.media.kind === 'roll'
+      ? { rollWidthMm: s.media.widthMm, maxLengthMm: s.media.heightMm }
+      : { widthMm: s.media.widthMm, heightMm: s.media.heightMm };
+  return openBatch(
+    ctx,
+    labelId,
+    {
+      filter: rule.filter,
+      media,
+      mode: s.mode,
+      gutterMm: s.gutterMm,
+      marginMm: s.marginMm,
+      allowRotation: s.allowRotation,
+      copies: s.copies === 'one' ? 1 : 'quantity',
+    },
+    undefined,
+    { actor: 'system:batching' },
+    { kind: 'rule', rule: rule.name },
+    batchId,
+  );
+}
+
+/** Would the rule's ready items fill at least one whole sheet? (their pages' print areas, with bleed) */
+async function fillsASheet(
+  ctx: AppContext,
+  rule: BatchingRule,
+  ready: { order_item_id: string; stream_id: string }[],
+) {
+  const pieces = [];
+  for (const r of ready) {
+    const order = await loadState(ctx.store, orderAggregate, r.stream_id);
+    const item = order.exists ? order.items.get(r.order_item_id) : undefined;
+    if (!item) continue;
+    if (
+      rule.filter.printMethod &&
+      item.item.printMethod.toLowerCase() !== rule.filter.printMethod.toLowerCase()
+    )
+      continue;
+    const copies = rule.spec.copies === 'quantity' ? Math.max(1, item.item.quantity) : 1;
+    for (const area of item.item.printAreas)
+      pieces.push({
+        id: `${r.order_item_id}:${area.code}`,
+        widthMm: area.widthMm + 6,
+        heightMm: area.heightMm + 6,
+        copies,
+      });
+  }
+  if (pieces.length === 0) return false;
+  try {
+    return layoutFor(pieces, rule.spec).sheets.length > 1;
+  } catch {
+    return false; // a piece too large: the rule's timer (or a person) deals with it
+  }
+}

@@ -1,0 +1,219 @@
+import { createHash } from 'node:crypto';
+import { PDFArray, PDFDocument, PDFName, type PDFNumber, type PDFPage } from 'pdf-lib';
+import { type BatchItem, type BatchSpec, type Sheet, sheetCode } from '../domain/batch/events.ts';
+import type { OutputProfile } from '../print/profiles.ts';
+import { PT_PER_MM } from '../print/units.ts';
+import { type Layout, layOut, oversized, type Piece } from './layout.ts';
+import { SHEET_SLUG_MM } from './presets.ts';
+import { drawSheet, newSheetDocument, type PiecePage } from './sheet.ts';
+
+export class ImpositionError extends Error {
+  override name = 'ImpositionError';
+}
+
+export interface ImposeInput {
+  batchId: string;
+  spec: BatchSpec;
+  /** the batch's request time: every sheet's date */
+  createdAt: Date;
+  items: BatchItem[];
+  /** each item's print file, by storage key, checked against its sha256 by the caller */
+  files: ReadonlyMap<string, Uint8Array>;
+  profile: OutputProfile;
+}
+
+export interface ImposedSheet extends Omit<Sheet, 'storageKey'> {
+  pdf: Uint8Array;
+}
+
+export interface Imposed {
+  sheets: ImposedSheet[];
+  lowerBound: number;
+  utilisation: number;
+  heuristic: string;
+}
+
+const mm = (points: number) => points / PT_PER_MM;
+const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+const round = (v: number, places = 4) => Math.round(v * 10 ** places) / 10 ** places;
+
+/** A page box as [left, bottom, right, top] in points. */
+function pageBox(page: PDFPage, key: 'TrimBox' | 'BleedBox' | 'MediaBox'): number[] {
+  const a = page.node.lookupMaybe(PDFName.of(key), PDFArray);
+  if (!a) {
+    if (key === 'MediaBox') throw new ImpositionError('a print file page has no MediaBox');
+    return pageBox(page, key === 'TrimBox' ? 'BleedBox' : 'MediaBox');
+  }
+  const v = a.asArray().map((n) => (n as PDFNumber).asNumber());
+  return [
+    Math.min(v[0]!, v[2]!),
+    Math.min(v[1]!, v[3]!),
+    Math.max(v[0]!, v[2]!),
+    Math.max(v[1]!, v[3]!),
+  ];
+}
+
+/** Each item's pages as pieces to lay out: the bleed box, `copies` times. */
+async function piecesOf(input: ImposeInput) {
+  const sources = new Map<string, PDFDocument>();
+  const geometry = new Map<
+    string,
+    { source: PDFDocument; index: number; bleed: number[]; trim: number[] }
+  >();
+  const pieces: Piece[] = [];
+  for (const item of input.items) {
+    const bytes = input.files.get(item.file.storageKey);
+    if (!bytes) throw new ImpositionError(`the print file of ${item.itemId} is missing`);
+    let source = sources.get(item.file.storageKey);
+    if (!source) {
+      source = await PDFDocument.load(bytes, { updateMetadata: false });
+      sources.set(item.file.storageKey, source);
+    }
+    for (const [index, page] of source.getPages().entries()) {
+      const bleed = pageBox(page, 'BleedBox');
+      const trim = pageBox(page, 'TrimBox');
+      const id = `${item.orderItemId}:${index + 1}`;
+      geometry.set(id, { source, index, bleed, trim });
+      pieces.push({
+        id,
+        widthMm: round(mm(bleed[2]! - bleed[0]!), 3),
+        heightMm: round(mm(bleed[3]! - bleed[1]!), 3),
+        copies: item.copies,
+      });
+    }
+  }
+  return { pieces, geometry };
+}
+
+/** Lays the pieces out; a roll's pieces are cut as long as what is on them. */
+export function layoutFor(pieces: Piece[], spec: BatchSpec): Layout & { heights: number[] } {
+  const options = {
+    media: { widthMm: spec.media.widthMm, heightMm: spec.media.heightMm - SHEET_SLUG_MM },
+    gutterMm: spec.gutterMm,
+    marginMm: spec.marginMm,
+    allowRotation: spec.allowRotation,
+  };
+  const tooLarge = oversized(pieces, options);
+  if (tooLarge.length)
+    throw new ImpositionError(
+      `${tooLarge.length} piece(s) do not fit the media's printable area (${round(spec.media.widthMm - 2 * spec.marginMm, 1)} x ${round(options.media.heightMm - 2 * spec.marginMm, 1)} mm): ${tooLarge
+        .slice(0, 5)
+        .map((p) => `${p.id} (${p.widthMm} x ${p.heightMm} mm)`)
+        .join(', ')}`,
+    );
+  const layout = layOut(pieces, options);
+  if (spec.media.kind === 'sheet')
+    return { ...layout, heights: layout.sheets.map(() => spec.media.heightMm) };
+  // a roll is cut after its last piece: utilisation is over what is used
+  const usableW = spec.media.widthMm - 2 * spec.marginMm;
+  const heights: number[] = [];
+  const sheets = layout.sheets.map((s) => {
+    const bottom = Math.max(...s.placements.map((p) => p.yMm + p.heightMm));
+    const height = round(bottom + SHEET_SLUG_MM + spec.marginMm, 3);
+    heights.push(height);
+    const area = s.placements.reduce((a, p) => a + p.widthMm * p.heightMm, 0);
+    return { ...s, utilisation: area / (usableW * (bottom - spec.marginMm)) };
+  });
+  const placed = sheets.reduce(
+    (a, s) => a + s.placements.reduce((b, p) => b + p.widthMm * p.heightMm, 0),
+    0,
+  );
+  const used = heights.reduce((a, h) => a + usableW * (h - 2 * spec.marginMm - SHEET_SLUG_MM), 0);
+  return { ...layout, sheets, heights, utilisation: used ? placed / used : 0 };
+}
+
+/**
+ * Imposes a batch: its items' print-file pages (with their bleed) laid out on the media
+ * by `layOut`, each copy once, then each sheet drawn as a PDF/X-4 file (see `drawSheet`).
+ * A pure function of its input: the same batch gives the same sheets, byte for byte.
+ */
+export async function impose(input: ImposeInput): Promise<Imposed> {
+  const { spec } = input;
+  const { pieces, geometry } = await piecesOf(input);
+  if (pieces.length === 0) throw new ImpositionError('the batch holds no pages');
+  const layout = layoutFor(pieces, spec);
+  const title = `Batch ${input.batchId}`;
+  const sheets: ImposedSheet[] = [];
+  for (const [i, s] of layout.sheets.entries()) {
+    const n = i + 1;
+    const doc = await newSheetDocument();
+    const wanted = [...new Set(s.placements.map((p) => p.id))].sort();
+    const embedded = new Map<string, PiecePage>();
+    for (const id of wanted) {
+      const g = geometry.get(id)!;
+      const [page] = await doc.embedPages(
+        [g.source.getPage(g.index)],
+        [{ left: g.bleed[0]!, bottom: g.bleed[1]!, right: g.bleed[2]!, top: g.bleed[3]! }],
+      );
+      embedded.set(id, {
+        page: page!,
+        widthMm: mm(g.bleed[2]! - g.bleed[0]!),
+        heightMm: mm(g.bleed[3]! - g.bleed[1]!),
+        trimInset: {
+          left: mm(g.trim[0]! - g.bleed[0]!),
+          bottom: mm(g.trim[1]! - g.bleed[1]!),
+          right: mm(g.bleed[2]! - g.trim[2]!),
+          top: mm(g.bleed[3]! - g.trim[3]!),
+        },
+      });
+    }
+    const placements = s.placements.map((p) => {
+      const [orderItemId, page] = p.id.split(':');
+      return {
+        orderItemId: orderItemId!,
+        copy: p.copy,
+        page: Number(page),
+        xMm: round(p.xMm, 3),
+        yMm: round(p.yMm, 3),
+        widthMm: round(p.widthMm, 3),
+        heightMm: round(p.heightMm, 3),
+        rotated: p.rotated,
+      };
+    });
+    const heightMm = layout.heights[i]!;
+    const pdf = await drawSheet(doc, {
+      batchId: input.batchId,
+      n,
+      of: layout.sheets.length,
+      code: sheetCode(input.batchId, n),
+      title,
+      widthMm: spec.media.widthMm,
+      heightMm,
+      marginMm: spec.marginMm,
+      placements,
+      pieces: embedded,
+      cutContour: spec.mode === 'gang',
+      createdAt: input.createdAt,
+      profile: input.profile,
+    });
+    sheets.push({
+      n,
+      sha256: sha256(pdf),
+      bytes: pdf.length,
+      widthMm: spec.media.widthMm,
+      heightMm,
+      utilisation: round(s.utilisation),
+      placements,
+      pdf,
+    });
+  }
+  return {
+    sheets,
+    lowerBound: layout.lowerBound,
+    utilisation: round(layout.utilisation),
+    heuristic: layout.heuristic,
+  };
+}
+
+/** The facts of a sheet's drawing the preflight checks: what its pieces print. */
+export function sheetFacts(items: BatchItem[], spec: BatchSpec) {
+  const plates = new Set(items.flatMap((i) => i.preflight.plates));
+  if (spec.mode === 'gang') plates.add('CutContour');
+  const dpis = items.flatMap((i) => (i.preflight.minDpi === undefined ? [] : [i.preflight.minDpi]));
+  return {
+    maxCoverage: Math.max(0, ...items.map((i) => i.preflight.maxInkCoverage)) / 100,
+    plates: [...plates].sort(),
+    inks: undefined,
+    minDpi: dpis.length ? Math.min(...dpis) : undefined,
+  };
+}

@@ -1,0 +1,22 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../src/activities/index.ts';
+
+const { replayBatch, markSheetPrinted, releaseBatchItems } = proxyActivities<Activities>({
+  startToCloseTimeout: '10 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 },
+});
+
+/** Imposes a batch again from its events and records whether its sheets are the same. */
+export async function batchReplayWorkflow(batchId: string, replayId: string) {
+  return replayBatch(batchId, replayId);
+}
+
+/** A sheet's slug was scanned at the press: its items are printed. */
+export async function batchSheetPrintedWorkflow(batchId: string, n: number) {
+  return markSheetPrinted(batchId, n);
+}
+
+/** A batch was cancelled or failed: its items are ready for another batch. */
+export async function batchReleaseWorkflow(batchId: string) {
+  return releaseBatchItems(batchId);
+}

@@ -1,0 +1,20 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../src/activities/index.ts';
+
+const { claimBatchItems, imposeBatch, deliverBatch } = proxyActivities<Activities>({
+  startToCloseTimeout: '10 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 },
+});
+
+/**
+ * A press run from its request: take the items (each marked batched on its order), impose
+ * them on sheets, and lay the released batch into the label's hot folder. Every step reads
+ * the batch's stream and records what it did, so a retried step records nothing twice.
+ */
+export async function impositionWorkflow(batchId: string) {
+  const claimed = await claimBatchItems(batchId);
+  if (claimed.items === 0) return { status: 'failed', sheets: 0 };
+  const imposed = await imposeBatch(batchId);
+  if (imposed.status === 'imposed') await deliverBatch(batchId);
+  return imposed;
+}

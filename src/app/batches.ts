@@ -23,6 +23,7 @@ import { type MediaPreset, mediaOfPreset } from '../production/presets.ts';
 import { verifiedStream } from '../storage/verified.ts';
 import { handleCommand, loadState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
+import { previewKey, storePreviews } from './previews.ts';
 
 /** At most this many items in one batch (a press run, not the whole backlog). */
 export const MAX_BATCH_ITEMS = 2000;
@@ -342,6 +343,26 @@ export async function batchFile(
   if (!opened) throw new DomainError('not_found', 'the file is missing', 'file_missing');
   return { sha256: file.sha256, size: opened.size, body: verifiedStream(opened.body, file.sha256) };
 }
+
+/** A preview (PNG) of one of the batch's sheets, drawn when first asked for and kept beside it. */
+export async function sheetPreview(ctx: AppContext, labelId: string, batchId: string, n: number) {
+  const b = await batchOf(ctx, labelId, batchId);
+  const sheet = b.imposition?.sheets.find((s) => s.n === n);
+  if (!sheet) throw new DomainError('not_found', 'the batch has no such sheet', 'sheet_not_found');
+  const key = previewKey(sheet.storageKey, 1);
+  const stored = await ctx.storage.get(key);
+  if (stored) return stored;
+  const pdf = await ctx.storage.get(sheet.storageKey);
+  if (!pdf || !(await storePreviews(ctx.storage, ctx.drawPreviews, sheet.storageKey, pdf)))
+    throw new DomainError('not_found', 'no preview of this sheet', 'preview_not_found');
+  const drawn = await ctx.storage.get(key);
+  if (!drawn) throw new DomainError('not_found', 'no preview of this sheet', 'preview_not_found');
+  return drawn;
+}
+
+/** The press runs an ops viewer sees: a label's, or every label's for the operator. */
+export const opsBatches = (ctx: AppContext, labelId: string | undefined) =>
+  listBatches(ctx.pool, labelId, 100);
 
 /** Cancels a batch: its items not printed are ready again (from the log). */
 export async function cancelBatch(

@@ -1,4 +1,3 @@
-import fontkit from '@pdf-lib/fontkit';
 import { PDFDocument, type PDFFont, type PDFPage, rgb } from 'pdf-lib';
 import {
   type BatchItem,
@@ -8,7 +7,7 @@ import {
   sheetCode,
 } from '../domain/batch/events.ts';
 import { barcodeShapes } from '../print/barcode.ts';
-import { FONT, subsetTag } from '../print/fonts.ts';
+import { FONT, fontkitOnce, subsetTag } from '../print/fonts.ts';
 
 export interface JobSheetInput {
   batchId: string;
@@ -60,7 +59,7 @@ const clip = (font: PDFFont, text: string, size: number, width: number) => {
  */
 export async function renderJobSheet(j: JobSheetInput): Promise<Uint8Array> {
   const doc = await PDFDocument.create({ updateMetadata: false });
-  doc.registerFontkit(fontkit);
+  doc.registerFontkit(fontkitOnce);
   doc.setTitle(`Job sheet, batch ${j.batchId}`);
   doc.setCreator('editor-platform');
   doc.setProducer('editor-platform');

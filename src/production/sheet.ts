@@ -1,4 +1,3 @@
-import fontkit from '@pdf-lib/fontkit';
 import {
   cmyk,
   degrees,
@@ -14,7 +13,7 @@ import {
 } from 'pdf-lib';
 import type { Sheet } from '../domain/batch/events.ts';
 import { barcodeShapes } from '../print/barcode.ts';
-import { FONT, subsetTag } from '../print/fonts.ts';
+import { FONT, fontkitOnce, subsetTag } from '../print/fonts.ts';
 import { asPdf16, makePdfX4 } from '../print/pdfx.ts';
 import type { OutputProfile } from '../print/profiles.ts';
 import { PT_PER_MM } from '../print/units.ts';
@@ -101,7 +100,7 @@ export const slugRect = (widthMm: number, heightMm: number, marginMm: number): R
  */
 export async function drawSheet(doc: PDFDoc, s: SheetDraw): Promise<Uint8Array> {
   const ctx = doc.context;
-  doc.registerFontkit(fontkit);
+  doc.registerFontkit(fontkitOnce);
   const slugText = `${s.title} · sheet ${s.n} of ${s.of} · ${s.placements.length} pieces · ${s.code}`;
   const font = await doc.embedFont(FONT, {
     subset: true,
@@ -221,7 +220,9 @@ export async function drawSheet(doc: PDFDoc, s: SheetDraw): Promise<Uint8Array> 
     documentKey: `batch:${s.batchId}:sheet:${s.n}`,
     versionKey: `batch:${s.batchId}:sheet:${s.n}`,
   });
-  return asPdf16(await doc.save({ useObjectStreams: false }));
+  return asPdf16(
+    await doc.save({ useObjectStreams: false, objectsPerTick: Number.POSITIVE_INFINITY }),
+  );
 }
 
 /** A new document for a sheet, with the dates and metadata pdf-lib would otherwise set to now. */

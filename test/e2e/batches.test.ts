@@ -9,7 +9,7 @@ import { PDFArray, PDFDocument, PDFName, type PDFRawStream } from 'pdf-lib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
-import { config, importDone } from '../helpers/fixtures.ts';
+import { config, importDone, opsLogin } from '../helpers/fixtures.ts';
 import { accessOf, orderDone, type Shop, setUpShop, until } from '../helpers/orders.ts';
 import { decodeBarcodes } from '../helpers/pdf.ts';
 
@@ -404,6 +404,30 @@ describe('press runs', () => {
     expect(replayed.matches).toBe(true);
     expect(replayed.sheets).toHaveLength(b.sheets.length);
     for (const s of replayed.sheets) expect(s.actual).toBe(s.expected);
+
+    // the ops page: the batch with its utilisation, each sheet with its preview and items
+    const cookie = await opsLogin(t.url, shop.adminKey);
+    const page = async (p: string) => {
+      const r = await fetch(`${t.url}${p}`, { headers: { cookie } });
+      expect(r.status, p).toBe(200);
+      return r;
+    };
+    const list = await (await page('/ops/batches')).text();
+    expect(list).toContain(`data-batch="${b.batchId}"`);
+    expect(list).toContain(`${(b.utilisation * 100).toFixed(1)}%`);
+    const detail = await (await page(`/ops/labels/${shop.labelId}/batches/${b.batchId}`)).text();
+    for (const s of b.sheets) expect(detail).toContain(`data-sheet="${s.n}"`);
+    expect(detail).toContain('every sheet the same, byte for byte');
+    const preview = await page(`/ops/labels/${shop.labelId}/batches/${b.batchId}/sheets/1/preview`);
+    expect(preview.headers.get('content-type')).toBe('image/png');
+    const png = await sharp(Buffer.from(await preview.arrayBuffer())).metadata();
+    expect(png.width).toBeGreaterThan(100);
+    // another label's admin finds nothing
+    const otherCookie = await opsLogin(t.url, other.adminKey);
+    const foreign = await fetch(`${t.url}/ops/labels/${shop.labelId}/batches/${b.batchId}`, {
+      headers: { cookie: otherCookie },
+    });
+    expect(foreign.status).toBe(404);
   }, 400_000);
 
   it('nests 200 stickers of 10 sizes on a 560 mm roll: no overlap, inside the margins, CutContour plates', async () => {

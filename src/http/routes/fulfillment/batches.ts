@@ -151,9 +151,7 @@ const batchAnswer = z
         requestedAt: instant,
         at: instant.nullable(),
         matches: z.boolean().nullable(),
-        sheets: z.array(
-          z.object({ n: int, expected: z.string(), actual: z.string() }),
-        ),
+        sheets: z.array(z.object({ n: int, expected: z.string(), actual: z.string() })),
       }),
     ),
   })

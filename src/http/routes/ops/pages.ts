@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ORDER_STATUSES } from '#projections/orders';
+import { batchFile, batchOf, batchView, opsBatches, sheetPreview } from '../../../app/batches.ts';
 import { labelList } from '../../../app/labels.ts';
 import { operationsOverview } from '../../../app/operations.ts';
 import { opsSessionsOf } from '../../../app/ops-sessions.ts';
@@ -24,6 +25,7 @@ import {
   pageContext,
   sessionOf,
 } from './context.ts';
+import { batchesPage, batchPage } from './views/batches.ts';
 import { historyNames } from './views/history.ts';
 import { orderDetailPage } from './views/order.ts';
 import { ordersPage } from './views/orders.ts';
@@ -92,6 +94,88 @@ export const opsReadPages: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (ap
           ),
         );
     },
+  );
+
+  app.get(
+    '/ops/batches',
+    { schema: { hide: true, querystring: z.object(noticeFields).strict() } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const rows = await opsBatches(deps.app, adminLabel(session));
+      const ctx = await pageContext(deps, session, 'batches');
+      return reply
+        .type('text/html; charset=utf-8')
+        .send(batchesPage(ctx, rows, noticeOf(request.query)));
+    },
+  );
+
+  const batchParams = z.object({ labelId: z.uuid(), batchId: z.uuid() }).strict();
+  app.get(
+    '/ops/labels/:labelId/batches/:batchId',
+    { schema: { hide: true, params: batchParams, querystring: z.object(noticeFields).strict() } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const labelId = labelScope(session, request.params.labelId);
+      const b = await batchOf(deps.app, labelId, request.params.batchId);
+      const ctx = await pageContext(deps, session, 'batches');
+      return reply
+        .type('text/html; charset=utf-8')
+        .send(batchPage(ctx, labelId, batchView(b), noticeOf(request.query)));
+    },
+  );
+
+  const sheetParams = batchParams.extend({ n: z.coerce.number().int().min(1).max(9999) }).strict();
+  app.get(
+    '/ops/labels/:labelId/batches/:batchId/sheets/:n/preview',
+    { schema: { hide: true, params: sheetParams } },
+    async (request, reply) => {
+      const { labelId, batchId, n } = request.params;
+      const png = await sheetPreview(deps.app, labelScope(sessionOf(request), labelId), batchId, n);
+      return reply
+        .type('image/png')
+        .header('cache-control', 'private, max-age=31536000, immutable')
+        .send(png as never);
+    },
+  );
+
+  const batchFileRoute = (
+    path: string,
+    which: (p: { n?: number }) => Parameters<typeof batchFile>[3],
+    type: string,
+  ) =>
+    app.get(
+      path,
+      { schema: { hide: true, params: path.includes(':n') ? sheetParams : batchParams } },
+      async (request, reply) => {
+        const p = request.params as { labelId: string; batchId: string; n?: number };
+        const file = await batchFile(
+          deps.app,
+          labelScope(sessionOf(request), p.labelId),
+          p.batchId,
+          which(p),
+        );
+        return reply
+          .type(type)
+          .header('content-length', file.size)
+          .header('etag', `"${file.sha256}"`)
+          .header('cache-control', 'private, max-age=31536000, immutable')
+          .send(file.body);
+      },
+    );
+  batchFileRoute(
+    '/ops/labels/:labelId/batches/:batchId/sheets/:n',
+    (p) => ({ sheet: p.n! }),
+    'application/pdf',
+  );
+  batchFileRoute(
+    '/ops/labels/:labelId/batches/:batchId/job-sheet',
+    () => 'job-sheet',
+    'application/pdf',
+  );
+  batchFileRoute(
+    '/ops/labels/:labelId/batches/:batchId/ticket.xjdf',
+    () => 'ticket',
+    'application/vnd.cip4-xjdf+xml',
   );
 
   app.get(

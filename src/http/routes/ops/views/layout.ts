@@ -6,7 +6,7 @@ export interface PageContext {
   /** the label admin's label name; the operator sees every label */
   viewerName: string;
   /** where this page lives, for the navigation */
-  section: 'overview' | 'orders' | 'production' | 'projections' | 'sessions';
+  section: 'overview' | 'orders' | 'production' | 'batches' | 'projections' | 'sessions';
 }
 
 const nav = (ctx: PageContext) => {
@@ -16,6 +16,7 @@ const nav = (ctx: PageContext) => {
     <strong class="brand">Fulfillment operations</strong>
     ${item('overview', '/ops', 'Overview')} ${item('orders', '/ops/orders', 'Orders')}
     ${item('production', '/ops/production', 'Production')}
+    ${item('batches', '/ops/batches', 'Press runs')}
     ${ctx.session.viewer.kind === 'operator' ? item('projections', '/ops/projections', 'Projections') : ''}
     ${item('sessions', '/ops/sessions', 'Sessions')}
     <span class="who">${ctx.viewerName}</span>

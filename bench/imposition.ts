@@ -101,6 +101,8 @@ for (let n = 0; n < ITEMS; n++) {
   });
 }
 const renderSeconds = (performance.now() - renderBegan) / 1000;
+const rssAfterRenders = process.memoryUsage().rss;
+const peakAfterRenders = process.resourceUsage().maxRSS * 1024;
 console.log(
   `${ITEMS} items (${PHOTO_EVERY ? `every ${PHOTO_EVERY}${PHOTO_EVERY === 2 ? 'nd' : 'th'} with a 600 x 400 photo, ` : ''}all with a line of text), ${items.reduce((a, i) => a + i.copies, 0)} copies; rendering them one after another: ${renderSeconds.toFixed(1)} s (${((renderSeconds / ITEMS) * 1000).toFixed(0)} ms an item)`,
 );
@@ -165,4 +167,6 @@ for (const c of cases.filter((x) => !only || x.name.startsWith(only))) {
   if (process.env.BENCH_SHEETS === 'all')
     console.log(`  per sheet: ${u.map((x) => pct(x)).join(' ')}`);
 }
-console.log(`peak RSS ${mib(process.resourceUsage().maxRSS * 1024)} MiB`);
+console.log(
+  `RSS after the renders ${mib(rssAfterRenders)} MiB (peak ${mib(peakAfterRenders)} MiB); peak RSS at the end ${mib(process.resourceUsage().maxRSS * 1024)} MiB`,
+);

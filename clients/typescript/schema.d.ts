@@ -637,6 +637,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/production/batching": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The label's batching rules and hot folder */
+        get: operations["getBatching"];
+        /** Sets the label's batching rules (batches opened every N minutes or when a sheet would be full) and hot folder */
+        put: operations["setBatching"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/partner/user": {
         parameters: {
             query?: never;
@@ -1188,6 +1206,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/production/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The label's press runs, newest first (at most 100) */
+        get: operations["listBatches"];
+        put?: never;
+        /** Opens a press run: ready items of one print method, ink set and output profile, imposed on the media from the log */
+        post: operations["createBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/production/batches/{batchId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A press run: its status, sheets with their placements and utilisation, replays */
+        get: operations["getBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/production/batches/{batchId}/sheets/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A press sheet (PDF/X-4), as recorded (its sha256 is the ETag) */
+        get: operations["downloadBatchSheet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/production/batches/{batchId}/ticket.xjdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The job ticket (CIP4 XJDF 2.0): the sheets, media, copies and cutting */
+        get: operations["downloadBatchTicket"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/production/batches/{batchId}/job-sheet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The job sheet (PDF) for the press: the batch's barcode, every item with its barcode */
+        get: operations["downloadBatchJobSheet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/production/batches/{batchId}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Imposes the batch again from its events and records whether each sheet is the same */
+        post: operations["replayBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/production/batches/{batchId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancels a press run: its items not printed are ready again */
+        post: operations["cancelBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/editor/projects": {
         parameters: {
             query?: never;
@@ -1627,19 +1765,6 @@ export interface components {
             inks?: components["schemas"]["Ink"][];
             areas: components["schemas"]["DesignAreaInput"][];
         };
-        /** @description a field at fault (a dotted path) and why */
-        ProblemField: {
-            path: string;
-            message: string;
-        };
-        Problem: {
-            type: string;
-            title: string;
-            status: number;
-            detail: string;
-            code?: string;
-            errors?: components["schemas"]["ProblemField"][];
-        };
         /** @description a print area of the product, in millimetres */
         PrintArea: {
             code: string;
@@ -1741,6 +1866,19 @@ export interface components {
         Barcode: {
             format: components["schemas"]["BarcodeFormat"];
             value: string;
+        };
+        /** @description a field at fault (a dotted path) and why */
+        ProblemField: {
+            path: string;
+            message: string;
+        };
+        Problem: {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code?: string;
+            errors?: components["schemas"]["ProblemField"][];
         };
         ReceivedItem: {
             itemId: string;
@@ -2701,6 +2839,208 @@ export interface components {
             cropMarks?: boolean;
             maxInkCoverage?: number;
         };
+        /**
+         * @example {
+         *       "filter": {
+         *         "printMethod": "digital"
+         *       },
+         *       "media": {
+         *         "preset": "SRA3"
+         *       },
+         *       "mode": "step-repeat"
+         *     }
+         */
+        BatchRequest: {
+            /** @description the order items to batch; left out: the ready items the filter finds */
+            items?: string[];
+            filter?: {
+                printMethod?: string;
+                sku?: string;
+                /** Format: date-time */
+                readyBefore?: string;
+            };
+            media: components["schemas"]["BatchMedia"];
+            /**
+             * @description step-repeat: cut marks; gang: nested, with a CutContour
+             * @enum {string}
+             */
+            mode: "step-repeat" | "gang";
+            /** @description between pieces; 0 for step-repeat, 3 for gang by default */
+            gutterMm?: number;
+            /** @description kept clear at every edge (5 by default) */
+            marginMm?: number;
+            /** @description pieces may be turned (by default in gang mode) */
+            allowRotation?: boolean;
+            /** @description each item's quantity in copies (the default), or one copy each */
+            copies?: "quantity" | 1;
+        };
+        BatchRefusal: {
+            orderItemId: string;
+            code: string;
+            reason: string;
+        };
+        /** @description a piece with its bleed, from the sheet's top left, in millimetres, as placed */
+        BatchPlacement: {
+            /** Format: uuid */
+            orderItemId: string;
+            copy: number;
+            page: number;
+            xMm: number;
+            yMm: number;
+            widthMm: number;
+            heightMm: number;
+            rotated: boolean;
+        };
+        Batch: {
+            /** Format: uuid */
+            batchId: string;
+            /** @enum {string} */
+            status: "claiming" | "imposing" | "imposed" | "printed" | "failed" | "cancelled";
+            /** @enum {string} */
+            mode: "step-repeat" | "gang";
+            media: {
+                /** @enum {string} */
+                kind: "sheet" | "roll";
+                preset?: string;
+                widthMm: number;
+                heightMm: number;
+            };
+            gutterMm: number;
+            marginMm: number;
+            allowRotation: boolean;
+            copies: "quantity" | 1;
+            source: string;
+            /** Format: date-time */
+            requestedAt: string;
+            printMethod: string | null;
+            inkSet: string | null;
+            outputProfile: string | null;
+            items: {
+                /** Format: uuid */
+                orderItemId: string;
+                orderId: string;
+                itemId: string;
+                sku: string;
+                quantity: number;
+                copies: number;
+                printFileSha256: string;
+            }[];
+            refused: components["schemas"]["BatchRefusal"][];
+            sheets: {
+                n: number;
+                sha256: string;
+                widthMm: number;
+                heightMm: number;
+                /** @description placed area with bleed / usable area */
+                utilisation: number;
+                printedAt: string | null;
+                placements: components["schemas"]["BatchPlacement"][];
+            }[];
+            sheetCount: number | null;
+            /** @description no layout needs fewer sheets: ceil(placed area / usable sheet area) */
+            lowerBound: number | null;
+            utilisation: number | null;
+            heuristic: string | null;
+            warnings: string[];
+            failure: string | null;
+            hotFolder: {
+                location: string;
+                files: string[];
+                /** Format: date-time */
+                at: string;
+            } | null;
+            cancelledAt: string | null;
+            replays: {
+                /** Format: uuid */
+                replayId: string;
+                /** Format: date-time */
+                requestedAt: string;
+                at: string | null;
+                matches: boolean | null;
+                sheets: {
+                    n: number;
+                    expected: string;
+                    actual: string;
+                }[];
+            }[];
+        };
+        BatchingRule: {
+            name: string;
+            filter?: {
+                printMethod?: string;
+                sku?: string;
+            };
+            media: components["schemas"]["BatchMedia"];
+            /**
+             * @description step-repeat: cut marks; gang: nested, with a CutContour
+             * @enum {string}
+             */
+            mode: "step-repeat" | "gang";
+            /** @description between pieces; 0 for step-repeat, 3 for gang by default */
+            gutterMm?: number;
+            /** @description kept clear at every edge (5 by default) */
+            marginMm?: number;
+            /** @description pieces may be turned (by default in gang mode) */
+            allowRotation?: boolean;
+            /** @description each item's quantity in copies (the default), or one copy each */
+            copies?: "quantity" | 1;
+            /** @description open a batch of what is ready every N minutes */
+            everyMinutes?: number;
+            /** @description open a batch as soon as a sheet would be full */
+            whenSheetFull?: boolean;
+        };
+        /**
+         * @example {
+         *       "rules": [
+         *         {
+         *           "name": "cards",
+         *           "filter": {
+         *             "sku": "BC-85x55"
+         *           },
+         *           "media": {
+         *             "preset": "SRA3"
+         *           },
+         *           "mode": "step-repeat",
+         *           "everyMinutes": 60,
+         *           "whenSheetFull": true
+         *         }
+         *       ],
+         *       "hotFolder": "press-1"
+         *     }
+         */
+        Batching: {
+            rules: components["schemas"]["BatchingRule"][];
+            /** @description a folder (in the service's file store: a directory, or a bucket prefix) where each imposed batch appears whole, its manifest.json last */
+            hotFolder?: string | null;
+        };
+        BatchingSettings: {
+            rules: {
+                name: string;
+                filter: {
+                    printMethod?: string;
+                    sku?: string;
+                };
+                spec: {
+                    /** @enum {string} */
+                    mode: "step-repeat" | "gang";
+                    media: {
+                        /** @enum {string} */
+                        kind: "sheet" | "roll";
+                        preset?: string;
+                        widthMm: number;
+                        heightMm: number;
+                    };
+                    gutterMm: number;
+                    marginMm: number;
+                    allowRotation: boolean;
+                    /** @enum {string} */
+                    copies: "quantity" | "one";
+                };
+                everyMinutes: number | null;
+                whenSheetFull: boolean;
+            }[];
+            hotFolder: string | null;
+        };
         /** @description what the label's packing slips show */
         Branding: {
             /** @description the logo as kept: a PNG of at most 1200 px */
@@ -2990,14 +3330,14 @@ export interface components {
          *     }
          */
         Scan: {
-            /** @description what the item's slug barcode holds: its order item id, or the barcode value set for it */
+            /** @description what the item's slug barcode holds (its order item id, or the barcode value set for it), or a press sheet's slug code (printed only) */
             code: string;
             /** @enum {string} */
             stage: "printed" | "packed";
             /** @description where it was scanned: a press, a packing table */
             station?: string;
         };
-        ScanAnswer: {
+        ItemScanAnswer: {
             orderId: string;
             /** Format: uuid */
             orderItemId: string;
@@ -3005,6 +3345,16 @@ export interface components {
             /** @enum {string} */
             stage: "printed" | "packed";
         };
+        SheetScanAnswer: {
+            /** Format: uuid */
+            batchId: string;
+            sheet: number;
+            /** @constant */
+            stage: "printed";
+            /** @description the items on the sheet: printed a moment later */
+            orderItemIds: string[];
+        };
+        ScanAnswer: components["schemas"]["ItemScanAnswer"] | components["schemas"]["SheetScanAnswer"];
         /**
          * @example {
          *       "carrier": "DHL",
@@ -3458,6 +3808,45 @@ export interface components {
             orderItemId: string;
             workflowId: string;
         };
+        BatchAccepted: {
+            /** Format: uuid */
+            batchId: string;
+            /** @description items the batch will try to take */
+            candidates: number;
+            /** @description items named that it cannot take, with why */
+            refused: components["schemas"]["BatchRefusal"][];
+        };
+        BatchList: {
+            batches: {
+                /** Format: uuid */
+                batchId: string;
+                code: string;
+                status: string;
+                /** @enum {string} */
+                mode: "step-repeat" | "gang";
+                source: string;
+                items: number;
+                sheetCount: number | null;
+                lowerBound: number | null;
+                utilisation: number | null;
+                /** Format: date-time */
+                requestedAt: string;
+            }[];
+        };
+        BatchReplayAccepted: {
+            /** Format: uuid */
+            batchId: string;
+            /** Format: uuid */
+            replayId: string;
+        };
+        BatchCancel: {
+            reason?: string;
+        };
+        BatchCancelled: {
+            /** Format: uuid */
+            batchId: string;
+            status: string;
+        };
         NewCartItem: {
             /** Format: uuid */
             projectId: string;
@@ -3575,6 +3964,17 @@ export interface components {
             sku: string;
             supplier?: string;
         };
+        /** @description a preset (SRA3, A3, 12x18in, 13x19in, roll-560mm, dtf-22in), a sheet size, or a roll (width, and the longest piece cut from it) */
+        BatchMedia: {
+            /** @enum {string} */
+            preset: "SRA3" | "A3" | "12x18in" | "13x19in" | "roll-560mm" | "dtf-22in";
+        } | {
+            widthMm: number;
+            heightMm: number;
+        } | {
+            rollWidthMm: number;
+            maxLengthMm: number;
+        };
     };
     responses: never;
     parameters: never;
@@ -3607,8 +4007,6 @@ export type ImageLayerInput = components['schemas']['ImageLayerInput'];
 export type LayerInput = components['schemas']['LayerInput'];
 export type DesignAreaInput = components['schemas']['DesignAreaInput'];
 export type DesignInput = components['schemas']['DesignInput'];
-export type ProblemField = components['schemas']['ProblemField'];
-export type Problem = components['schemas']['Problem'];
 export type PrintArea = components['schemas']['PrintArea'];
 export type ListPrice = components['schemas']['ListPrice'];
 export type ImageLayer = components['schemas']['ImageLayer'];
@@ -3623,6 +4021,8 @@ export type Ean13Barcode = components['schemas']['Ean13Barcode'];
 export type QrCodeBarcode = components['schemas']['QrCodeBarcode'];
 export type DataMatrixBarcode = components['schemas']['DataMatrixBarcode'];
 export type Barcode = components['schemas']['Barcode'];
+export type ProblemField = components['schemas']['ProblemField'];
+export type Problem = components['schemas']['Problem'];
 export type ReceivedItem = components['schemas']['ReceivedItem'];
 export type OrderReceivedMessageData = components['schemas']['OrderReceivedMessageData'];
 export type OrderReceivedMessage = components['schemas']['OrderReceivedMessage'];
@@ -3705,6 +4105,13 @@ export type OrderCancelled = components['schemas']['OrderCancelled'];
 export type OutputProfile = components['schemas']['OutputProfile'];
 export type PrintSettings = components['schemas']['PrintSettings'];
 export type PrintOptions = components['schemas']['PrintOptions'];
+export type BatchRequest = components['schemas']['BatchRequest'];
+export type BatchRefusal = components['schemas']['BatchRefusal'];
+export type BatchPlacement = components['schemas']['BatchPlacement'];
+export type Batch = components['schemas']['Batch'];
+export type BatchingRule = components['schemas']['BatchingRule'];
+export type Batching = components['schemas']['Batching'];
+export type BatchingSettings = components['schemas']['BatchingSettings'];
 export type Branding = components['schemas']['Branding'];
 export type BrandingChange = components['schemas']['BrandingChange'];
 export type Permission = components['schemas']['Permission'];
@@ -3730,6 +4137,8 @@ export type SkippedSku = components['schemas']['SkippedSku'];
 export type ImportProgress = components['schemas']['ImportProgress'];
 export type SkuGroup = components['schemas']['SkuGroup'];
 export type Scan = components['schemas']['Scan'];
+export type ItemScanAnswer = components['schemas']['ItemScanAnswer'];
+export type SheetScanAnswer = components['schemas']['SheetScanAnswer'];
 export type ScanAnswer = components['schemas']['ScanAnswer'];
 export type Shipment = components['schemas']['Shipment'];
 export type ShipmentStatus = components['schemas']['ShipmentStatus'];
@@ -3788,6 +4197,11 @@ export type HoldCreated = components['schemas']['HoldCreated'];
 export type HoldReleased = components['schemas']['HoldReleased'];
 export type Reprint = components['schemas']['Reprint'];
 export type ReprintAccepted = components['schemas']['ReprintAccepted'];
+export type BatchAccepted = components['schemas']['BatchAccepted'];
+export type BatchList = components['schemas']['BatchList'];
+export type BatchReplayAccepted = components['schemas']['BatchReplayAccepted'];
+export type BatchCancel = components['schemas']['BatchCancel'];
+export type BatchCancelled = components['schemas']['BatchCancelled'];
 export type NewCartItem = components['schemas']['NewCartItem'];
 export type CartItemCreated = components['schemas']['CartItemCreated'];
 export type SignUp = components['schemas']['SignUp'];
@@ -3796,6 +4210,7 @@ export type ForgotPassword = components['schemas']['ForgotPassword'];
 export type PasswordResetText = components['schemas']['PasswordResetText'];
 export type ProjectContent = components['schemas']['ProjectContent'];
 export type CatalogEntry = components['schemas']['CatalogEntry'];
+export type BatchMedia = components['schemas']['BatchMedia'];
 export type HeaderXRequestId = components['headers']['XRequestId'];
 export type HeaderRetryAfter = components['headers']['RetryAfter'];
 export type HeaderXTotalRecords = components['headers']['XTotalRecords'];
@@ -10454,6 +10869,285 @@ export interface operations {
             };
         };
     };
+    getBatching: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "rules": [
+                     *         {
+                     *           "name": "string",
+                     *           "filter": {},
+                     *           "spec": {
+                     *             "mode": "step-repeat",
+                     *             "media": {
+                     *               "kind": "sheet",
+                     *               "widthMm": 1.5,
+                     *               "heightMm": 1.5
+                     *             },
+                     *             "gutterMm": 1.5,
+                     *             "marginMm": 1.5,
+                     *             "allowRotation": true,
+                     *             "copies": "quantity"
+                     *           },
+                     *           "everyMinutes": 1,
+                     *           "whenSheetFull": true
+                     *         }
+                     *       ],
+                     *       "hotFolder": "string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BatchingSettings"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setBatching: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "rules": [
+                 *         {
+                 *           "name": "cards",
+                 *           "filter": {
+                 *             "sku": "BC-85x55"
+                 *           },
+                 *           "media": {
+                 *             "preset": "SRA3"
+                 *           },
+                 *           "mode": "step-repeat",
+                 *           "everyMinutes": 60,
+                 *           "whenSheetFull": true
+                 *         }
+                 *       ],
+                 *       "hotFolder": "press-1"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Batching"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "rules": [
+                     *         {
+                     *           "name": "string",
+                     *           "filter": {},
+                     *           "spec": {
+                     *             "mode": "step-repeat",
+                     *             "media": {
+                     *               "kind": "sheet",
+                     *               "widthMm": 1.5,
+                     *               "heightMm": 1.5
+                     *             },
+                     *             "gutterMm": 1.5,
+                     *             "marginMm": 1.5,
+                     *             "allowRotation": true,
+                     *             "copies": "quantity"
+                     *           },
+                     *           "everyMinutes": 1,
+                     *           "whenSheetFull": true
+                     *         }
+                     *       ],
+                     *       "hotFolder": "string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BatchingSettings"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     renamePartnerUser: {
         parameters: {
             query?: never;
@@ -15762,6 +16456,1241 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ReprintAccepted"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listBatches: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batches": [
+                     *         {
+                     *           "batchId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *           "code": "string",
+                     *           "status": "string",
+                     *           "mode": "step-repeat",
+                     *           "source": "string",
+                     *           "items": 0,
+                     *           "sheetCount": 0,
+                     *           "lowerBound": 0,
+                     *           "utilisation": 1.5,
+                     *           "requestedAt": "2026-11-22T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BatchList"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the same key again answers the same batch */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "filter": {
+                 *         "printMethod": "digital"
+                 *       },
+                 *       "media": {
+                 *         "preset": "SRA3"
+                 *       },
+                 *       "mode": "step-repeat"
+                 *     }
+                 */
+                "application/json": components["schemas"]["BatchRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batchId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *       "candidates": 0,
+                     *       "refused": [
+                     *         {
+                     *           "orderItemId": "string",
+                     *           "code": "string",
+                     *           "reason": "string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BatchAccepted"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batchId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *       "status": "claiming",
+                     *       "mode": "step-repeat",
+                     *       "media": {
+                     *         "kind": "sheet",
+                     *         "widthMm": 1.5,
+                     *         "heightMm": 1.5
+                     *       },
+                     *       "gutterMm": 1.5,
+                     *       "marginMm": 1.5,
+                     *       "allowRotation": true,
+                     *       "copies": "quantity",
+                     *       "source": "string",
+                     *       "requestedAt": "2026-11-22T10:00:00.000Z",
+                     *       "printMethod": "string",
+                     *       "inkSet": "string",
+                     *       "outputProfile": "string",
+                     *       "items": [
+                     *         {
+                     *           "orderItemId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *           "orderId": "string",
+                     *           "itemId": "string",
+                     *           "sku": "string",
+                     *           "quantity": 0,
+                     *           "copies": 0,
+                     *           "printFileSha256": "string"
+                     *         }
+                     *       ],
+                     *       "refused": [
+                     *         {
+                     *           "orderItemId": "string",
+                     *           "code": "string",
+                     *           "reason": "string"
+                     *         }
+                     *       ],
+                     *       "sheets": [
+                     *         {
+                     *           "n": 0,
+                     *           "sha256": "string",
+                     *           "widthMm": 1.5,
+                     *           "heightMm": 1.5,
+                     *           "utilisation": 1.5,
+                     *           "printedAt": "2026-11-22T10:00:00.000Z",
+                     *           "placements": [
+                     *             {
+                     *               "orderItemId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *               "copy": 0,
+                     *               "page": 0,
+                     *               "xMm": 1.5,
+                     *               "yMm": 1.5,
+                     *               "widthMm": 1.5,
+                     *               "heightMm": 1.5,
+                     *               "rotated": true
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "sheetCount": 0,
+                     *       "lowerBound": 0,
+                     *       "utilisation": 1.5,
+                     *       "heuristic": "string",
+                     *       "warnings": [
+                     *         "string"
+                     *       ],
+                     *       "failure": "string",
+                     *       "hotFolder": {
+                     *         "location": "string",
+                     *         "files": [
+                     *           "string"
+                     *         ],
+                     *         "at": "2026-11-22T10:00:00.000Z"
+                     *       },
+                     *       "cancelledAt": "2026-11-22T10:00:00.000Z",
+                     *       "replays": [
+                     *         {
+                     *           "replayId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *           "requestedAt": "2026-11-22T10:00:00.000Z",
+                     *           "at": "2026-11-22T10:00:00.000Z",
+                     *           "matches": true,
+                     *           "sheets": [
+                     *             {
+                     *               "n": 0,
+                     *               "expected": "string",
+                     *               "actual": "string"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Batch"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    downloadBatchSheet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batchId: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the sheet */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "content-disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example string */
+                    "application/pdf": string;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    downloadBatchTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the XJDF document */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "content-disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example string */
+                    "application/vnd.cip4-xjdf+xml": string;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    downloadBatchJobSheet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the job sheet */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "content-disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example string */
+                    "application/pdf": string;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    replayBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batchId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *       "replayId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BatchReplayAccepted"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["BatchCancel"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batchId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *       "status": "string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BatchCancelled"];
                 };
             };
             /** @description Bad Request */

@@ -534,3 +534,82 @@ describe('order decider', () => {
     });
   });
 });
+
+describe('order decider: press runs', () => {
+  const batchId = '55555555-5555-4555-8555-555555555555';
+  const other = '66666666-6666-4666-8666-666666666666';
+  const ready = [received, started, printed(a.orderItemId, 'f1')];
+  const batched: OrderEvent = {
+    type: 'OrderItemBatched',
+    data: { orderItemId: a.orderItemId, batchId, batchedAt: iso },
+  };
+  const batch = (id = batchId) =>
+    ({ type: 'BatchItem', orderItemId: a.orderItemId, batchId: id, at }) as const;
+
+  it('batches a ready item once; the same batch again changes nothing, another is refused', () => {
+    spec(ready).when(batch()).thenEvents([batched]);
+    spec([...ready, batched])
+      .when(batch())
+      .thenEvents([]);
+    spec([...ready, batched])
+      .when(batch(other))
+      .thenFails('stage_conflict');
+  });
+
+  it('refuses items not rendered, on hold or cancelled', () => {
+    spec([received, started]).when(batch()).thenFails('stage_conflict');
+    spec([...ready, { type: 'OrderHeld', data: { holdId: other, reason: 'address', heldAt: iso } }])
+      .when(batch())
+      .thenFails('order_on_hold');
+    spec([...ready, { type: 'OrderCancelled', data: { cancelledAt: iso } }])
+      .when(batch())
+      .thenFails('order_cancelled');
+  });
+
+  it('lets an item go only for the batch that holds it, and never once printed', () => {
+    const unbatch = (id: string) =>
+      ({
+        type: 'UnbatchItem',
+        orderItemId: a.orderItemId,
+        batchId: id,
+        reason: 'cancelled',
+        at,
+      }) as const;
+    spec([...ready, batched])
+      .when(unbatch(batchId))
+      .thenEvents([
+        {
+          type: 'OrderItemUnbatched',
+          data: { orderItemId: a.orderItemId, batchId, reason: 'cancelled', unbatchedAt: iso },
+        },
+      ]);
+    spec([...ready, batched])
+      .when(unbatch(other))
+      .thenEvents([]);
+    const printedOnSheet: OrderEvent = {
+      type: 'OrderItemPrinted',
+      data: { orderItemId: a.orderItemId, via: 'batch', batchId, printedAt: iso },
+    };
+    spec([...ready, batched, printedOnSheet])
+      .when(unbatch(batchId))
+      .thenEvents([]);
+  });
+
+  it('prints a batched item when its sheet is scanned, naming the batch', () => {
+    spec([...ready, batched])
+      .when({
+        type: 'RecordItemStage',
+        orderItemId: a.orderItemId,
+        stage: 'printed',
+        via: 'batch',
+        batchId,
+        at,
+      })
+      .thenEvents([
+        {
+          type: 'OrderItemPrinted',
+          data: { orderItemId: a.orderItemId, via: 'batch', batchId, printedAt: iso },
+        },
+      ]);
+  });
+});

@@ -53,31 +53,30 @@ function pageBox(page: PDFPage, key: 'TrimBox' | 'BleedBox' | 'MediaBox'): numbe
   ];
 }
 
-/** Each item's pages as pieces to lay out: the bleed box, `copies` times. */
+/** A print file parsed (no pause every few objects: a print file is small, and the pauses were half the time). */
+const parse = (bytes: Uint8Array) =>
+  PDFDocument.load(bytes, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest });
+
+/**
+ * Each item's pages as pieces to lay out: the bleed box, `copies` times. The parsed files
+ * are not kept: a sheet parses again the few it holds, so a batch of a thousand items
+ * never holds a thousand parsed documents.
+ */
 async function piecesOf(input: ImposeInput) {
-  const sources = new Map<string, PDFDocument>();
   const geometry = new Map<
     string,
-    { source: PDFDocument; index: number; bleed: number[]; trim: number[] }
+    { storageKey: string; index: number; bleed: number[]; trim: number[] }
   >();
   const pieces: Piece[] = [];
   for (const item of input.items) {
     const bytes = input.files.get(item.file.storageKey);
     if (!bytes) throw new ImpositionError(`the print file of ${item.itemId} is missing`);
-    let source = sources.get(item.file.storageKey);
-    if (!source) {
-      // no pause every few objects: a print file is small, and the pauses were half the time
-      source = await PDFDocument.load(bytes, {
-        updateMetadata: false,
-        parseSpeed: ParseSpeeds.Fastest,
-      });
-      sources.set(item.file.storageKey, source);
-    }
+    const source = await parse(bytes);
     for (const [index, page] of source.getPages().entries()) {
       const bleed = pageBox(page, 'BleedBox');
       const trim = pageBox(page, 'TrimBox');
       const id = `${item.orderItemId}:${index + 1}`;
-      geometry.set(id, { source, index, bleed, trim });
+      geometry.set(id, { storageKey: item.file.storageKey, index, bleed, trim });
       pieces.push({
         id,
         widthMm: round(mm(bleed[2]! - bleed[0]!), 3),
@@ -144,10 +143,16 @@ export async function impose(input: ImposeInput): Promise<Imposed> {
     const doc = await newSheetDocument();
     const wanted = [...new Set(s.placements.map((p) => p.id))].sort();
     const embedded = new Map<string, PiecePage>();
+    const sources = new Map<string, PDFDocument>();
     for (const id of wanted) {
       const g = geometry.get(id)!;
+      let source = sources.get(g.storageKey);
+      if (!source) {
+        source = await parse(input.files.get(g.storageKey)!);
+        sources.set(g.storageKey, source);
+      }
       const [page] = await doc.embedPages(
-        [g.source.getPage(g.index)],
+        [source.getPage(g.index)],
         [{ left: g.bleed[0]!, bottom: g.bleed[1]!, right: g.bleed[2]!, top: g.bleed[3]! }],
       );
       embedded.set(id, {

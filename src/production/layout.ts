@@ -110,13 +110,21 @@ export function layOut(pieces: Piece[], o: LayoutOptions): Layout {
         border: 0,
         logic,
       });
-      for (const p of sorted)
-        for (let copy = 1; copy <= p.copies; copy++)
+      // a try that already needs more sheets than the best so far cannot win: stop it
+      let beaten = false;
+      adding: for (const p of sorted)
+        for (let copy = 1; copy <= p.copies; copy++) {
           packer.add(
             Math.round(p.widthMm * UNIT) + gutter,
             Math.round(p.heightMm * UNIT) + gutter,
             { id: p.id, copy },
           );
+          if (best && packer.bins.length > best.sheets.length) {
+            beaten = true;
+            break adding;
+          }
+        }
+      if (beaten) continue;
       const bins = packer.bins as unknown as { rects: Packed[] }[];
       const sheets = bins.map((bin) =>
         bin.rects.map((r) => ({

@@ -3,7 +3,8 @@ import type { Activities } from '../src/activities/index.ts';
 
 const { claimBatchItems, imposeBatch, deliverBatch } = proxyActivities<Activities>({
   startToCloseTimeout: '10 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 },
+  // a store or the storage away for a while delays the run; it never leaves the batch half done
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
 /**

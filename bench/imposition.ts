@@ -59,7 +59,17 @@ for (let n = 0; n < ITEMS; n++) {
             printArea: 'FRONT',
             layers: [
               ...(PHOTO_EVERY && n % PHOTO_EVERY === 0
-                ? [{ type: 'image' as const, src: photo, x: 0, y: 0, width: w, height: h, rotation: 0 }]
+                ? [
+                    {
+                      type: 'image' as const,
+                      src: photo,
+                      x: 0,
+                      y: 0,
+                      width: w,
+                      height: h,
+                      rotation: 0,
+                    },
+                  ]
                 : []),
               { type: 'text' as const, text: `#${n}`, x: 1, y: 1, fontSize: 8, color: '#c00000' },
             ],
@@ -69,9 +79,10 @@ for (let n = 0; n < ITEMS; n++) {
       barcode: { format: 'code128', value: orderItemId },
       createdAt: '2026-11-24T10:00:00.000Z',
     },
-    images: PHOTO_EVERY && n % PHOTO_EVERY === 0
-      ? [[photo, { type: 'image/png', bytes: Buffer.from(photo.split(',')[1]!, 'base64') }]]
-      : [],
+    images:
+      PHOTO_EVERY && n % PHOTO_EVERY === 0
+        ? [[photo, { type: 'image/png', bytes: Buffer.from(photo.split(',')[1]!, 'base64') }]]
+        : [],
     profile: undefined,
     inks: false,
     cropMarks: false,

@@ -3,6 +3,7 @@ import { ParseSpeeds, PDFArray, PDFDocument, PDFName, type PDFNumber, type PDFPa
 import { type BatchItem, type BatchSpec, type Sheet, sheetCode } from '../domain/batch/events.ts';
 import type { OutputProfile } from '../print/profiles.ts';
 import { PT_PER_MM } from '../print/units.ts';
+import { embedPageAsForm, pageContent } from './embed.ts';
 import { type Layout, layOut, oversized, type Piece } from './layout.ts';
 import { SHEET_SLUG_MM } from './presets.ts';
 import { drawSheet, newSheetDocument, type PiecePage } from './sheet.ts';
@@ -138,6 +139,8 @@ export async function impose(input: ImposeInput): Promise<Imposed> {
   const layout = layoutFor(pieces, spec);
   const title = `Batch ${input.batchId}`;
   const sheets: ImposedSheet[] = [];
+  /** each piece's page content, made once per batch */
+  const contents = new Map<string, Uint8Array>();
   for (const [i, s] of layout.sheets.entries()) {
     const n = i + 1;
     const doc = await newSheetDocument();
@@ -151,12 +154,14 @@ export async function impose(input: ImposeInput): Promise<Imposed> {
         source = await parse(input.files.get(g.storageKey)!);
         sources.set(g.storageKey, source);
       }
-      const [page] = await doc.embedPages(
-        [source.getPage(g.index)],
-        [{ left: g.bleed[0]!, bottom: g.bleed[1]!, right: g.bleed[2]!, top: g.bleed[3]! }],
-      );
+      const page = source.getPage(g.index);
+      let content = contents.get(id);
+      if (!content) {
+        content = pageContent(page);
+        contents.set(id, content);
+      }
       embedded.set(id, {
-        page: page!,
+        form: embedPageAsForm(doc, page, g.bleed, content),
         widthMm: mm(g.bleed[2]! - g.bleed[0]!),
         heightMm: mm(g.bleed[3]! - g.bleed[1]!),
         trimInset: {

@@ -1,15 +1,18 @@
 import {
   cmyk,
-  degrees,
+  concatTransformationMatrix,
+  drawObject,
   PDFDict,
   type PDFDocument as PDFDoc,
   PDFDocument,
-  type PDFEmbeddedPage,
   PDFName,
   PDFNumber,
   PDFOperator,
   type PDFOperatorNames,
   type PDFPage,
+  type PDFRef,
+  popGraphicsState,
+  pushGraphicsState,
 } from 'pdf-lib';
 import type { Sheet } from '../domain/batch/events.ts';
 import { barcodeShapes } from '../print/barcode.ts';
@@ -25,9 +28,9 @@ const pt = (mm: number) => mm * PT_PER_MM;
 const SLUG_MODULE_MM = 0.33;
 const SLUG_BAR_MM = 8;
 
-/** A piece as the sheet draws it: the item's page (its bleed box) and where its trim sits. */
+/** A piece as the sheet draws it: the item's page (a form of its bleed box) and where its trim sits. */
 export interface PiecePage {
-  page: PDFEmbeddedPage;
+  form: PDFRef;
   /** bleed box size and the trim's inset in it, in millimetres */
   widthMm: number;
   heightMm: number;
@@ -122,21 +125,28 @@ export async function drawSheet(doc: PDFDoc, s: SheetDraw): Promise<Uint8Array> 
   spaces.set(PDFName.of('CSReg'), registration);
 
   const rects: { bleed: Rect; trim: Rect }[] = [];
+  const names = new Map<string, PDFName>();
   for (const p of s.placements) {
-    const piece = s.pieces.get(`${p.orderItemId}:${p.page}`);
+    const key = `${p.orderItemId}:${p.page}`;
+    const piece = s.pieces.get(key);
     if (!piece) throw new Error(`no page ${p.page} of ${p.orderItemId}`);
-    // PDF's origin is the bottom left
+    let name = names.get(key);
+    if (!name) {
+      name = page.node.newXObject('Piece', piece.form);
+      names.set(key, name);
+    }
+    // PDF's origin is the bottom left; turned a quarter anticlockwise about its lower left,
+    // a piece is moved right by its placed width
     const x = pt(p.xMm);
     const y = pt(H - p.yMm - p.heightMm);
-    if (p.rotated)
-      page.drawPage(piece.page, {
-        x: x + pt(p.widthMm),
-        y,
-        width: pt(piece.widthMm),
-        height: pt(piece.heightMm),
-        rotate: degrees(90),
-      });
-    else page.drawPage(piece.page, { x, y, width: pt(piece.widthMm), height: pt(piece.heightMm) });
+    page.pushOperators(
+      pushGraphicsState(),
+      p.rotated
+        ? concatTransformationMatrix(0, 1, -1, 0, x + pt(p.widthMm), y)
+        : concatTransformationMatrix(1, 0, 0, 1, x, y),
+      drawObject(name),
+      popGraphicsState(),
+    );
     rects.push(pieceRects(p, piece));
   }
 

@@ -1,11 +1,8 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../src/activities/index.ts';
+import { PRESS_RUN } from './policies.ts';
 
-const { replayBatch, markSheetPrinted, releaseBatchItems } = proxyActivities<Activities>({
-  startToCloseTimeout: '10 minutes',
-  // a store or the storage away for a while delays the run; it never leaves the batch half done
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+const { replayBatch, markSheetPrinted, releaseBatchItems } = proxyActivities<Activities>(PRESS_RUN);
 
 /** Imposes a batch again from its events and records whether its sheets are the same. */
 export async function batchReplayWorkflow(batchId: string, replayId: string) {

@@ -1,11 +1,8 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../src/activities/index.ts';
+import { PRESS_RUN } from './policies.ts';
 
-const { claimBatchItems, imposeBatch, deliverBatch } = proxyActivities<Activities>({
-  startToCloseTimeout: '10 minutes',
-  // a store or the storage away for a while delays the run; it never leaves the batch half done
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+const { claimBatchItems, imposeBatch, deliverBatch } = proxyActivities<Activities>(PRESS_RUN);
 
 /**
  * A press run from its request: take the items (each marked batched on its order), impose

@@ -14,6 +14,7 @@ import { type Imposed, ImpositionError, impose, sheetFacts } from '../production
 import { renderJobSheet } from '../production/job-sheet.ts';
 import { jobTicket } from '../production/xjdf.ts';
 import type { FileStorage } from '../storage/port.ts';
+import { beat } from './heartbeat.ts';
 
 const meta = { actor: 'workflow:batch' };
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -53,6 +54,7 @@ export async function imposeFromEvents(
     items: claims.items,
     files,
     profile,
+    onSheet: beat,
   });
   return { ...imposed, items: claims.items };
 }
@@ -94,7 +96,8 @@ export function batchActivities(deps: BatchActivityDeps) {
 
   /** Lets every item of the batch go (those it holds; printed ones stay printed). */
   async function release(b: Extract<BatchState, { exists: true }>, reason: string) {
-    for (const c of b.candidates)
+    for (const c of b.candidates) {
+      beat();
       await onOrder(
         c.stream,
         {
@@ -106,6 +109,7 @@ export function batchActivities(deps: BatchActivityDeps) {
         },
         b.labelId,
       );
+    }
   }
 
   return {
@@ -127,6 +131,7 @@ export function batchActivities(deps: BatchActivityDeps) {
       let inkSet: string | null = null;
       let outputProfile: { sha256: string; description: string } | null = null;
       for (const c of b.candidates) {
+        beat();
         const refuse = (code: string, reason: string) =>
           refused.push({ orderItemId: c.orderItemId, code, reason });
         const { state: order } = await readState(store, orderAggregate, c.stream);
@@ -228,6 +233,7 @@ export function batchActivities(deps: BatchActivityDeps) {
       const facts = sheetFacts(imposed.items, b.spec);
       const sheets = [];
       for (const s of imposed.sheets) {
+        beat();
         const report = await preflight(s.pdf, facts, {
           maxInkCoverage: Number.POSITIVE_INFINITY,
           inks: undefined,
@@ -309,6 +315,7 @@ export function batchActivities(deps: BatchActivityDeps) {
         { name: 'job-sheet.pdf', ...b.imposition.jobSheet },
       ];
       for (const f of files) {
+        beat();
         const bytes = await storage.get(f.storageKey);
         if (!bytes || sha256(bytes) !== f.sha256)
           throw new Error(`the batch's ${f.name} is missing or changed`);
@@ -372,6 +379,7 @@ export function batchActivities(deps: BatchActivityDeps) {
       const ids = [...new Set(sheet.placements.map((p) => p.orderItemId))];
       const skipped: string[] = [];
       for (const orderItemId of ids) {
+        beat();
         const stream = streams.get(orderItemId)!;
         try {
           await handleCommand(

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { derivedIds, handleCommand, readState } from '../app/command-handler.ts';
 import { loadImage } from '../app/images.ts';
@@ -16,19 +15,11 @@ import { renderLoad } from '../print/load.ts';
 import { JobDeadlineError } from '../print/process-pool.ts';
 import { DEFAULT_PROFILE_SHA256 } from '../print/profiles.ts';
 import type { RenderedFile, RenderJob } from '../print/render-job.ts';
+import { beat } from './heartbeat.ts';
 import type { ActivityDeps } from './index.ts';
 
 const meta = { actor: 'workflow:print' };
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
-
-/** Tells Temporal the activity is alive, so a worker that died is noticed within the heartbeat timeout. */
-function beat(): void {
-  try {
-    Context.current().heartbeat();
-  } catch {
-    // called outside an activity (directly, in tests): nobody to tell
-  }
-}
 
 /**
  * Renders an item's print file as its order says, in a render process: the first

@@ -58,7 +58,8 @@ export function specOf(input: Omit<BatchInput, 'items' | 'filter'>): BatchSpec {
   const spec: BatchSpec = {
     mode: input.mode,
     media: mediaOf(input.media),
-    gutterMm: input.gutterMm ?? (input.mode === 'gang' ? 3 : 0),
+    // each piece's bleed already keeps trims 6 mm apart: room enough for a plotter's knife
+    gutterMm: input.gutterMm ?? 0,
     marginMm: input.marginMm ?? 5,
     allowRotation: input.allowRotation ?? input.mode === 'gang',
     copies: input.copies === 1 ? 'one' : 'quantity',

@@ -21,6 +21,8 @@ export interface ImposeInput {
   /** each item's print file, by storage key, checked against its sha256 by the caller */
   files: ReadonlyMap<string, Uint8Array>;
   profile: OutputProfile;
+  /** told after each sheet (an activity's heartbeat) */
+  onSheet?: () => void;
 }
 
 export interface ImposedSheet extends Omit<Sheet, 'storageKey'> {
@@ -142,6 +144,7 @@ export async function impose(input: ImposeInput): Promise<Imposed> {
   /** each piece's page content, made once per batch */
   const contents = new Map<string, Uint8Array>();
   for (const [i, s] of layout.sheets.entries()) {
+    input.onSheet?.();
     const n = i + 1;
     const doc = await newSheetDocument();
     const wanted = [...new Set(s.placements.map((p) => p.id))].sort();

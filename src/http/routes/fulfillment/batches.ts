@@ -38,7 +38,7 @@ export const impositionFields = {
   mode: z.enum(BATCH_MODES).describe('step-repeat: cut marks; gang: nested, with a CutContour'),
   gutterMm: mmOf(0, 50)
     .optional()
-    .describe('between pieces; 0 for step-repeat, 3 for gang by default'),
+    .describe("between pieces (0 by default: each piece's 3 mm bleed keeps the trims 6 mm apart)"),
   marginMm: mmOf(0, 50).optional().describe('kept clear at every edge (5 by default)'),
   allowRotation: z.boolean().optional().describe('pieces may be turned (by default in gang mode)'),
   copies: z

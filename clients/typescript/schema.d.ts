@@ -2865,7 +2865,7 @@ export interface components {
              * @enum {string}
              */
             mode: "step-repeat" | "gang";
-            /** @description between pieces; 0 for step-repeat, 3 for gang by default */
+            /** @description between pieces (0 by default: each piece's 3 mm bleed keeps the trims 6 mm apart) */
             gutterMm?: number;
             /** @description kept clear at every edge (5 by default) */
             marginMm?: number;
@@ -2976,7 +2976,7 @@ export interface components {
              * @enum {string}
              */
             mode: "step-repeat" | "gang";
-            /** @description between pieces; 0 for step-repeat, 3 for gang by default */
+            /** @description between pieces (0 by default: each piece's 3 mm bleed keeps the trims 6 mm apart) */
             gutterMm?: number;
             /** @description kept clear at every edge (5 by default) */
             marginMm?: number;

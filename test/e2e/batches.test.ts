@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { XMLParser } from 'fast-xml-parser';
-import { PDFArray, PDFDocument, PDFName, type PDFRawStream } from 'pdf-lib';
+import { PDFArray, type PDFDict, PDFDocument, PDFName, type PDFRawStream } from 'pdf-lib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
@@ -564,4 +564,45 @@ describe('press runs', () => {
     const after = await t.app.db.pool.query('SELECT count(*)::int AS n FROM es_events');
     expect(after.rows[0].n).toBe(before.rows[0].n);
   });
+
+  it('refuses a batch of items made for two output profiles, and imposes each with its own intent', async () => {
+    const icc = readFileSync('/usr/share/color/icc/ghostscript/default_cmyk.icc');
+    const up = await fetch(`${t.url}/api/print-settings/output-profile`, {
+      method: 'PUT',
+      headers: { 'x-api-key': shop.adminKey, 'content-type': 'application/vnd.iccprofile' },
+      body: icc,
+    });
+    expect(up.status).toBe(200);
+    const [fresh] = await order([
+      { projectId: await project(stickerSkus[1]!.sku, 99), quantity: 2 },
+    ]);
+    const older = stickers[1]!; // of the second sticker size, ready again since the cancel
+    const mixed = await call('POST', '/v1/production/batches', {
+      ...ful(),
+      body: {
+        items: [older.orderItemId, fresh!.orderItemId],
+        media: { preset: 'SRA3' },
+        mode: 'gang',
+      },
+    });
+    expect(mixed.status, JSON.stringify(mixed.body)).toBe(409);
+    expect(mixed.body.code).toBe('mixed_output_profiles');
+    // alone, the new item's sheet carries the new profile's intent
+    const alone = await call('POST', '/v1/production/batches', {
+      ...ful(),
+      body: { items: [fresh!.orderItemId], media: { preset: 'A3' }, mode: 'gang' },
+    });
+    expect(alone.status).toBe(202);
+    const b = await settledBatch(alone.body.batchId);
+    expect(b.status, b.failure).toBe('imposed');
+    expect(b.outputProfile).not.toBe(null);
+    const pdf = await bytes(`/v1/production/batches/${b.batchId}/sheets/1`, shop.fulfillmentKey);
+    const doc = await PDFDocument.load(pdf);
+    const intents = doc.catalog.lookup(PDFName.of('OutputIntents'), PDFArray);
+    const intent = doc.context.lookup(intents.get(0)) as PDFDict;
+    const profile = doc.context.lookup(intent.get(PDFName.of('DestOutputProfile'))) as PDFRawStream;
+    expect(createHash('sha256').update(inflateSync(profile.contents)).digest('hex')).toBe(
+      createHash('sha256').update(icc).digest('hex'),
+    );
+  }, 300_000);
 });

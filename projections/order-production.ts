@@ -456,9 +456,9 @@ export async function readyItems(
   labelId: string,
   f: { sku?: string | undefined; readyBefore?: Date | undefined },
   limit: number,
-): Promise<{ order_item_id: string; stream_id: string }[]> {
-  const r = await pool.query<{ order_item_id: string; stream_id: string }>(
-    `SELECT i.order_item_id, i.stream_id FROM rm_order_items i
+): Promise<{ order_item_id: string; stream_id: string; stage_at: Date }[]> {
+  const r = await pool.query<{ order_item_id: string; stream_id: string; stage_at: Date }>(
+    `SELECT i.order_item_id, i.stream_id, i.stage_at FROM rm_order_items i
      JOIN rm_orders o ON o.stream_id = i.stream_id
      WHERE i.stage = 'ready' AND i.label_id = $1 AND o.status <> 'cancelled' AND o.holds_open = 0
        AND ($2::text IS NULL OR i.sku = $2) AND ($3::timestamptz IS NULL OR i.stage_at <= $3)

@@ -526,7 +526,15 @@ export async function runBatchingRules(ctx: AppContext, now: Date): Promise<stri
         batchId = deterministicId('batch-rule', labelId, rule.name, String(window));
       }
       if (!batchId && rule.whenSheetFull && (await fillsASheet(ctx, rule, ready))) {
-        batchId = deterministicId('batch-rule-full', labelId, rule.name, ready[0]!.order_item_id);
+        // the oldest waiting item, as it became ready: a batch cancelled since frees it anew
+        const first = ready[0]!;
+        batchId = deterministicId(
+          'batch-rule-full',
+          labelId,
+          rule.name,
+          first.order_item_id,
+          first.stage_at.toISOString(),
+        );
       }
       if (!batchId) continue;
       try {

@@ -514,6 +514,13 @@ describe('press runs', () => {
             mode: 'gang',
             everyMinutes: 1,
           },
+          {
+            name: 'full',
+            filter: { sku: stickerSkus[2]!.sku },
+            media: { widthMm: 150, heightMm: 200 },
+            mode: 'gang',
+            whenSheetFull: true,
+          },
         ],
         hotFolder: null,
       },
@@ -527,6 +534,15 @@ describe('press runs', () => {
     expect(ruled.status).toBe('imposed');
     expect(ruled.items.every((i: { sku: string }) => i.sku === stickerSkus[0]!.sku)).toBe(true);
     expect(ruled.items.length).toBe(4);
+    // the other rule opens its batch as soon as its items fill more than a sheet
+    const full = await until('a batch opened by the full-sheet rule', async () => {
+      const list = (await call('GET', '/v1/production/batches', ful())).body.batches;
+      return list.find((x: { source: string }) => x.source === 'rule full');
+    });
+    const filled = await settledBatch(full.batchId);
+    expect(filled.status, filled.failure).toBe('imposed');
+    expect(filled.sheetCount).toBeGreaterThan(1);
+    expect(filled.items.every((i: { sku: string }) => i.sku === stickerSkus[2]!.sku)).toBe(true);
   }, 400_000);
 
   it('refuses bad batches with problem details and records nothing', async () => {

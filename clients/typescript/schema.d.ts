@@ -10898,8 +10898,8 @@ export interface operations {
                      *               "widthMm": 1.5,
                      *               "heightMm": 1.5
                      *             },
-                     *             "gutterMm": 1.5,
-                     *             "marginMm": 1.5,
+                     *             "gutterMm": 0,
+                     *             "marginMm": 0,
                      *             "allowRotation": true,
                      *             "copies": "quantity"
                      *           },
@@ -11040,8 +11040,8 @@ export interface operations {
                      *               "widthMm": 1.5,
                      *               "heightMm": 1.5
                      *             },
-                     *             "gutterMm": 1.5,
-                     *             "marginMm": 1.5,
+                     *             "gutterMm": 0,
+                     *             "marginMm": 0,
                      *             "allowRotation": true,
                      *             "copies": "quantity"
                      *           },

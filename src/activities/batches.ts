@@ -3,7 +3,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { derivedIds, handleCommand, readState } from '../app/command-handler.ts';
 import { loadOutputProfile } from '../app/print-settings.ts';
 import { type BatchCommand, type BatchState, batchAggregate } from '../domain/batch/decider.ts';
-import { type BatchItem, batchStream, inkSetOf, type Refusal } from '../domain/batch/events.ts';
+import { type BatchKind, eligibility } from '../domain/batch/eligibility.ts';
+import { type BatchItem, batchStream, type Refusal } from '../domain/batch/events.ts';
 import { labelAggregate } from '../domain/label/decider.ts';
 import { labelStream } from '../domain/label/events.ts';
 import { orderAggregate } from '../domain/order/decider.ts';
@@ -127,39 +128,16 @@ export function batchActivities(deps: BatchActivityDeps) {
         return { items: b.claims?.items.length ?? 0, refused: b.refused.length };
       const items: BatchItem[] = [];
       const refused: Refusal[] = [];
-      let printMethod: string | null = null;
-      let inkSet: string | null = null;
-      let outputProfile: { sha256: string; description: string } | null = null;
+      let kind: BatchKind | undefined;
       for (const c of b.candidates) {
         beat();
-        const refuse = (code: string, reason: string) =>
-          refused.push({ orderItemId: c.orderItemId, code, reason });
         const { state: order } = await readState(store, orderAggregate, c.stream);
-        const item = order.exists ? order.items.get(c.orderItemId) : undefined;
-        if (!order.exists || order.labelId !== b.labelId || !item) {
-          refuse('order_item_not_found', 'no such order item of the label');
-          continue;
-        }
-        const file = item.files.at(-1);
-        const inks = item.preflight ? inkSetOf(item.preflight.plates) : null;
-        const method = item.item.printMethod.toLowerCase();
-        if (!file || !item.preflight) {
-          refuse('not_ready', `item ${item.item.itemId} has no preflighted print file`);
-          continue;
-        }
-        if (printMethod !== null && method !== printMethod) {
-          refuse('print_method_differs', `printed by ${method}, the batch by ${printMethod}`);
-          continue;
-        }
-        if (inkSet !== null && inks !== inkSet) {
-          refuse('ink_set_differs', `prints ${inks}, the batch ${inkSet}`);
-          continue;
-        }
-        if (outputProfile !== null && order.print.outputProfile.sha256 !== outputProfile.sha256) {
-          refuse(
-            'output_profile_differs',
-            `made for ${order.print.outputProfile.description}, the batch for ${outputProfile.description}`,
-          );
+        const e = eligibility(order, b.labelId, c.orderItemId, kind ?? {}, {
+          readiness: false, // the order's decider refuses what is not ready, below
+          profile: true,
+        });
+        if (!e.ok || !order.exists) {
+          if (!e.ok) refused.push({ orderItemId: c.orderItemId, code: e.code, reason: e.reason });
           continue;
         }
         try {
@@ -170,12 +148,12 @@ export function batchActivities(deps: BatchActivityDeps) {
           );
         } catch (err) {
           if (!(err instanceof DomainError)) throw err;
-          refuse(err.code ?? 'conflict', err.message);
+          refused.push({ orderItemId: c.orderItemId, code: err.code, reason: err.message });
           continue;
         }
-        printMethod = method;
-        inkSet = inks;
-        outputProfile = order.print.outputProfile;
+        kind = e.kind;
+        const { item } = e;
+        const file = item.files.at(-1)!;
         items.push({
           orderItemId: c.orderItemId,
           stream: c.stream,
@@ -184,7 +162,7 @@ export function batchActivities(deps: BatchActivityDeps) {
           sku: item.item.sku,
           quantity: item.item.quantity,
           copies: b.spec.copies === 'quantity' ? Math.max(1, item.item.quantity) : 1,
-          printMethod: method,
+          printMethod: e.kind.printMethod,
           file: { storageKey: file.storageKey, sha256: file.sha256, pages: file.pages },
           barcode: item.barcode,
           preflight: {
@@ -200,9 +178,9 @@ export function batchActivities(deps: BatchActivityDeps) {
           type: 'RecordClaims',
           items,
           refused,
-          printMethod,
-          inkSet,
-          outputProfile,
+          printMethod: kind?.printMethod ?? null,
+          inkSet: kind?.inkSet ?? null,
+          outputProfile: kind?.outputProfile ?? null,
           at: new Date(),
         },
         'claims',

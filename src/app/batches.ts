@@ -3,11 +3,11 @@ import { batchesByCode, labelsWithRules, listBatches } from '#projections/batche
 import { readyItems } from '#projections/order-production';
 import { findOrderItem } from '#projections/orders';
 import { type BatchState, batchAggregate } from '../domain/batch/decider.ts';
+import { type BatchKind, eligibility } from '../domain/batch/eligibility.ts';
 import {
   type BatchingRule,
   type BatchSpec,
   batchStream,
-  inkSetOf,
   type Media,
   type Refusal,
   SHEET_CODE,
@@ -23,7 +23,7 @@ import { type MediaPreset, mediaOfPreset } from '../production/presets.ts';
 import { verifiedStream } from '../storage/verified.ts';
 import { handleCommand, loadState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
-import { previewKey, storePreviews } from './previews.ts';
+import { storedPreview } from './previews.ts';
 
 /** At most this many items in one batch (a press run, not the whole backlog). */
 export const MAX_BATCH_ITEMS = 2000;
@@ -90,55 +90,20 @@ async function screen(
 ) {
   const kept: Candidate[] = [];
   const refused: Refusal[] = [];
-  let method = printMethod?.toLowerCase();
-  let inks: string | undefined;
+  let kind: Partial<BatchKind> = printMethod ? { printMethod: printMethod.toLowerCase() } : {};
   const profiles = new Map<string, string>();
   for (const c of candidates) {
-    const refuse = (code: string, reason: string) =>
-      refused.push({ orderItemId: c.orderItemId, code, reason });
     const order = await loadState(ctx.store, orderAggregate, c.stream);
-    const item = order.exists ? order.items.get(c.orderItemId) : undefined;
-    if (!order.exists || order.labelId !== labelId || !item) {
-      refuse('order_item_not_found', 'no such order item of the label');
+    const e = eligibility(order, labelId, c.orderItemId, kind, {
+      readiness: true,
+      profile: !strict,
+    });
+    if (!e.ok) {
+      refused.push({ orderItemId: c.orderItemId, code: e.code, reason: e.reason });
       continue;
     }
-    if (order.status === 'cancelled') {
-      refuse('order_cancelled', 'the order is cancelled');
-      continue;
-    }
-    if (order.holds.size > 0) {
-      refuse('order_on_hold', 'the order is on hold');
-      continue;
-    }
-    if (item.stage !== 'ready' || !item.preflight || order.print.renderer < 2) {
-      refuse(
-        item.stage === 'batched' ? 'in_another_batch' : 'not_ready',
-        item.stage === 'batched'
-          ? `in batch ${item.batchId}`
-          : order.print.renderer < 2
-            ? 'its print file is not PDF/X-4 (an order of the first renderer)'
-            : `it is ${item.stage ?? 'not rendered yet'}, not ready`,
-      );
-      continue;
-    }
-    const m = item.item.printMethod.toLowerCase();
-    if (method !== undefined && m !== method) {
-      refuse('print_method_differs', `printed by ${m}, the batch by ${method}`);
-      continue;
-    }
-    const ink = inkSetOf(item.preflight.plates);
-    if (inks !== undefined && ink !== inks) {
-      refuse('ink_set_differs', `prints ${ink}, the batch ${inks}`);
-      continue;
-    }
-    const profile = order.print.outputProfile;
-    if (!strict && profiles.size > 0 && !profiles.has(profile.sha256)) {
-      refuse('output_profile_differs', `made for ${profile.description}`);
-      continue;
-    }
-    profiles.set(profile.sha256, profile.description);
-    method = m;
-    inks = ink;
+    profiles.set(e.kind.outputProfile.sha256, e.kind.outputProfile.description);
+    kind = e.kind;
     kept.push(c);
   }
   if (strict && profiles.size > 1)
@@ -350,15 +315,7 @@ export async function sheetPreview(ctx: AppContext, labelId: string, batchId: st
   const b = await batchOf(ctx, labelId, batchId);
   const sheet = b.imposition?.sheets.find((s) => s.n === n);
   if (!sheet) throw new DomainError('not_found', 'the batch has no such sheet', 'sheet_not_found');
-  const key = previewKey(sheet.storageKey, 1);
-  const stored = await ctx.storage.get(key);
-  if (stored) return stored;
-  const pdf = await ctx.storage.get(sheet.storageKey);
-  if (!pdf || !(await storePreviews(ctx.storage, ctx.drawPreviews, sheet.storageKey, pdf)))
-    throw new DomainError('not_found', 'no preview of this sheet', 'preview_not_found');
-  const drawn = await ctx.storage.get(key);
-  if (!drawn) throw new DomainError('not_found', 'no preview of this sheet', 'preview_not_found');
-  return drawn;
+  return storedPreview(ctx, sheet.storageKey, 1);
 }
 
 /** The press runs an ops viewer sees: a label's, or every label's for the operator. */

@@ -42,12 +42,21 @@ export async function printFilePreview(
 ): Promise<Buffer> {
   const file = await findPrintFile(ctx.pool, labelId, orderItemId, sha256);
   if (!file || page < 1 || page > file.pages) throw noPreview();
-  const key = previewKey(file.storageKey, page);
+  return storedPreview(ctx, file.storageKey, page);
+}
+
+/** A page's preview of a stored PDF, drawn and kept beside it when first asked for. */
+export async function storedPreview(
+  ctx: Pick<AppContext, 'storage' | 'drawPreviews'>,
+  pdfKey: string,
+  page: number,
+): Promise<Buffer> {
+  const key = previewKey(pdfKey, page);
   const stored = await ctx.storage.get(key);
   if (stored) return stored;
-  const pdf = await ctx.storage.get(file.storageKey);
+  const pdf = await ctx.storage.get(pdfKey);
   if (!pdf) throw noPreview();
-  await storePreviews(ctx.storage, ctx.drawPreviews, file.storageKey, pdf);
+  await storePreviews(ctx.storage, ctx.drawPreviews, pdfKey, pdf);
   const drawn = await ctx.storage.get(key);
   if (!drawn) throw noPreview();
   return drawn;

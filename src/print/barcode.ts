@@ -1,4 +1,5 @@
 import bwipjs from 'bwip-js';
+import type { Color, PDFPage } from 'pdf-lib';
 import type { BarcodeFormat } from '../domain/order/barcode.ts';
 import { RenderError } from './errors.ts';
 
@@ -73,4 +74,20 @@ export function barcodeShapes(format: BarcodeFormat, value: string): VectorBarco
   if (out.bars.length === 0 && out.polygons.length === 0)
     throw new RenderError('barcode: no drawing', 'barcode');
   return out;
+}
+
+/** A linear barcode's bars drawn on a page from `x, y` (its bottom left), `module` points a module. */
+export function drawBars(
+  page: PDFPage,
+  code: VectorBarcode,
+  at: { x: number; y: number; module: number; height: number; color: Color },
+): void {
+  for (const bar of code.bars)
+    page.drawRectangle({
+      x: at.x + bar.x * at.module,
+      y: at.y,
+      width: bar.width * at.module,
+      height: at.height,
+      color: at.color,
+    });
 }

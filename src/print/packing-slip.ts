@@ -1,7 +1,7 @@
 import fontkit from '@pdf-lib/fontkit';
 import { PDFDocument, type PDFFont, type PDFImage, type PDFPage, rgb } from 'pdf-lib';
 import type { SlipSize } from '../domain/label/events.ts';
-import { barcodeShapes } from './barcode.ts';
+import { barcodeShapes, drawBars } from './barcode.ts';
 import { FONT, subsetTag } from './fonts.ts';
 
 /** Page sizes in points. */
@@ -138,14 +138,7 @@ export async function renderPackingSlip(slip: PackingSlip): Promise<Uint8Array> 
   const module = Math.min(1.4, (codeWidth - 20) / code.width);
   const barHeight = Math.max(28, 40 * scale);
   const x0 = rightX + 10;
-  for (const bar of code.bars)
-    page.drawRectangle({
-      x: x0 + bar.x * module,
-      y: right - barHeight,
-      width: bar.width * module,
-      height: barHeight,
-      color: ink,
-    });
+  drawBars(page, code, { x: x0, y: right - barHeight, module, height: barHeight, color: ink });
   right -= barHeight + 6;
   y = Math.min(left, right) - 12;
 

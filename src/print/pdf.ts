@@ -135,7 +135,7 @@ class EscapedName extends PDFObject {
 const op = (name: PDFOperatorNames, ...args: (PDFName | PDFNumber)[]) => PDFOperator.of(name, args);
 
 /** The page's resource dictionary of one kind (ColorSpace, XObject), made when missing. */
-function resources(page: PDFPage, kind: string): PDFDict {
+export function resources(page: PDFPage, kind: string): PDFDict {
   const res = page.node.normalizedEntries().Resources;
   let dict = res.lookupMaybe(PDFName.of(kind), PDFDict);
   if (!dict) {

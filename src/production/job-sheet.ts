@@ -6,7 +6,7 @@ import {
   type Sheet,
   sheetCode,
 } from '../domain/batch/events.ts';
-import { barcodeShapes } from '../print/barcode.ts';
+import { barcodeShapes, drawBars } from '../print/barcode.ts';
 import { FONT, fontkitOnce, subsetTag } from '../print/fonts.ts';
 
 export interface JobSheetInput {
@@ -21,25 +21,24 @@ export interface JobSheetInput {
 const A4: [number, number] = [595.28, 841.89];
 const MARGIN = 36;
 
-/** Code 128 of `value` at `x, y` (its bottom left), `module` points a module, `height` tall. */
+/** Code 128 of `value` at `x, y` (its bottom left), at most `width` points wide and `module` a module. */
 function drawCode(
   page: PDFPage,
   value: string,
   x: number,
   y: number,
+  width: number,
   module: number,
   height: number,
 ) {
   const code = barcodeShapes('code128', value);
-  for (const bar of code.bars)
-    page.drawRectangle({
-      x: x + bar.x * module,
-      y,
-      width: bar.width * module,
-      height,
-      color: rgb(0, 0, 0),
-    });
-  return code.width * module;
+  drawBars(page, code, {
+    x,
+    y,
+    module: Math.min(module, width / code.width),
+    height,
+    color: rgb(0, 0, 0),
+  });
 }
 
 /** What an item's barcode shows as Code 128: its barcode value when printable ASCII, else its id. */
@@ -90,7 +89,7 @@ export async function renderJobSheet(j: JobSheetInput): Promise<Uint8Array> {
     A4[0] - 2 * MARGIN,
   );
   y -= 16;
-  drawCode(page, batchCode(j.batchId), MARGIN + 10, y - 40, 1.2, 40);
+  drawCode(page, batchCode(j.batchId), MARGIN + 10, y - 40, Number.POSITIVE_INFINITY, 1.2, 40);
   y -= 52;
   text(batchCode(j.batchId), MARGIN + 10, 8, grey);
   y -= 18;
@@ -120,8 +119,7 @@ export async function renderJobSheet(j: JobSheetInput): Promise<Uint8Array> {
     y -= 6;
     const value = scannable(item);
     // a UUID is some 430 modules: 0.27 mm each, wide enough for a scanner and for 300 dpi
-    const module = Math.min(1, 330 / barcodeShapes('code128', value).width);
-    drawCode(page, value, MARGIN + 8, y - 34, module, 34);
+    drawCode(page, value, MARGIN + 8, y - 34, 330, 1, 34);
     const x = MARGIN + 355;
     page.drawText(clip(font, `${item.itemId} · ${item.sku}`, 9, 160), {
       x,

@@ -2,21 +2,20 @@ import {
   cmyk,
   concatTransformationMatrix,
   drawObject,
-  PDFDict,
   type PDFDocument as PDFDoc,
   PDFDocument,
   PDFName,
   PDFNumber,
   PDFOperator,
   type PDFOperatorNames,
-  type PDFPage,
   type PDFRef,
   popGraphicsState,
   pushGraphicsState,
 } from 'pdf-lib';
 import type { Sheet } from '../domain/batch/events.ts';
-import { barcodeShapes } from '../print/barcode.ts';
+import { barcodeShapes, drawBars } from '../print/barcode.ts';
 import { FONT, fontkitOnce, subsetTag } from '../print/fonts.ts';
+import { resources } from '../print/pdf.ts';
 import { asPdf16, makePdfX4 } from '../print/pdfx.ts';
 import type { OutputProfile } from '../print/profiles.ts';
 import { PT_PER_MM } from '../print/units.ts';
@@ -57,16 +56,6 @@ export interface SheetDraw {
 const op = (name: string, ...args: (PDFName | PDFNumber)[]) =>
   PDFOperator.of(name as PDFOperatorNames, args);
 const num = (v: number) => PDFNumber.of(Math.round(v * 1000) / 1000);
-
-function resources(page: PDFPage, kind: string): PDFDict {
-  const res = page.node.normalizedEntries().Resources;
-  let dict = res.lookupMaybe(PDFName.of(kind), PDFDict);
-  if (!dict) {
-    dict = page.doc.context.obj({});
-    res.set(PDFName.of(kind), dict);
-  }
-  return dict;
-}
 
 /** The trim and bleed of a placement on the sheet, in millimetres from the top left. */
 export function pieceRects(p: Sheet['placements'][number], piece: PiecePage) {
@@ -202,14 +191,13 @@ export async function drawSheet(doc: PDFDoc, s: SheetDraw): Promise<Uint8Array> 
   const module = pt(Math.min(SLUG_MODULE_MM, (slug.w * 0.6) / code.width));
   const barY = pt(H - slug.y - slug.h + 1);
   const x0 = pt(slug.x) + 10 * module; // quiet zone
-  for (const bar of code.bars)
-    page.drawRectangle({
-      x: x0 + bar.x * module,
-      y: barY,
-      width: bar.width * module,
-      height: pt(SLUG_BAR_MM),
-      color: cmyk(0, 0, 0, 1),
-    });
+  drawBars(page, code, {
+    x: x0,
+    y: barY,
+    module,
+    height: pt(SLUG_BAR_MM),
+    color: cmyk(0, 0, 0, 1),
+  });
   const textX = x0 + code.width * module + 10 * module + pt(2);
   const size = 7;
   const room = pt(slug.x + slug.w) - textX;

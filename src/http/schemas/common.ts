@@ -61,3 +61,9 @@ export const supplierOf = (suppliers: string[]) =>
       message: `supplier must be one of: ${suppliers.join(', ')}`,
     })
     .describe('a supplier of this installation (GET /operator/suppliers lists them)');
+
+/** An Idempotency-Key header: `description` says what the same key again answers. */
+export const idempotencyHeader = (description: string) =>
+  z.object({
+    'idempotency-key': z.string().min(1).max(200).optional().describe(description),
+  });

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { batching, setBatching } from '../../../app/batches.ts';
-import { BATCH_MODES } from '../../../domain/batch/events.ts';
+import { batchSpecSchema } from '../../../domain/batch/events.ts';
 import { metadataOf, principalOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
 import { apiKeySecurity, problems } from '../../schemas/common.ts';
@@ -70,19 +70,7 @@ const batchingAnswer = z
       z.object({
         name: z.string(),
         filter: z.object({ printMethod: z.string().optional(), sku: z.string().optional() }),
-        spec: z.object({
-          mode: z.enum(BATCH_MODES),
-          media: z.object({
-            kind: z.enum(['sheet', 'roll']),
-            preset: z.string().optional(),
-            widthMm: z.number(),
-            heightMm: z.number(),
-          }),
-          gutterMm: z.number(),
-          marginMm: z.number(),
-          allowRotation: z.boolean(),
-          copies: z.enum(['quantity', 'one']),
-        }),
+        spec: batchSpecSchema,
         everyMinutes: z.number().int().min(1).max(10_080).nullable(),
         whenSheetFull: z.boolean(),
       }),

@@ -11,12 +11,18 @@ import {
   openBatch,
   requestBatchReplay,
 } from '../../../app/batches.ts';
-import { BATCH_MODES } from '../../../domain/batch/events.ts';
+import { BATCH_MODES, mediaSchema } from '../../../domain/batch/events.ts';
 import { PRESET_NAMES } from '../../../production/presets.ts';
 import { metadataOf, principalOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
 import { responseHeaders } from '../../openapi/document.ts';
-import { apiKeySecurity, instant, problems, sha256Hex } from '../../schemas/common.ts';
+import {
+  apiKeySecurity,
+  idempotencyHeader,
+  instant,
+  problems,
+  sha256Hex,
+} from '../../schemas/common.ts';
 
 const tags = ['Order fulfillment API'];
 const mmOf = (min: number, max: number) => z.number().min(min).max(max);
@@ -95,12 +101,7 @@ const batchAnswer = z
     batchId: z.uuid(),
     status: z.enum(['claiming', 'imposing', 'imposed', 'printed', 'failed', 'cancelled']),
     mode: z.enum(BATCH_MODES),
-    media: z.object({
-      kind: z.enum(['sheet', 'roll']),
-      preset: z.string().optional(),
-      widthMm: z.number(),
-      heightMm: z.number(),
-    }),
+    media: mediaSchema,
     gutterMm: z.number(),
     marginMm: z.number(),
     allowRotation: z.boolean(),
@@ -161,14 +162,7 @@ const batchParams = z.object({ batchId: z.uuid({ message: 'must be a UUID' }) })
 const sheetParams = batchParams.extend({ n: z.coerce.number().int().min(1).max(9999) }).strict();
 const binary = (description: string) =>
   z.instanceof(Buffer).meta({ type: 'string', format: 'binary', description });
-const idempotency = z.object({
-  'idempotency-key': z
-    .string()
-    .min(1)
-    .max(200)
-    .optional()
-    .describe('the same key again answers the same batch'),
-});
+const idempotency = idempotencyHeader('the same key again answers the same batch');
 
 function sendFile(
   reply: FastifyReply,

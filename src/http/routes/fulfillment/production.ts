@@ -11,20 +11,21 @@ import {
 import { orderIdSchema, REPRINT_REASONS } from '../../../domain/order/events.ts';
 import { metadataOf, principalOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
-import { apiKeySecurity, httpUrl, instant, problems } from '../../schemas/common.ts';
+import {
+  apiKeySecurity,
+  httpUrl,
+  idempotencyHeader,
+  instant,
+  problems,
+} from '../../schemas/common.ts';
 
 const tags = ['Order fulfillment API'];
 const line = (max: number) => z.string().trim().min(1).max(max);
 const orderParams = z.object({ orderId: orderIdSchema }).strict();
 const shipmentParams = orderParams.extend({ shipmentId: z.uuid({ message: 'must be a UUID' }) });
-const idempotency = z.object({
-  'idempotency-key': z
-    .string()
-    .min(1)
-    .max(200)
-    .optional()
-    .describe('the same key with the same request answers what the first one did'),
-});
+const idempotency = idempotencyHeader(
+  'the same key with the same request answers what the first one did',
+);
 
 const scanBody = z
   .object({

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
@@ -120,7 +121,11 @@ describe('a worker killed while rendering', () => {
     for (let i = 0; !out.includes('stalled') && i < 600; i++)
       await new Promise((res) => setTimeout(res, 100));
     expect(out).toContain('stalled');
+    // gone for certain before the replacement starts: until its parent reaps it, a killed
+    // process still counts as alive, and its temporary folder would be kept
+    const gone = once(stalling, 'exit');
     stalling.kill('SIGKILL');
+    await gone;
     stalling = undefined;
 
     // the replacement starts as a restarted worker would: opening the storage clears the

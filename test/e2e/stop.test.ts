@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -68,10 +69,47 @@ describe('npm start, stopped', () => {
     const tree = descendants(npm.pid!);
     expect(tree.some((p) => p.cmd.includes('src/main.ts'))).toBe(true);
     expect(tree.some((p) => p.cmd.includes('start-dev'))).toBe(true);
-    // a request in flight when the signal comes is still answered
-    const inFlight = fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status);
+    // a request in flight when the signal comes is still answered by its handler. In
+    // flight for certain: the server has taken its headers (it sent 100 Continue) and
+    // waits for its body, which is sent only once the server refuses new connections
+    const operatorKey = readFileSync(path.join(dataDir, 'operator-api-key'), 'utf8').trim();
+    const body = JSON.stringify({ name: 'Answered while stopping' });
+    const req = http.request({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/operator/labels',
+      headers: {
+        'x-api-key': operatorKey,
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        expect: '100-continue',
+      },
+    });
+    const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      req.on('response', (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on('error', reject);
+    });
+    await new Promise<void>((resolve) => req.once('continue', resolve));
     npm.kill('SIGTERM');
-    expect(await inFlight).toBe(200);
+    await until(
+      'the server to refuse new connections',
+      () =>
+        fetch(`http://127.0.0.1:${port}/livez`).then(
+          () => undefined,
+          () => true,
+        ),
+      45_000,
+      50,
+    );
+    req.end(body);
+    const inFlight = await answered;
+    expect(inFlight.status, inFlight.text).toBe(201);
+    expect(JSON.parse(inFlight.text)).toHaveProperty('labelId');
     await Promise.race([
       exited,
       new Promise((_, reject) => setTimeout(() => reject(new Error('npm did not exit')), 45_000)),

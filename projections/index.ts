@@ -10,6 +10,7 @@ import { pricesProjection } from './prices.ts';
 import type { Projection } from './projection.ts';
 import { projectsProjection } from './projects.ts';
 import { shopIntegrationsProjection } from './shop-integrations.ts';
+import { webhookQueueProjection } from './webhook-queue.ts';
 import { webhooksProjection } from './webhooks.ts';
 
 export const allProjections: Projection[] = [
@@ -23,6 +24,7 @@ export const allProjections: Projection[] = [
   ordersProjection,
   imageRefsProjection,
   webhooksProjection,
+  webhookQueueProjection,
   opsSessionsProjection,
   batchesProjection,
 ];

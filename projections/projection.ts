@@ -19,5 +19,11 @@ export interface Projection {
   /** creates the tables (idempotent) */
   schema: string;
   handles: ReadonlySet<string>;
+  /**
+   * Work queued from the log rather than a view of it: built once from the first event,
+   * never rebuilt (while a rebuild replays, work done long ago would look queued again).
+   * Its version never changes; its tables change by migration.
+   */
+  neverRebuilt?: true;
   apply(tx: pg.PoolClient, events: RecordedEvent[]): Promise<void>;
 }

@@ -82,6 +82,8 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
         p.tables[0],
       ]);
       const built = r.rows[0]?.version ?? (exists.rows[0]?.t ? 1 : version);
+      if (p.neverRebuilt && built !== version)
+        throw new Error(`${p.name} is never rebuilt: its version stays ${built}`);
       if (built !== version) {
         this.log.warn(
           { projection: p.name, from: built, to: version },
@@ -255,6 +257,8 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
   async reset(name: string): Promise<void> {
     const p = this.byName.get(name);
     if (!p) throw new UnknownSubscriptionError(name, this.names);
+    if (p.neverRebuilt)
+      throw new Error(`${name} queues work from the log: rebuilding it would do the work again`);
     this.committed.delete(name);
     this.onCommit(name, 'committing');
     try {

@@ -11,4 +11,3 @@ export { pingWorkflow } from './ping.ts';
 export { replayWorkflow } from './replay.ts';
 export { reprintWorkflow } from './reprint.ts';
 export { saleNotificationWorkflow } from './sale-notification.ts';
-export { webhookDeliveryWorkflow } from './webhook-delivery.ts';

@@ -5,7 +5,6 @@ import type { FileStorage } from '../storage/port.ts';
 import { batchActivities } from './batches.ts';
 import { importActivities } from './imports.ts';
 import { orderActivities } from './orders.ts';
-import { type WebhookDeps, webhookActivities } from './webhooks.ts';
 
 export interface ActivityDeps {
   store: EventStore;
@@ -17,9 +16,8 @@ export interface ActivityDeps {
   renders: Renders;
   /** told how long each item's rendering took (seconds) and how it ended */
   observeRender?: (seconds: number, outcome: 'ready' | 'failed') => void;
-  /** the read models and the encryption keys (webhook secrets) */
+  /** the read models */
   db: pg.Pool;
-  webhooks: Omit<WebhookDeps, 'store' | 'db'>;
 }
 
 /** Activities as plain async functions over injected dependencies. */
@@ -28,7 +26,6 @@ export function createActivities(deps: ActivityDeps) {
     ...importActivities(deps.store),
     ...orderActivities(deps),
     ...batchActivities(deps),
-    ...webhookActivities({ ...deps.webhooks, store: deps.store, db: deps.db }),
     async describeEventStore(): Promise<string> {
       const head = await deps.store.headPosition();
       return `${deps.store.kind} at ${head.commit}/${head.prepare}`;

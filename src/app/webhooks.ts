@@ -15,7 +15,12 @@ import {
   shopIntegrationAggregate,
   type WebhookEndpoint,
 } from '../domain/shop-integration/decider.ts';
-import { shopIntegrationStream, type WebhookEventType } from '../domain/shop-integration/events.ts';
+import {
+  DEFAULT_DELIVERY,
+  shopIntegrationStream,
+  type WebhookDeliverySettings,
+  type WebhookEventType,
+} from '../domain/shop-integration/events.ts';
 import { webhookDeliveryEvents, webhookDeliveryStream } from '../domain/webhook-delivery/events.ts';
 import type { EventMetadata } from '../eventstore/port.ts';
 import { urlProblem } from '../webhooks/address.ts';
@@ -29,6 +34,7 @@ export interface WebhookView {
   url: string | null;
   /** null: every type */
   events: WebhookEventType[] | null;
+  delivery: WebhookDeliverySettings;
   state: 'none' | 'enabled' | 'disabled';
   disabled: { reason: string; detail: string; at: string } | null;
   /** the secrets that sign now: the current one, and a rotated-out one until it stops */
@@ -68,6 +74,7 @@ async function view(
     integrationId,
     url: w.url,
     events: w.events ?? null,
+    delivery: w.delivery,
     state: w.enabled ? 'enabled' : 'disabled',
     disabled: w.disabled ?? null,
     secrets: w.secrets
@@ -94,6 +101,7 @@ export async function getWebhook(
       integrationId,
       url: null,
       events: null,
+      delivery: DEFAULT_DELIVERY,
       state: 'none',
       disabled: null,
       secrets: [],
@@ -132,7 +140,11 @@ export async function setWebhook(
   ctx: AppContext,
   labelId: string,
   integrationId: string,
-  input: { url: string; events?: WebhookEventType[] | undefined },
+  input: {
+    url: string;
+    events?: WebhookEventType[] | undefined;
+    delivery?: WebhookDeliverySettings | undefined;
+  },
   metadata: EventMetadata,
 ): Promise<WebhookView & { secret: string }> {
   const problem = urlProblem(input.url, ctx.webhookTargets);
@@ -154,6 +166,7 @@ export async function setWebhook(
       labelId,
       url: input.url,
       events: input.events,
+      delivery: input.delivery,
       signing,
       at: new Date(),
     },

@@ -9,7 +9,7 @@ import { Renders } from '../print/image-work.ts';
 import { renderLoad } from '../print/load.ts';
 import { ReactionRunner } from '../reactions/reactor.ts';
 import { scheduleReconciler } from '../reactions/reconciler.ts';
-import { webhooksReactor } from '../reactions/webhooks.ts';
+import { WebhookDispatcher } from '../reactions/webhook-dispatcher.ts';
 import { workflowStartsReactor } from '../reactions/workflow-starts.ts';
 import { type LocalTemporal, startLocalTemporal } from '../temporal/dev-server.ts';
 import { registerSearchAttributes, searchAttributeTypes } from '../temporal/search-attributes.ts';
@@ -95,7 +95,8 @@ const RENDER_LIMIT_MS = 60_000;
 export interface WorkerOptions {
   /** told how long each order item's rendering took */
   observeRender?: ActivityDeps['observeRender'];
-  observeWebhook?: ActivityDeps['webhooks']['observeWebhook'];
+  /** told each webhook attempt's outcome */
+  observeWebhook?: (outcome: string, seconds: number) => void;
   /** wraps the worker's activities (fault injection in tests) */
   wrapActivities?: (activities: Activities) => Activities;
   /** wraps the workflow starts the reactor makes (fault injection in tests) */
@@ -118,10 +119,7 @@ export function createReactions(
   return new ReactionRunner(
     data.db.pool,
     data.store,
-    [
-      workflowStartsReactor(starts, data.store),
-      webhooksReactor(starts, data.store, data.db.pool, config.webhooks.scheduleScale),
-    ],
+    [workflowStartsReactor(starts, data.store)],
     log.child({ part: 'reactions' }),
     {
       batchSize: 100,
@@ -154,11 +152,6 @@ export function startWorkerRole(
     renders,
     ...(options.observeRender ? { observeRender: options.observeRender } : {}),
     db: data.db.pool,
-    webhooks: {
-      targets: config.webhooks,
-      timeoutMs: config.webhooks.timeoutMs,
-      ...(options.observeWebhook ? { observeWebhook: options.observeWebhook } : {}),
-    },
   });
   const worker = superviseWorker(
     temporal.target,
@@ -168,6 +161,18 @@ export function startWorkerRole(
   stops.add(() => worker.stop());
   reactions.start();
   stops.add(() => reactions.stop());
+  const webhooks = new WebhookDispatcher({
+    store: data.store,
+    db: data.db.pool,
+    changes: data.feed,
+    targets: config.webhooks,
+    timeoutMs: config.webhooks.timeoutMs,
+    scale: config.webhooks.scheduleScale,
+    log: log.child({ part: 'webhooks' }),
+    ...(options.observeWebhook ? { observe: options.observeWebhook } : {}),
+  });
+  webhooks.start();
+  stops.add(() => webhooks.stop());
   const starts = options.wrapStarts?.(temporal.starts) ?? temporal.starts;
   const reconciler = scheduleReconciler(
     { pool: data.db.pool, store: data.store, client: temporal.client, starts },

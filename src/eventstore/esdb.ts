@@ -108,6 +108,16 @@ export class EsdbEventStore implements EventStore {
     }
   }
 
+  async appendEach(appends: { streamId: string; event: NewEvent }[]): Promise<void> {
+    if (new Set(appends.map((a) => a.streamId)).size !== appends.length)
+      throw new Error('appendEach names each stream once');
+    const results = await Promise.allSettled(
+      appends.map((a) => this.append(a.streamId, [a.event], 'any')),
+    );
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
   async readStream(streamId: string, from = 0n): Promise<RecordedEvent[]> {
     const out: RecordedEvent[] = [];
     try {

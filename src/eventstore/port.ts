@@ -106,6 +106,13 @@ export interface EventStore {
     expectedRevision: ExpectedRevision,
   ): Promise<AppendResult>;
   /**
+   * One event at the end of each of many streams (each stream named once), as if each
+   * were appended with `any`; an event whose id its stream holds already is skipped. On
+   * PostgreSQL all in one transaction; EventStoreDB has no multi-stream write, so there
+   * each stream's append is its own (all are tried; the first failure is thrown).
+   */
+  appendEach(appends: { streamId: string; event: NewEvent }[]): Promise<void>;
+  /**
    * The stream's events in order, from revision `from` on (the whole stream without it);
    * [] when it does not exist or has nothing from there.
    */

@@ -123,6 +123,35 @@ END $$;`;
 
 export const MAX_EVENTS_PER_APPEND = 10_000;
 
+/** streams per statement of appendEach (6 parameters each) */
+const MAX_EACH = 5_000;
+
+/**
+ * appendEach as one statement: each event at its stream's next revision, skipped when
+ * its id is recorded already (a repeated attempt).
+ */
+const appendEachSql = (count: number) => {
+  const rows = Array.from({ length: count }, (_, k) => {
+    const b = 1 + k * 6;
+    return `($${b}::uuid, $${b + 1}, $${b + 2}, $${b + 3}::int, $${b + 4}::json, $${b + 5}::json)`;
+  });
+  return `
+INSERT INTO es_events (event_id, stream_id, revision, type, schema_version, data, metadata)
+SELECT e.id, e.stream,
+  COALESCE((SELECT max(x.revision) FROM es_events x WHERE x.stream_id = e.stream), -1) + 1,
+  e.type, e.version, e.data, e.metadata
+FROM (VALUES ${rows.join(', ')}) AS e(id, stream, type, version, data, metadata)
+WHERE NOT EXISTS (SELECT 1 FROM es_events d WHERE d.event_id = e.id)`;
+};
+const eachParams = (a: { streamId: string; event: NewEvent }) => [
+  a.event.id,
+  a.streamId,
+  a.event.type,
+  a.event.schemaVersion,
+  JSON.stringify(a.event.data),
+  JSON.stringify(a.event.metadata),
+];
+
 const UNIQUE_VIOLATION = '23505';
 const violated = (err: unknown, constraint: string) =>
   (err as { code?: string }).code === UNIQUE_VIOLATION &&
@@ -262,6 +291,26 @@ export class PostgresEventStore implements EventStore {
         nextRevision: first + BigInt(events.length - 1),
         position: { commit: BigInt(last.tx_text), prepare: BigInt(last.seq) },
       };
+    }
+  }
+
+  async appendEach(appends: { streamId: string; event: NewEvent }[]): Promise<void> {
+    if (appends.length === 0) return;
+    if (new Set(appends.map((a) => a.streamId)).size !== appends.length)
+      throw new Error('appendEach names each stream once');
+    for (let from = 0; from < appends.length; from += MAX_EACH) {
+      const chunk = appends.slice(from, from + MAX_EACH);
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await this.pool.query(appendEachSql(chunk.length), chunk.flatMap(eachParams));
+          break;
+        } catch (err) {
+          // another writer took a stream's next revision meanwhile: read them again
+          if (!violated(err, 'es_events_stream_revision') || attempt >= 20) throw err;
+        }
+      }
+      for (const a of chunk) this.onAppended(a.streamId);
+      this.appended.notify([...new Set(chunk.map((a) => a.event.type))]);
     }
   }
 

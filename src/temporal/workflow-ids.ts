@@ -16,6 +16,4 @@ export const workflowIds = {
   batchReplay: (replayId: string) => `batch-replay:${replayId}`,
   batchSheetPrinted: (batchId: string, n: number) => `batch-sheet:${batchId}:${n}`,
   batchRelease: (batchId: string) => `batch-release:${batchId}`,
-  /** one webhook message to one endpoint; each resend is a run of its own */
-  webhook: (deliveryId: string, run: number) => `webhook:${deliveryId}:${run}`,
 };

@@ -13,10 +13,8 @@ import {
   replayWorkflow,
   reprintWorkflow,
   saleNotificationWorkflow,
-  webhookDeliveryWorkflow,
 } from '../../workflows/index.ts';
 import { LABEL_ID, ORDER_ID, ORDER_STATUS } from '../../workflows/search-attributes.ts';
-import type { WebhookDeliveryInput } from '../../workflows/webhook-delivery.ts';
 import { temporalCall } from './calls.ts';
 import { workflowIds } from './workflow-ids.ts';
 
@@ -207,19 +205,6 @@ export class WorkflowStarts {
         workflowId: workflowIds.batchRelease(batchId),
         args: [batchId],
         workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-      }),
-    );
-  }
-
-  /** One webhook message to one endpoint (a run of its delivery). */
-  webhook(input: WebhookDeliveryInput): Promise<Started> {
-    return this.once(() =>
-      this.client.workflow.start(webhookDeliveryWorkflow, {
-        taskQueue: this.taskQueue,
-        workflowId: workflowIds.webhook(input.deliveryId, input.run),
-        args: [input],
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-        staticSummary: `Webhook ${input.message.type} of order ${input.message.data.orderId}`,
       }),
     );
   }

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * When a webhook delivery is tried (the Standard Webhooks schedule): at once, then 5 s,
  * 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h after the attempt before, each
@@ -48,4 +50,22 @@ export function parseRetryAfter(value: string | null, now: number): number | und
   if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/**
+ * When attempt `attempt + 1` of a delivery run is due, after attempt `attempt` ended at
+ * `at` without delivering; undefined when none is left. The jitter comes from the run's
+ * own name, so the same attempt always gets the same time.
+ */
+export function nextAttemptAt(
+  run: { deliveryId: string; run: number },
+  attempt: number,
+  at: Date,
+  options: { retryAfterMs?: number | undefined; scale?: number } = {},
+): Date | undefined {
+  const digest = createHash('sha256')
+    .update(`${run.deliveryId}:${run.run}:${attempt + 1}`)
+    .digest();
+  const wait = delayBefore(attempt + 1, digest.readUInt32BE(0) / 2 ** 32, options);
+  return wait === undefined ? undefined : new Date(at.getTime() + wait);
 }

@@ -135,6 +135,37 @@ export function eventStoreContract(name: string, open: () => Promise<StoreUnderT
       await expectConflict(store.append(s, [ev('C')], 'no_stream'), 1n);
     });
 
+    it('appends one event to each of many streams, new or not, and skips ids already there', async () => {
+      const old = stream('Each');
+      const fresh = stream('Each');
+      const kept = ev('A');
+      await store.append(old, [kept], 'no_stream');
+      const next = ev('B');
+      const first = ev('X');
+      await store.appendEach([
+        { streamId: old, event: next },
+        { streamId: fresh, event: first },
+      ]);
+      // a repeated batch (an attempt recorded again) changes nothing
+      await store.appendEach([
+        { streamId: old, event: next },
+        { streamId: fresh, event: first },
+      ]);
+      expect((await store.readStream(old)).map((e) => [e.id, e.revision])).toEqual([
+        [kept.id, 0n],
+        [next.id, 1n],
+      ]);
+      expect((await store.readStream(fresh)).map((e) => [e.id, e.revision])).toEqual([
+        [first.id, 0n],
+      ]);
+      await expect(
+        store.appendEach([
+          { streamId: fresh, event: ev('C') },
+          { streamId: fresh, event: ev('D') },
+        ]),
+      ).rejects.toThrow();
+    });
+
     it('reads a stream from a revision on: the tail, or nothing past the end', async () => {
       const s = stream('Tail');
       await store.append(s, [ev('A'), ev('B'), ev('C')], 'no_stream');

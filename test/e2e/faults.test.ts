@@ -139,7 +139,6 @@ describe('a worker killed while rendering', () => {
       images,
       renders,
       db: t.app.db.pool,
-      webhooks: { targets: t.config.webhooks, timeoutMs: t.config.webhooks.timeoutMs },
     });
     const replacement = await createWorker(t.app.temporal!.target, activities);
     const running = replacement.run();

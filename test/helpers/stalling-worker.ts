@@ -40,7 +40,6 @@ const worker = await createWorker(
     images: await FilesystemStorage.open(path.join(config.dataDir, 'images')),
     renders: new Renders(1, 60_000),
     db: db.pool,
-    webhooks: { targets: config.webhooks, timeoutMs: config.webhooks.timeoutMs },
   }),
 );
 console.log('worker running');

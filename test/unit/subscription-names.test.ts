@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { allProjections } from '../../projections/index.ts';
 import { previewsReactor } from '../../src/reactions/previews.ts';
-import { webhooksReactor } from '../../src/reactions/webhooks.ts';
 import { workflowStartsReactor } from '../../src/reactions/workflow-starts.ts';
 
 // Projections and reactors keep their checkpoints in one table, by name: two with the
@@ -13,7 +12,6 @@ describe('subscription names', () => {
     const names = [
       ...allProjections.map((p) => p.name),
       workflowStartsReactor(none, none).name,
-      webhooksReactor(none, none, none, 1).name,
       previewsReactor(none, none).name,
     ];
     expect(new Set(names).size).toBe(names.length);

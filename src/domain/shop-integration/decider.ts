@@ -3,10 +3,12 @@ import { DomainError } from '../shared/decider.ts';
 import type { Encrypted } from '../shared/encrypted.ts';
 import type { StoredKey } from '../shared/keys.ts';
 import {
+  DEFAULT_DELIVERY,
   type Permission,
   type ShopIntegrationEvent,
   shopIntegrationEvents,
   shopIntegrationStream,
+  type WebhookDeliverySettings,
   type WebhookEventType,
 } from './events.ts';
 
@@ -41,6 +43,7 @@ export type ShopIntegrationCommand =
       labelId: string;
       url: string;
       events: WebhookEventType[] | undefined;
+      delivery?: WebhookDeliverySettings | undefined;
       signing: SigningSecret;
       at: Date;
     }
@@ -66,6 +69,7 @@ export const PREVIOUS_SECRET_HOURS = 24;
 export interface WebhookEndpoint {
   url: string;
   events: WebhookEventType[] | undefined;
+  delivery: WebhookDeliverySettings;
   /** the current secret first; a rotated-out one while it still signs */
   secrets: { signing: SigningSecret; until?: string }[];
   enabled: boolean;
@@ -181,6 +185,7 @@ export const shopIntegrationDecider: Decider<
               ...(command.events ? { events: [...new Set(command.events)].sort() } : {}),
               signing: command.signing,
               setAt: command.at.toISOString(),
+              ...(command.delivery ? { delivery: command.delivery } : {}),
             },
           },
         ];
@@ -263,6 +268,7 @@ export const shopIntegrationDecider: Decider<
               webhook: {
                 url: event.data.url,
                 events: event.data.events,
+                delivery: event.data.delivery ?? DEFAULT_DELIVERY,
                 secrets: [{ signing: event.data.signing }],
                 enabled: true,
               },

@@ -78,6 +78,19 @@ export const WEBHOOK_EVENT_TYPES = [
 export const webhookEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES);
 export type WebhookEventType = z.infer<typeof webhookEventTypeSchema>;
 
+/**
+ * How messages go to an endpoint: `ordered` one at a time in log order (a failing one
+ * holds back those after it); otherwise up to `maxInFlight` at once, at most
+ * `ratePerSecond` a second when set.
+ */
+export const webhookDeliverySettingsSchema = z.object({
+  ordered: z.boolean(),
+  maxInFlight: z.number().int().min(1).max(256),
+  ratePerSecond: z.number().positive().max(10_000).optional(),
+});
+export type WebhookDeliverySettings = z.infer<typeof webhookDeliverySettingsSchema>;
+export const DEFAULT_DELIVERY: WebhookDeliverySettings = { ordered: false, maxInFlight: 16 };
+
 /** A signing secret, encrypted with the integration's key; `secretId` names it in logs. */
 const signingSecretSchema = z.object({ secretId: z.string(), secret: encryptedSchema });
 
@@ -91,6 +104,8 @@ export const WebhookEndpointSet = defineEvent(
     events: z.array(webhookEventTypeSchema).optional(),
     signing: signingSecretSchema,
     setAt: z.iso.datetime(),
+    /** how deliveries go to it; the defaults when absent */
+    delivery: webhookDeliverySettingsSchema.optional(),
   }),
 );
 

@@ -10,7 +10,10 @@ import {
   setWebhook,
   webhookDeliveries,
 } from '../../../app/webhooks.ts';
-import { webhookEventTypeSchema } from '../../../domain/shop-integration/events.ts';
+import {
+  webhookDeliverySettingsSchema,
+  webhookEventTypeSchema,
+} from '../../../domain/shop-integration/events.ts';
 import { metadataOf, principalOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
 import { apiKeySecurity, count, idParams, instant, problems } from '../../schemas/common.ts';
@@ -22,11 +25,18 @@ const eventType = webhookEventTypeSchema.meta({
   description: 'a kind of order message a webhook can be sent',
 });
 
+const deliverySettings = webhookDeliverySettingsSchema.strict().meta({
+  id: 'WebhookDeliverySettings',
+  description:
+    'ordered: one message at a time in log order (a failing one holds back the rest); otherwise up to maxInFlight at once, at most ratePerSecond a second when set',
+});
+
 const webhookSchema = z
   .object({
     integrationId: z.uuid(),
     url: z.string().nullable(),
     events: z.array(eventType).nullable().describe('the types sent; null: every type'),
+    delivery: deliverySettings,
     state: z.enum(['none', 'enabled', 'disabled']),
     disabled: z
       .object({ reason: z.string(), detail: z.string(), at: instant })
@@ -119,6 +129,9 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (a
           .object({
             url: z.string().max(2048),
             events: z.array(eventType).min(1).max(20).optional(),
+            delivery: deliverySettings
+              .optional()
+              .describe('how messages go to it; { ordered: false, maxInFlight: 16 } when absent'),
           })
           .strict()
           .meta({

@@ -1,0 +1,229 @@
+import { LRUCache } from 'lru-cache';
+import type pg from 'pg';
+import { orderEvents } from '../src/domain/order/events.ts';
+import { shopIntegrationEvents } from '../src/domain/shop-integration/events.ts';
+import { deliveryIdOf, webhookDeliveryEvents } from '../src/domain/webhook-delivery/events.ts';
+import type { RecordedEvent } from '../src/eventstore/port.ts';
+import {
+  type OrderRef,
+  orderRefOf,
+  TOLD,
+  type WebhookMessage,
+  webhookMessage,
+} from '../src/webhooks/messages.ts';
+import { nextAttemptAt } from '../src/webhooks/schedule.ts';
+import type { Projection } from './projection.ts';
+
+const ENDPOINT_EVENTS = new Set([
+  'WebhookEndpointSet',
+  'WebhookEndpointDisabled',
+  'WebhookEndpointEnabled',
+]);
+
+/**
+ * The webhook deliveries to make, queued from the log: a message an endpoint takes is a
+ * row due at once; a recorded attempt that is to be retried moves its row to the time of
+ * the next attempt; one that ended (delivered, failed for good, gone) removes it; a
+ * disabled endpoint's rows go. The dispatcher leases rows, POSTs and records attempts;
+ * everything that changes a row here comes from the log.
+ */
+export const webhookQueueProjection: Projection = {
+  name: 'webhook-queue',
+  neverRebuilt: true,
+  tables: ['webhook_queue', 'webhook_queue_orders', 'webhook_queue_endpoints'],
+  schema: `
+    CREATE TABLE IF NOT EXISTS webhook_queue (
+      delivery_id    text NOT NULL,
+      run            int NOT NULL,
+      integration_id uuid NOT NULL,
+      label_id       uuid NOT NULL,
+      commit_pos     bigint NOT NULL,
+      prepare_pos    bigint NOT NULL,
+      message        json NOT NULL,
+      attempt        int NOT NULL,
+      due_at         timestamptz NOT NULL,
+      leased_until   timestamptz,
+      PRIMARY KEY (delivery_id, run)
+    );
+    CREATE INDEX IF NOT EXISTS webhook_queue_due ON webhook_queue (due_at);
+    CREATE INDEX IF NOT EXISTS webhook_queue_lane
+      ON webhook_queue (integration_id, commit_pos, prepare_pos);
+    CREATE TABLE IF NOT EXISTS webhook_queue_orders (
+      stream_id text PRIMARY KEY,
+      ref       json NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS webhook_queue_endpoints (
+      integration_id  uuid PRIMARY KEY,
+      enabled         boolean NOT NULL,
+      events          json,
+      ordered         boolean NOT NULL,
+      max_in_flight   int NOT NULL,
+      rate_per_second double precision
+    );`,
+  handles: new Set([...TOLD, ...webhookDeliveryEvents.types, ...ENDPOINT_EVENTS]),
+  async apply(tx, events) {
+    const queued: unknown[][] = [];
+    const flush = async () => {
+      if (queued.length > 0) await enqueue(tx, queued.splice(0));
+    };
+    for (const e of events) {
+      if (ENDPOINT_EVENTS.has(e.type)) {
+        await flush();
+        await applyEndpoint(tx, e);
+      } else if (webhookDeliveryEvents.has(e.type)) {
+        await flush();
+        await applyDelivery(tx, e);
+      } else {
+        const row = await orderDelivery(tx, e);
+        if (row) queued.push(row);
+      }
+    }
+    await flush();
+  },
+};
+
+const enqueue = (tx: pg.PoolClient, rows: unknown[][]) =>
+  tx.query(
+    `INSERT INTO webhook_queue (delivery_id, run, integration_id, label_id, commit_pos,
+       prepare_pos, message, attempt, due_at)
+     SELECT d, r, i, l, c, p, m, 1, now()
+     FROM unnest($1::text[], $2::int[], $3::uuid[], $4::uuid[], $5::bigint[], $6::bigint[],
+       $7::json[]) AS t(d, r, i, l, c, p, m)
+     ON CONFLICT DO NOTHING`,
+    Array.from({ length: 7 }, (_, k) => rows.map((r) => r[k])),
+  );
+
+async function applyEndpoint(tx: pg.PoolClient, stored: RecordedEvent) {
+  const e = shopIntegrationEvents.deserialize(stored);
+  const id = e.data.integrationId;
+  if (e.type === 'WebhookEndpointSet') {
+    const d = e.data.delivery;
+    await tx.query(
+      `INSERT INTO webhook_queue_endpoints (integration_id, enabled, events, ordered,
+         max_in_flight, rate_per_second)
+       VALUES ($1, true, $2, $3, $4, $5)
+       ON CONFLICT (integration_id) DO UPDATE SET enabled = true, events = $2, ordered = $3,
+         max_in_flight = $4, rate_per_second = $5`,
+      [
+        id,
+        e.data.events ? JSON.stringify(e.data.events) : null,
+        d?.ordered ?? false,
+        d?.maxInFlight ?? 16,
+        d?.ratePerSecond ?? null,
+      ],
+    );
+  } else if (e.type === 'WebhookEndpointDisabled') {
+    await tx.query('UPDATE webhook_queue_endpoints SET enabled = false WHERE integration_id = $1', [
+      id,
+    ]);
+    // what waits for a disabled endpoint is not sent; recovery sends it again when asked
+    await tx.query('DELETE FROM webhook_queue WHERE integration_id = $1', [id]);
+  } else if (e.type === 'WebhookEndpointEnabled')
+    await tx.query('UPDATE webhook_queue_endpoints SET enabled = true WHERE integration_id = $1', [
+      id,
+    ]);
+}
+
+/** Orders' references by stream, as read: an order's first event never changes. */
+const knownRefs = new LRUCache<string, { ref: OrderRef }>({ max: 20_000 });
+
+async function refOf(tx: pg.PoolClient, stored: RecordedEvent, first: boolean) {
+  if (first) {
+    const ref = orderRefOf(orderEvents.deserialize(stored));
+    if (!ref) return undefined;
+    await tx.query(
+      'INSERT INTO webhook_queue_orders (stream_id, ref) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+      [stored.streamId, JSON.stringify(ref)],
+    );
+    knownRefs.set(stored.streamId, { ref });
+    return ref;
+  }
+  const known = knownRefs.get(stored.streamId);
+  if (known) return known.ref;
+  const r = await tx.query<{ ref: OrderRef }>(
+    'SELECT ref FROM webhook_queue_orders WHERE stream_id = $1',
+    [stored.streamId],
+  );
+  const ref = r.rows[0]?.ref;
+  if (ref) knownRefs.set(stored.streamId, { ref });
+  return ref;
+}
+
+interface EndpointRow {
+  enabled: boolean;
+  events: string[] | null;
+}
+
+/** The queue row an order event makes, when its shop's endpoint takes the message. */
+async function orderDelivery(tx: pg.PoolClient, stored: RecordedEvent) {
+  const ref = await refOf(tx, stored, stored.type === 'OrderReceived');
+  if (!ref?.integrationId) return undefined;
+  const message = webhookMessage(ref, stored, orderEvents.deserialize(stored));
+  if (!message) return undefined;
+  const r = await tx.query<EndpointRow>(
+    'SELECT enabled, events FROM webhook_queue_endpoints WHERE integration_id = $1',
+    [ref.integrationId],
+  );
+  const endpoint = r.rows[0];
+  if (!endpoint?.enabled || (endpoint.events && !endpoint.events.includes(message.type)))
+    return undefined;
+  return row(ref.integrationId, ref.labelId, message, 0, stored);
+}
+
+const row = (
+  integrationId: string,
+  labelId: string,
+  message: WebhookMessage,
+  run: number,
+  stored: RecordedEvent,
+) => [
+  deliveryIdOf(message.id, integrationId),
+  run,
+  integrationId,
+  labelId,
+  stored.position.commit.toString(),
+  stored.position.prepare.toString(),
+  JSON.stringify(message),
+];
+
+async function applyDelivery(tx: pg.PoolClient, stored: RecordedEvent) {
+  const e = webhookDeliveryEvents.deserialize(stored);
+  if (e.type === 'WebhookResendRequested') {
+    const r = await tx.query<{ message: WebhookMessage; label_id: string }>(
+      'SELECT message, label_id FROM rm_webhook_feed WHERE message_id = $1',
+      [e.data.messageId],
+    );
+    const found = r.rows[0];
+    // the feed is another projection: tried again (and parked after a few tries)
+    if (!found) throw new Error(`message ${e.data.messageId} is not in the feed yet`);
+    const enabled = await tx.query(
+      'SELECT 1 FROM webhook_queue_endpoints WHERE integration_id = $1 AND enabled',
+      [e.data.integrationId],
+    );
+    if (enabled.rowCount)
+      await enqueue(tx, [
+        row(e.data.integrationId, found.label_id, found.message, e.data.run, stored),
+      ]);
+    return;
+  }
+  const d = e.data;
+  // an attempt of a delivery workflow (before this queue) names no time: the schedule's
+  const nextAt =
+    d.nextAttemptAt ??
+    nextAttemptAt(
+      { deliveryId: d.deliveryId, run: d.run },
+      d.attempt,
+      new Date(d.attemptedAt),
+    )?.toISOString();
+  if (d.outcome === 'retrying' && nextAt)
+    await tx.query(
+      `UPDATE webhook_queue SET attempt = $3 + 1, due_at = $4, leased_until = NULL
+       WHERE delivery_id = $1 AND run = $2 AND attempt <= $3`,
+      [d.deliveryId, d.run, d.attempt, nextAt],
+    );
+  else if (d.outcome !== 'retrying')
+    await tx.query(
+      'DELETE FROM webhook_queue WHERE delivery_id = $1 AND run = $2 AND attempt <= $3',
+      [d.deliveryId, d.run, d.attempt],
+    );
+}

@@ -1,5 +1,5 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../src/activities/index.ts';
+import type { Activities } from '../src/temporal/contract.ts';
 
 const { describeImport, applyImportChunk, completeImport } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',

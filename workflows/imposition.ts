@@ -1,5 +1,5 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../src/activities/index.ts';
+import type { Activities } from '../src/temporal/contract.ts';
 import { PRESS_RUN } from './policies.ts';
 
 const { claimBatchItems, imposeBatch, deliverBatch } = proxyActivities<Activities>(PRESS_RUN);

@@ -6,9 +6,9 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Activities } from '../src/activities/index.ts';
+import type { Activities } from '../src/temporal/contract.ts';
+import { ORDER_ID, ORDER_STATUS } from '../src/temporal/contract.ts';
 import { BOOKKEEPING, RENDERING } from './policies.ts';
-import { ORDER_ID, ORDER_STATUS } from './search-attributes.ts';
 
 const remote = proxyActivities<Activities>(RENDERING);
 const local = proxyLocalActivities<Activities>(BOOKKEEPING);

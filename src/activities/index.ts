@@ -1,27 +1,13 @@
-import type pg from 'pg';
-import type { EventStore } from '../eventstore/port.ts';
-import type { Renders } from '../print/image-work.ts';
-import type { FileStorage } from '../storage/port.ts';
+import type { Activities } from '../temporal/contract.ts';
 import { batchActivities } from './batches.ts';
+import type { ActivityDeps } from './deps.ts';
 import { importActivities } from './imports.ts';
 import { orderActivities } from './orders.ts';
 
-export interface ActivityDeps {
-  store: EventStore;
-  /** print files */
-  storage: FileStorage;
-  /** design images, content-addressed */
-  images: FileStorage;
-  /** the render processes */
-  renders: Renders;
-  /** told how long each item's rendering took (seconds) and how it ended */
-  observeRender?: (seconds: number, outcome: 'ready' | 'failed') => void;
-  /** the read models */
-  db: pg.Pool;
-}
+export type { ActivityDeps };
 
 /** Activities as plain async functions over injected dependencies. */
-export function createActivities(deps: ActivityDeps) {
+export function createActivities(deps: ActivityDeps): Activities {
   return {
     ...importActivities(deps.store),
     ...orderActivities(deps),
@@ -32,5 +18,3 @@ export function createActivities(deps: ActivityDeps) {
     },
   };
 }
-
-export type Activities = ReturnType<typeof createActivities>;

@@ -15,8 +15,8 @@ import { renderLoad } from '../print/load.ts';
 import { JobDeadlineError } from '../print/process-pool.ts';
 import { DEFAULT_PROFILE_SHA256 } from '../print/profiles.ts';
 import type { RenderedFile, RenderJob } from '../print/render-job.ts';
+import type { ActivityDeps } from './deps.ts';
 import { beat } from './heartbeat.ts';
-import type { ActivityDeps } from './index.ts';
 
 const meta = { actor: 'workflow:print' };
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');

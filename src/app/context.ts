@@ -6,7 +6,6 @@ import type { ImageChecks } from '../print/image-work.ts';
 import type { FileStorage } from '../storage/port.ts';
 import type { WebhookTargets } from '../webhooks/address.ts';
 import type { CommandBatches } from './command-batches.ts';
-import type { DrawPreviews } from './previews.ts';
 
 /** Waits until a read model has taken an append, so a caller reads its own write. */
 export interface ReadModels {
@@ -15,6 +14,9 @@ export interface ReadModels {
 }
 
 /** What the use cases work with; the composition root (src/bootstrap) makes it. */
+/** What draws the previews of a PDF, one PNG per page. */
+export type DrawPreviews = (pdf: Uint8Array) => Promise<Buffer[]>;
+
 export interface AppContext {
   store: EventStore;
   /** read models and the side tables (encryption keys, throttle counters) */

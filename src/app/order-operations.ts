@@ -4,7 +4,7 @@ import { lateOrders } from '#projections/orders';
 import { orderAggregate } from '../domain/order/decider.ts';
 import { orderStream } from '../domain/order/events.ts';
 import type { EventMetadata } from '../eventstore/port.ts';
-import { workflowIds } from '../temporal/workflow-ids.ts';
+import { workflowIds } from '../temporal/contract.ts';
 import { derivedIds, handleCommand } from './command-handler.ts';
 import type { AppContext } from './context.ts';
 

@@ -17,7 +17,7 @@ import { DomainError } from '../domain/shared/decider.ts';
 import type { EventMetadata, EventStore, Position } from '../eventstore/port.ts';
 import { WrongExpectedRevisionError } from '../eventstore/port.ts';
 import { DEFAULT_PROFILE_DESCRIPTION, DEFAULT_PROFILE_SHA256 } from '../print/profiles.ts';
-import { workflowIds } from '../temporal/workflow-ids.ts';
+import { workflowIds } from '../temporal/contract.ts';
 import { handleCommand, loadState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
 

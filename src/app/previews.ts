@@ -1,14 +1,11 @@
 import { findPrintFile } from '#projections/orders';
 import { DomainError } from '../domain/shared/decider.ts';
 import type { FileStorage } from '../storage/port.ts';
-import type { AppContext } from './context.ts';
+import type { AppContext, DrawPreviews } from './context.ts';
 
 /** Beside the PDF, named by its content: `<label>/<item>/<pdf sha256>-p<page>.png`. */
 export const previewKey = (pdfKey: string, page: number) =>
   `${pdfKey.replace(/\.pdf$/, '')}-p${page}.png`;
-
-/** What draws the previews of a PDF, one PNG per page. */
-export type DrawPreviews = (pdf: Uint8Array) => Promise<Buffer[]>;
 
 /**
  * Stores a PNG of each page of a print file beside it. A preview is a convenience: one

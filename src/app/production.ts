@@ -7,7 +7,7 @@ import { orderStream, type REPRINT_REASONS } from '../domain/order/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import { deterministicId } from '../domain/shared/ids.ts';
 import type { EventMetadata } from '../eventstore/port.ts';
-import { workflowIds } from '../temporal/workflow-ids.ts';
+import { workflowIds } from '../temporal/contract.ts';
 import { isSheetCode, recordSheetScan } from './batches.ts';
 import type { AppContext } from './context.ts';
 

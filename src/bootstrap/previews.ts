@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { DrawPreviews } from '../app/previews.ts';
+import type { DrawPreviews } from '../app/context.ts';
 import type { Config } from '../config.ts';
 import { PostgresEventStore } from '../eventstore/postgres.ts';
 import { previewsReactor } from '../reactions/previews.ts';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
-import { type Activities, type ActivityDeps, createActivities } from '../activities/index.ts';
+import { type ActivityDeps, createActivities } from '../activities/index.ts';
 import type { Config } from '../config.ts';
 import { freePort, portFree } from '../db/database.ts';
 import { PostgresEventStore } from '../eventstore/postgres.ts';
@@ -11,6 +11,7 @@ import { ReactionRunner } from '../reactions/reactor.ts';
 import { scheduleReconciler } from '../reactions/reconciler.ts';
 import { WebhookDispatcher } from '../reactions/webhook-dispatcher.ts';
 import { workflowStartsReactor } from '../reactions/workflow-starts.ts';
+import type { Activities } from '../temporal/contract.ts';
 import { type LocalTemporal, startLocalTemporal } from '../temporal/dev-server.ts';
 import { registerSearchAttributes, searchAttributeTypes } from '../temporal/search-attributes.ts';
 import {

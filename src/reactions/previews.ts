@@ -1,4 +1,5 @@
-import { type DrawPreviews, previewKey, storePreviews } from '../app/previews.ts';
+import type { DrawPreviews } from '../app/context.ts';
+import { previewKey, storePreviews } from '../app/previews.ts';
 import { orderEvents } from '../domain/order/events.ts';
 import type { FileStorage } from '../storage/port.ts';
 import type { Reactor } from './reactor.ts';

@@ -7,7 +7,7 @@ import type { EventStore } from '../eventstore/port.ts';
 import { every } from '../processes.ts';
 import { describeError } from '../subscriptions/parked.ts';
 import { temporalCall } from '../temporal/calls.ts';
-import { workflowIds } from '../temporal/workflow-ids.ts';
+import { workflowIds } from '../temporal/contract.ts';
 import type { WorkflowStarts } from '../temporal/workflow-starts.ts';
 
 export interface ReconcilerDeps {

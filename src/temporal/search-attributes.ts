@@ -1,7 +1,7 @@
 import type { Client, Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
-import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.ts';
 import { temporalCall } from './calls.ts';
+import { SEARCH_ATTRIBUTES } from './contract.ts';
 import type { SearchAttributeType } from './dev-server.ts';
 
 const DEV_SERVER_TYPE: Record<string, SearchAttributeType> = {

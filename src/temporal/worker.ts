@@ -10,9 +10,9 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import type { Logger } from 'pino';
-import type { Activities } from '../activities/index.ts';
 import { describeError } from '../subscriptions/parked.ts';
 import { closableInterceptors } from './closed-guard.ts';
+import type { Activities } from './contract.ts';
 
 // the sources, or the compiled output beside this compiled file (the image runs dist/)
 const WORKFLOWS = path.resolve(

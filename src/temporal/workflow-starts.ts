@@ -14,9 +14,8 @@ import {
   reprintWorkflow,
   saleNotificationWorkflow,
 } from '../../workflows/index.ts';
-import { LABEL_ID, ORDER_ID, ORDER_STATUS } from '../../workflows/search-attributes.ts';
 import { temporalCall } from './calls.ts';
-import { workflowIds } from './workflow-ids.ts';
+import { LABEL_ID, ORDER_ID, ORDER_STATUS, workflowIds } from './contract.ts';
 
 export type Started = 'started' | 'already';
 

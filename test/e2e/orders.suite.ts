@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workflowIds } from '../../src/temporal/workflow-ids.ts';
+import { workflowIds } from '../../src/temporal/contract.ts';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
 import {
   config,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Activities } from '../../src/activities/index.ts';
+import type { Activities } from '../../src/temporal/contract.ts';
 import { saleNotificationWorkflow } from '../../workflows/sale-notification.ts';
 
 /**

@@ -24,7 +24,7 @@ const LAYERS: [name: string, folders: string[]][] = [
       'src/errors.ts',
       'src/processes.ts',
       'src/config.ts',
-      'src/temporal/workflow-ids.ts',
+      'src/temporal/contract.ts',
       'src/temporal/calls.ts',
       'src/temporal/pollers.ts',
       'src/temporal/dev-server.ts',
@@ -96,6 +96,74 @@ describe('layering', () => {
     expect(unplaced).toEqual([]);
     expect(upward).toEqual([]);
     expect(files.length).toBeGreaterThan(100);
+  });
+
+  it('keeps the Temporal border one contract: workflows import only it, activities no workflow', () => {
+    const contract = path.join(root, 'src/temporal/contract.ts');
+    const wrong: string[] = [];
+    for (const file of sources(path.join(root, 'workflows'))) {
+      const text = readFileSync(file, 'utf8');
+      for (const m of text.matchAll(IMPORT)) {
+        const spec = m[1]!;
+        const target = spec.startsWith('.') ? path.resolve(path.dirname(file), spec) : undefined;
+        const allowed = target
+          ? target === contract || target.startsWith(path.join(root, 'workflows') + path.sep)
+          : ['@temporalio/workflow', '@temporalio/common'].includes(spec);
+        if (!allowed) wrong.push(`${path.relative(root, file)} -> ${spec}`);
+      }
+    }
+    for (const dir of ['src/activities', 'src/temporal']) {
+      for (const file of sources(path.join(root, dir))) {
+        if (file === contract || file.endsWith('workflow-starts.ts') || file.endsWith('worker.ts'))
+          continue;
+        for (const target of importsOf(file))
+          if (target.startsWith(path.join(root, 'workflows') + path.sep))
+            wrong.push(`${path.relative(root, file)} -> ${path.relative(root, target)}`);
+      }
+    }
+    // the contract stands on its own: nothing of the service below it to drag along
+    const own = importsOf(contract);
+    expect(own).toEqual([]);
+    expect(wrong).toEqual([]);
+  });
+
+  it('has no import cycle', () => {
+    const files = ['src', 'projections', 'workflows'].flatMap((d) => sources(path.join(root, d)));
+    const edges = new Map(
+      files.map((f) => [f, importsOf(f).map((t) => (t.endsWith('.ts') ? t : `${t}.ts`))]),
+    );
+    // Tarjan's strongly connected components: a component of more than one file is a cycle
+    let index = 0;
+    const at = new Map<string, number>();
+    const low = new Map<string, number>();
+    const stack: string[] = [];
+    const onStack = new Set<string>();
+    const cycles: string[][] = [];
+    const visit = (v: string) => {
+      at.set(v, index);
+      low.set(v, index++);
+      stack.push(v);
+      onStack.add(v);
+      for (const w of edges.get(v) ?? []) {
+        if (!edges.has(w)) continue;
+        if (!at.has(w)) {
+          visit(w);
+          low.set(v, Math.min(low.get(v)!, low.get(w)!));
+        } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, at.get(w)!));
+      }
+      if (low.get(v) === at.get(v)) {
+        const component: string[] = [];
+        for (;;) {
+          const w = stack.pop()!;
+          onStack.delete(w);
+          component.push(path.relative(root, w));
+          if (w === v) break;
+        }
+        if (component.length > 1) cycles.push(component.sort());
+      }
+    };
+    for (const f of files) if (!at.has(f)) visit(f);
+    expect(cycles).toEqual([]);
   });
 
   it('keeps the domain free of anything but zod and node:crypto', () => {

@@ -3,7 +3,7 @@ import { ORDER_STATUSES, type OrderListRow } from '#projections/orders';
 import type { OrderPage } from '../../app/order-lists.ts';
 import { MAX_PAGE } from '../../app/order-lists.ts';
 import { orderIdSchema, PRODUCTION_STAGES } from '../../domain/order/events.ts';
-import { workflowIds } from '../../temporal/workflow-ids.ts';
+import { workflowIds } from '../../temporal/contract.ts';
 import { count, instant } from './common.ts';
 import { orderStatusSchema, productionStageSchema } from './order.ts';
 

@@ -9,7 +9,7 @@ import {
   preflightReportSchema,
 } from '../../domain/order/events.ts';
 import type { RecordedEvent } from '../../eventstore/port.ts';
-import { workflowIds } from '../../temporal/workflow-ids.ts';
+import { workflowIds } from '../../temporal/contract.ts';
 import { byteSize, count, instant, sha256Hex } from './common.ts';
 
 export const saleItemSchema = z

@@ -13,7 +13,7 @@ import { listShopIntegrations } from '../../../app/shop-integrations.ts';
 import { subscriptionStatus } from '../../../app/subscriptions.ts';
 import { orderIdSchema, PRODUCTION_STAGES } from '../../../domain/order/events.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
-import { workflowIds } from '../../../temporal/workflow-ids.ts';
+import { workflowIds } from '../../../temporal/contract.ts';
 import type { HttpDeps } from '../../deps.ts';
 import { sendPrintFile } from '../../print-file-reply.ts';
 import { toOrderPage } from '../../schemas/order-list.ts';

@@ -1,0 +1,19 @@
+import type pg from 'pg';
+import type { EventStore } from '../eventstore/port.ts';
+import type { Renders } from '../print/image-work.ts';
+import type { FileStorage } from '../storage/port.ts';
+
+/** What the activities work with, injected by the worker. */
+export interface ActivityDeps {
+  store: EventStore;
+  /** print files */
+  storage: FileStorage;
+  /** design images, content-addressed */
+  images: FileStorage;
+  /** the render processes */
+  renders: Renders;
+  /** told how long each item's rendering took (seconds) and how it ended */
+  observeRender?: (seconds: number, outcome: 'ready' | 'failed') => void;
+  /** the read models */
+  db: pg.Pool;
+}

@@ -8,23 +8,17 @@ import type { JobReply, JobRequest } from './process-pool.ts';
  * them. It ends when its parent goes (the IPC channel closes), and when the parent kills
  * it at a job's deadline.
  */
-const jobs: Record<string, (input: never) => Promise<unknown>> = {
-  async checkImage(input: import('./image-checks.ts').ImageToCheck) {
-    const { checkImage } = await import('./image-checks.ts');
-    return checkImage(input);
-  },
-  async imageColours(input: { bytes: Uint8Array; n: number }) {
+type Run = (input: never) => Promise<unknown>;
+/** each job's code, loaded at its first use (the loading is not the job's time) */
+const jobs: Record<string, () => Promise<Run>> = {
+  checkImage: async () => (await import('./image-checks.ts')).checkImage as Run,
+  imageColours: async () => {
     const { imageColours } = await import('./inks.ts');
-    return imageColours(Buffer.from(input.bytes), input.n);
+    return (async (input: { bytes: Uint8Array; n: number }) =>
+      imageColours(Buffer.from(input.bytes), input.n)) as Run;
   },
-  async renderItem(input: import('./render-job.ts').RenderJob) {
-    const { renderJob } = await import('./render-job.ts');
-    return renderJob(input);
-  },
-  async warmUpRenders() {
-    const { warmUp } = await import('./render-job.ts');
-    return warmUp();
-  },
+  renderItem: async () => (await import('./render-job.ts')).renderJob as Run,
+  warmUpRenders: async () => (await import('./render-job.ts')).warmUp as Run,
 };
 
 try {
@@ -36,13 +30,20 @@ process.on('disconnect', () => process.exit(0));
 // a job to run at start, before any is sent (its errors are of no one's concern)
 const warmUp = process.env.PROCESS_POOL_WARM_UP;
 const warming =
-  warmUp && jobs[warmUp] ? jobs[warmUp]!(undefined as never).catch(() => {}) : undefined;
+  warmUp && jobs[warmUp]
+    ? jobs[warmUp]!()
+        .then((run) => run(undefined as never))
+        .catch(() => {})
+    : undefined;
 process.on('message', async (request: JobRequest) => {
   let reply: JobReply;
   try {
     await warming;
-    const run = jobs[request.job];
-    if (!run) throw new Error(`no job ${request.job}`);
+    const load = jobs[request.job];
+    if (!load) throw new Error(`no job ${request.job}`);
+    const run = await load();
+    // the job's deadline counts from here: starting the process is not its time
+    process.send?.({ id: request.id, started: true } satisfies JobReply);
     reply = { id: request.id, ok: true, output: await run(request.input as never) };
   } catch (err) {
     reply = { id: request.id, ok: false, error: recordOf(err) };

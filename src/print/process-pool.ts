@@ -51,7 +51,11 @@ export interface JobOptions {
 
 /** What crosses to a child: a job by name and its input; back: its output or an error. */
 export type JobRequest = { id: number; job: string; input: unknown };
+/** how long a process may take to load a job's code before the job starts */
+const START_LIMIT_MS = 60_000;
+
 export type JobReply =
+  | { id: number; started: true }
   | { id: number; ok: true; output: unknown }
   | { id: number; ok: false; error: ErrorRecord };
 
@@ -204,12 +208,19 @@ export class ProcessPool {
     slot.job = j;
     this.running.set(j.owner, (this.running.get(j.owner) ?? 0) + 1);
     const child = slot.child ?? this.spawn(slot);
+    // until the process says the job started (its code loaded), a start that hangs is cut
+    // at the longer of the deadline and a minute
+    this.deadline(slot, Math.max(j.deadlineMs, START_LIMIT_MS));
+    child.send({ id: j.id, job: j.job, input: j.input } satisfies JobRequest);
+  }
+
+  private deadline(slot: Slot, ms: number): void {
+    clearTimeout(slot.timer);
     slot.timer = setTimeout(() => {
       // the work cannot be interrupted: the process goes, and with it the work
       this.finish(slot, (job) => this.fail(job, new JobDeadlineError(job.deadlineMs / 1000)));
       this.kill(slot);
-    }, j.deadlineMs);
-    child.send({ id: j.id, job: j.job, input: j.input } satisfies JobRequest);
+    }, ms);
   }
 
   private spawn(slot: Slot): ChildProcess {
@@ -227,6 +238,7 @@ export class ProcessPool {
     slot.child = child;
     child.on('message', (reply: JobReply) => {
       if (slot.child !== child || slot.job?.id !== reply.id) return;
+      if ('started' in reply) return this.deadline(slot, slot.job.deadlineMs);
       this.finish(slot, (job) => {
         if (reply.ok) job.resolve(reply.output);
         else job.reject(errorOf(reply.error));

@@ -1,21 +1,38 @@
 // npm run bench:webhooks
-// Webhook delivery throughput: N one-item orders (a text-only A6 card) are notified over
-// HTTP; the shop's webhook takes `order.received` and a local receiver answers 204. The
-// figure is deliveries per second from the first notification to the Nth delivery,
-// against a plain loop in this process that signs the same N messages (standardwebhooks)
-// and POSTs them one after another to the same receiver, in the same run. The worker
-// also renders every order meanwhile (two cores here), so a second figure isolates the
-// delivery machinery: up to 500 of those deliveries resent through the API (reactor,
-// workflow, activity, POST) with nothing else to do, against the same loop.
+// Webhook delivery throughput and latency, each against a plain loop in this process that
+// signs messages (standardwebhooks) and POSTs them one after another to the same local
+// receiver (answering 204), in the same run:
+// - burst: 10,000 order events (order.late) appended to the event store at once for 50
+//   orders of 50 shop integrations, each with its own endpoint, nothing rendering: the
+//   deliveries per second from the first append to the last receipt;
+// - steady: 100 events a second for 20 s: append-to-receipt p50 and p95;
+// - slow neighbours: the steady stream to a fast endpoint while one answers after 10 s
+//   and one refuses connections: the fast one's p50/p95;
+// - pipeline (BENCH_ORDERS one-item orders, 300 unless set; 0 leaves it out): sale
+//   notifications over HTTP, rendered by the worker, to their order.received deliveries.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { orderEvents } from '../src/domain/order/events.ts';
+import { type NewEvent, START } from '../src/eventstore/port.ts';
+import { PostgresEventStore } from '../src/eventstore/postgres.ts';
 import { signedHeaders } from '../src/webhooks/signing.ts';
 import { benchShop } from './lib/shop.ts';
-import { type ServiceStack, startServiceStack } from './lib/stack.ts';
+import { printTopStatements, type ServiceStack, startServiceStack } from './lib/stack.ts';
 
-const ORDERS = Number(process.env.BENCH_ORDERS ?? 1000);
+const ORDERS = Number(process.env.BENCH_ORDERS ?? 300);
 const NOTIFY_PARALLEL = 8;
+const BURST = Number(process.env.BENCH_BURST ?? 10_000);
+const ENDPOINTS = 50;
+const STEADY_PER_SECOND = 100;
+const STEADY_SECONDS = Number(process.env.BENCH_STEADY_SECONDS ?? 20);
+const LOOP = 2_000;
+
+const quantile = (xs: number[], q: number) => {
+  const s = [...xs].sort((x, y) => x - y);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? Number.NaN;
+};
 
 async function main() {
   let stack: ServiceStack | undefined;
@@ -27,16 +44,24 @@ async function main() {
       const id = String(req.headers['webhook-id']);
       requests++;
       if (!received.has(id)) received.set(id, performance.now());
-      res.writeHead(204).end();
+      if (req.url === '/slow') setTimeout(() => res.writeHead(204).end(), 10_000);
+      else res.writeHead(204).end();
     });
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  const origin = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  const url = `${origin}/hooks`;
+  // a port nobody listens on: connections are refused
+  const refusing = createServer();
+  await new Promise<void>((r) => refusing.listen(0, '127.0.0.1', r));
+  const refusedUrl = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}/hooks`;
+  refusing.close();
   try {
     stack = await startServiceStack({
       PARTNER_SIMULATOR: 'on',
       WEBHOOK_ALLOW_HTTP: 'on',
       WEBHOOK_ALLOW_PRIVATE: 'on',
+      WEBHOOK_TIMEOUT_MS: '30000',
     });
     const area = { code: 'FRONT', name: 'Front', widthMm: 105, heightMm: 148 };
     const design = {
@@ -55,26 +80,162 @@ async function main() {
       events: ['order.received'],
     });
 
-    // baseline: the same number of messages, signed and POSTed one after another
-    const began0 = performance.now();
-    for (let i = 0; i < ORDERS; i++) {
-      const id = `msg_${randomUUID()}`;
-      const body = JSON.stringify({
-        type: 'order.received',
-        timestamp: new Date().toISOString(),
-        data: { orderId: `LOOP-${i}`, sequence: 1, orderItemIds: [randomUUID()] },
+    const loopRate = await plainLoop(url, hook.secret, LOOP);
+    console.log(`plain loop: ${loopRate.toFixed(0)} signed POSTs/s`);
+
+    // ---- burst and steady: events appended straight to the log, nothing rendering ----
+    const storePool = new pg.Pool({ connectionString: stack.databaseUrl, max: 4 });
+    const store = new PostgresEventStore(storePool);
+    const orders: { stream: string; integrationId: string }[] = [];
+    const makeShop = async (n: number, to: string, delivery?: unknown) => {
+      const s = await call('POST', '/api/shop-integration', label.adminApiKey, {
+        name: `Endpoint ${n}`,
+        shopSystem: 'bench',
+        shopUrl: 'https://bench.example',
       });
-      const r = await fetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...signedHeaders([hook.secret], id, new Date(), body),
-        },
-        body,
+      await call('PUT', `/api/shop-integration/${s.id}/webhook`, label.adminApiKey, {
+        url: to,
+        events: ['order.late'],
+        ...(delivery ? { delivery } : {}),
       });
-      await r.arrayBuffer();
+      const orderId = `LATE-${n}-${randomUUID().slice(0, 6)}`;
+      await call('POST', '/webhook/notifyorder', s.apiKey, {
+        orderId,
+        items: [{ itemId: 'l1', projectId, quantity: 1 }],
+      });
+      return { id: s.id as string, orderId };
+    };
+    const made = [];
+    for (let n = 0; n < ENDPOINTS; n++) made.push(await makeShop(n, `${url}/${n}`));
+    // every order rendered before the measurement starts
+    for (const m of made) {
+      for (;;) {
+        const o = await call('GET', `/api/orders/${m.orderId}`, label.adminApiKey).catch(
+          () => undefined,
+        );
+        if (o?.status === 'ready') break;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      orders.push({ stream: await orderStream(store, m.orderId), integrationId: m.id });
     }
-    const loopRate = ORDERS / ((performance.now() - began0) / 1000);
+    const late = (): NewEvent => ({
+      id: randomUUID(),
+      ...orderEvents.serialize({
+        type: 'OrderWentLate',
+        data: { shipBy: new Date().toISOString(), noticedAt: new Date().toISOString() },
+      }),
+      metadata: { actor: 'bench' },
+    });
+
+    received.clear();
+    requests = 0;
+    const burstIds: string[] = [];
+    const burstBegan = performance.now();
+    const perOrder = BURST / ENDPOINTS;
+    await Promise.all(
+      orders.map(async (o) => {
+        for (let k = 0; k < perOrder; k += 100) {
+          const events = Array.from({ length: Math.min(100, perOrder - k) }, late);
+          burstIds.push(...events.map((e) => `msg_${e.id}`));
+          await store.append(o.stream, events, 'any');
+        }
+      }),
+    );
+    const appended = performance.now();
+    await until(() => burstIds.every((id) => received.has(id)), 10 * 60_000, 'the burst');
+    const burstLast = Math.max(...burstIds.map((id) => received.get(id)!));
+    const burstRate = BURST / ((burstLast - burstBegan) / 1000);
+    const burstDuplicates = requests - burstIds.length;
+    console.log(`burst: ${burstRate.toFixed(0)} deliveries/s`);
+
+    /** events at a steady rate, round the streams; the latencies of those to `measured` */
+    const steady = async (streams: string[], seconds: number, measured = streams) => {
+      const sent = new Map<string, number>();
+      const failed: string[] = [];
+      let expected = 0;
+      const began = performance.now();
+      for (let k = 0; k < STEADY_PER_SECOND * seconds; k++) {
+        const due = began + (k * 1000) / STEADY_PER_SECOND;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        const e = late();
+        const stream = streams[k % streams.length]!;
+        if (measured.includes(stream)) expected++;
+        void store.append(stream, [e], 'any').then(
+          () => measured.includes(stream) && sent.set(`msg_${e.id}`, performance.now()),
+          (err: Error) => failed.push(err.message),
+        );
+      }
+      await until(
+        () =>
+          sent.size + failed.length === expected &&
+          [...sent.keys()].every((id) => received.has(id)),
+        60_000,
+        () =>
+          `the steady stream (${sent.size} appended, ${failed.length} appends failed: ${failed[0]}; ${[...sent.keys()].filter((id) => received.has(id)).length} received)`,
+      );
+      if (failed.length > 0) throw new Error(`appends failed: ${failed[0]}`);
+      return [...sent].map(([id, at]) => received.get(id)! - at);
+    };
+    // the steady stream starts on a quiet service: every projection has read the burst
+    const quiet = async () => {
+      for (;;) {
+        const ps: { behind: number }[] = await call(
+          'GET',
+          '/operator/projections',
+          stack!.operatorKey,
+        );
+        if (ps.every((p) => p.behind === 0)) return;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    };
+    await quiet();
+    const latencies = await steady(
+      orders.map((o) => o.stream),
+      STEADY_SECONDS,
+    );
+
+    // ---- slow neighbours: one endpoint answers after 10 s, one refuses connections ----
+    const slow = await makeShop(ENDPOINTS, `${origin}/slow`);
+    const dead = await makeShop(ENDPOINTS + 1, refusedUrl);
+    const fast = await makeShop(ENDPOINTS + 2, `${url}/fast`);
+    for (const m of [slow, dead, fast]) {
+      for (;;) {
+        const o = await call('GET', `/api/orders/${m.orderId}`, label.adminApiKey).catch(
+          () => undefined,
+        );
+        if (o?.status === 'ready') break;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+    const slowStreams = await Promise.all([slow, dead].map((m) => orderStream(store, m.orderId)));
+    const fastStream = await orderStream(store, fast.orderId);
+    // the neighbours get as many as the fast one, at the same time
+    await quiet();
+    const isolated = await steady([...slowStreams, fastStream], 10, [fastStream]);
+    await store.close();
+    await storePool.end();
+    await printTopStatements(stack.databaseUrl);
+
+    console.log(
+      `\nWebhook deliveries, receiver answers 204 (plain loop: ${LOOP} signed POSTs one after another)\n`,
+    );
+    console.log('| measure | value |');
+    console.log('|---|---:|');
+    console.log(`| plain loop of signed POSTs, per second | ${loopRate.toFixed(0)} |`);
+    console.log(
+      `| burst: ${BURST} events appended over ${ENDPOINTS} endpoints (${((appended - burstBegan) / 1000).toFixed(1)} s to append), deliveries per second | ${burstRate.toFixed(0)} |`,
+    );
+    console.log(`| ratio burst / loop (goal >= 0.5) | ${(burstRate / loopRate).toFixed(3)} |`);
+    console.log(`| burst: requests beyond one per message | ${burstDuplicates} |`);
+    console.log(
+      `| steady ${STEADY_PER_SECOND} events/s for ${STEADY_SECONDS} s, append to receipt p50 / p95 / max, ms (goal p95 < 500) | ${quantile(latencies, 0.5).toFixed(0)} / ${quantile(latencies, 0.95).toFixed(0)} / ${Math.max(...latencies).toFixed(0)} |`,
+    );
+    console.log(
+      `| fast endpoint beside one answering after 10 s and one refusing, p50 / p95, ms (goal p95 < 1000) | ${quantile(isolated, 0.5).toFixed(0)} / ${quantile(isolated, 0.95).toFixed(0)} |`,
+    );
+    if (ORDERS === 0) return;
+
     received.clear();
     requests = 0;
 
@@ -160,6 +321,55 @@ async function main() {
   } finally {
     await stack?.stop();
     receiver.close();
+  }
+}
+
+/** The baseline: `n` messages signed and POSTed one after another; per second. */
+async function plainLoop(url: string, secret: string, n: number): Promise<number> {
+  const began = performance.now();
+  for (let i = 0; i < n; i++) {
+    const id = `msg_${randomUUID()}`;
+    const body = JSON.stringify({
+      type: 'order.received',
+      timestamp: new Date().toISOString(),
+      data: { orderId: `LOOP-${i}`, sequence: 1, orderItemIds: [randomUUID()] },
+    });
+    const r = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...signedHeaders([secret], id, new Date(), body),
+      },
+      body,
+    });
+    await r.arrayBuffer();
+  }
+  return n / ((performance.now() - began) / 1000);
+}
+
+async function until(
+  done: () => boolean,
+  ms: number,
+  what: string | (() => string),
+): Promise<void> {
+  const began = performance.now();
+  while (!done()) {
+    if (performance.now() - began > ms)
+      throw new Error(`${typeof what === 'string' ? what : what()} did not arrive`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** An order's stream, found by its order id (the bench reads the log directly). */
+async function orderStream(store: PostgresEventStore, orderId: string): Promise<string> {
+  for (let after = START; ; ) {
+    const page = await store.readAll({ after, limit: 1000, dataOf: ['OrderReceived'] });
+    if (page.length === 0) throw new Error(`order ${orderId} not found`);
+    const hit = page.find(
+      (e) => e.type === 'OrderReceived' && (e.data as { orderId?: string }).orderId === orderId,
+    );
+    if (hit) return hit.streamId;
+    after = page[page.length - 1]!.position;
   }
 }
 

@@ -43,11 +43,14 @@ export const webhookQueueProjection: Projection = {
       attempt        int NOT NULL,
       due_at         timestamptz NOT NULL,
       leased_until   timestamptz,
+      leased_by      text,
       PRIMARY KEY (delivery_id, run)
     );
     CREATE INDEX IF NOT EXISTS webhook_queue_due ON webhook_queue (due_at);
     CREATE INDEX IF NOT EXISTS webhook_queue_lane
       ON webhook_queue (integration_id, commit_pos, prepare_pos);
+    CREATE INDEX IF NOT EXISTS webhook_queue_leased
+      ON webhook_queue (integration_id) WHERE leased_until IS NOT NULL;
     CREATE TABLE IF NOT EXISTS webhook_queue_orders (
       stream_id text PRIMARY KEY,
       ref       json NOT NULL
@@ -63,18 +66,21 @@ export const webhookQueueProjection: Projection = {
   handles: new Set([...TOLD, ...webhookDeliveryEvents.types, ...ENDPOINT_EVENTS]),
   async apply(tx, events) {
     const queued: unknown[][] = [];
+    // endpoints as this page found them: an endpoint event in the page forgets them
+    const endpoints = new Map<string, EndpointRow | undefined>();
     const flush = async () => {
       if (queued.length > 0) await enqueue(tx, queued.splice(0));
     };
     for (const e of events) {
       if (ENDPOINT_EVENTS.has(e.type)) {
         await flush();
+        endpoints.clear();
         await applyEndpoint(tx, e);
       } else if (webhookDeliveryEvents.has(e.type)) {
         await flush();
         await applyDelivery(tx, e);
       } else {
-        const row = await orderDelivery(tx, e);
+        const row = await orderDelivery(tx, e, endpoints);
         if (row) queued.push(row);
       }
     }
@@ -155,16 +161,23 @@ interface EndpointRow {
 }
 
 /** The queue row an order event makes, when its shop's endpoint takes the message. */
-async function orderDelivery(tx: pg.PoolClient, stored: RecordedEvent) {
+async function orderDelivery(
+  tx: pg.PoolClient,
+  stored: RecordedEvent,
+  endpoints: Map<string, EndpointRow | undefined>,
+) {
   const ref = await refOf(tx, stored, stored.type === 'OrderReceived');
   if (!ref?.integrationId) return undefined;
   const message = webhookMessage(ref, stored, orderEvents.deserialize(stored));
   if (!message) return undefined;
-  const r = await tx.query<EndpointRow>(
-    'SELECT enabled, events FROM webhook_queue_endpoints WHERE integration_id = $1',
-    [ref.integrationId],
-  );
-  const endpoint = r.rows[0];
+  if (!endpoints.has(ref.integrationId)) {
+    const r = await tx.query<EndpointRow>(
+      'SELECT enabled, events FROM webhook_queue_endpoints WHERE integration_id = $1',
+      [ref.integrationId],
+    );
+    endpoints.set(ref.integrationId, r.rows[0]);
+  }
+  const endpoint = endpoints.get(ref.integrationId);
   if (!endpoint?.enabled || (endpoint.events && !endpoint.events.includes(message.type)))
     return undefined;
   return row(ref.integrationId, ref.labelId, message, 0, stored);
@@ -217,7 +230,7 @@ async function applyDelivery(tx: pg.PoolClient, stored: RecordedEvent) {
     )?.toISOString();
   if (d.outcome === 'retrying' && nextAt)
     await tx.query(
-      `UPDATE webhook_queue SET attempt = $3 + 1, due_at = $4, leased_until = NULL
+      `UPDATE webhook_queue SET attempt = $3 + 1, due_at = $4, leased_until = NULL, leased_by = NULL
        WHERE delivery_id = $1 AND run = $2 AND attempt <= $3`,
       [d.deliveryId, d.run, d.attempt, nextAt],
     );

@@ -41,7 +41,8 @@ export interface ServiceStack {
  * server and the service as its own process (all roles), ready to answer.
  */
 export async function startServiceStack(env: Record<string, string> = {}): Promise<ServiceStack> {
-  const cluster = await startPostgresCluster();
+  // BENCH_PG_STATS=1: PostgreSQL counts its statements (pg_stat_statements), for topStatements
+  const cluster = await startPostgresCluster({ statementStats: !!process.env.BENCH_PG_STATS });
   // as the embedded default runs it: with the workflows' search attributes
   const temporal = await startLocalTemporal({
     cliPath: process.env.TEMPORAL_CLI_PATH,
@@ -90,5 +91,25 @@ export async function startServiceStack(env: Record<string, string> = {}): Promi
   } catch (err) {
     await stop();
     throw err;
+  }
+}
+
+/** With BENCH_PG_STATS=1: the statements that took PostgreSQL the most time, printed. */
+export async function printTopStatements(databaseUrl: string, n = 12): Promise<void> {
+  if (!process.env.BENCH_PG_STATS) return;
+  const { default: pg } = await import('pg');
+  const c = new pg.Client({ connectionString: databaseUrl });
+  await c.connect();
+  try {
+    await c.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    const r = await c.query<{ ms: number; calls: string; q: string }>(
+      `SELECT round(total_exec_time) AS ms, calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 140) AS q
+       FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT $1`,
+      [n],
+    );
+    for (const row of r.rows)
+      console.log(`${String(row.ms).padStart(7)} ms ${row.calls.padStart(7)} x ${row.q}`);
+  } finally {
+    await c.end();
   }
 }

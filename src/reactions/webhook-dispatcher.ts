@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { endpointHealth } from '#projections/webhooks';
@@ -51,6 +53,13 @@ interface Leased {
   rate_per_second: number | null;
 }
 
+interface Target {
+  endpoint: WebhookEndpoint;
+  secrets: string[];
+  /** why its address is refused */
+  problem?: string;
+}
+
 interface Pending {
   streamId: string;
   event: NewEvent;
@@ -66,6 +75,8 @@ const meta = { actor: 'system:webhooks' };
 const LOOK_AHEAD = 2_000;
 /** the longest sleep with nothing due (a row due in between wakes it by its time) */
 const IDLE_MS = 1_000;
+/** the shortest time between two claims while there is work */
+const CLAIM_GAP_MS = 10;
 /** attempts recorded together, or after this long */
 const RECORD_BATCH = 500;
 const RECORD_EVERY_MS = 5;
@@ -90,6 +101,10 @@ export class WebhookDispatcher {
   private loop: Promise<void> | undefined;
   private unsubscribe: (() => void) | undefined;
   private readonly integrations = new FoldedStates<ShopIntegrationState>(5_000);
+  /** this dispatcher, in the leases it takes */
+  private readonly id = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  /** deliveries being sent by this process, by endpoint */
+  private readonly sending = new Map<string, number>();
   /** when each rate-limited endpoint may be sent to next (this process) */
   private readonly nextSlot = new Map<string, number>();
   private readonly cap: number;
@@ -165,8 +180,20 @@ export class WebhookDispatcher {
         const room = this.cap - this.inFlight;
         const rows = room > 0 ? await this.claim(room) : [];
         this.lastError = undefined;
-        for (const row of rows) this.send(row);
-        if (rows.length === 0 || this.inFlight >= this.cap) await this.sleep(await this.idleMs());
+        // each endpoint read once a round: its state, its key and its address checked
+        const targets = new Map<string, Promise<Target | undefined>>();
+        for (const row of rows) {
+          let target = targets.get(row.integration_id);
+          if (!target) {
+            target = this.target(row.integration_id);
+            targets.set(row.integration_id, target);
+          }
+          this.send(row, target);
+        }
+        // a claim is one query however many rows it takes: the next waits for a moment, or
+        // for half the room to come free, not for each attempt's end
+        if (rows.length === 0) await this.sleep(await this.idleMs());
+        else await this.sleep(CLAIM_GAP_MS);
       } catch (err) {
         this.lastError = describeError(err);
         this.deps.log.warn({ error: this.lastError }, 'webhook dispatch failed; trying again');
@@ -209,9 +236,17 @@ export class WebhookDispatcher {
          SELECT delivery_id, run, integration_id, commit_pos, prepare_pos, due_at FROM webhook_queue
          WHERE due_at <= now() AND (leased_until IS NULL OR leased_until < now())
          ORDER BY due_at LIMIT ${LOOK_AHEAD}
+       ), mine AS (
+         SELECT * FROM unnest($4::uuid[], $5::int[]) AS m(integration_id, n)
        ), busy AS (
-         SELECT integration_id, count(*) AS n FROM webhook_queue
-         WHERE leased_until >= now() AND integration_id IN (SELECT integration_id FROM due)
+         -- what other processes have leased, and what this one is sending (its leases of
+         -- attempts already recorded are not busy: the queue just has not read them yet)
+         SELECT integration_id, sum(n) AS n FROM (
+           SELECT integration_id, count(*) AS n FROM webhook_queue
+           WHERE leased_until IS NOT NULL AND leased_until >= now() AND leased_by <> $3
+             AND integration_id IN (SELECT integration_id FROM due)
+           GROUP BY integration_id
+           UNION ALL SELECT integration_id, n FROM mine) b
          GROUP BY integration_id
        ), ranked AS (
          SELECT d.delivery_id, d.run, d.due_at, e.ordered, d.integration_id, d.commit_pos,
@@ -234,20 +269,45 @@ export class WebhookDispatcher {
          ORDER BY k.due_at LIMIT $1
          FOR UPDATE OF q SKIP LOCKED
        )
-       UPDATE webhook_queue q SET leased_until = now() + $2 * interval '1 millisecond'
+       UPDATE webhook_queue q SET leased_until = now() + $2 * interval '1 millisecond',
+         leased_by = $3
        FROM picked p, webhook_queue_endpoints e
        WHERE q.delivery_id = p.delivery_id AND q.run = p.run AND e.integration_id = q.integration_id
          AND (q.leased_until IS NULL OR q.leased_until < now())
        RETURNING q.delivery_id, q.run, q.integration_id, q.label_id, q.message, q.attempt,
          e.rate_per_second`,
-      [room, this.leaseMs],
+      [room, this.leaseMs, this.id, [...this.sending.keys()], [...this.sending.values()]],
     );
+    for (const row of r.rows)
+      this.sending.set(row.integration_id, (this.sending.get(row.integration_id) ?? 0) + 1);
     return r.rows;
   }
 
-  private send(row: Leased): void {
+  /** An endpoint as it is now: where, and the secrets that sign (undefined: disabled). */
+  private async target(integrationId: string): Promise<Target | undefined> {
+    const { state } = await this.integrations.read(
+      this.deps.store,
+      shopIntegrationAggregate,
+      shopIntegrationStream(integrationId),
+    );
+    const endpoint = state.exists ? state.webhook : undefined;
+    if (!endpoint?.enabled) return undefined;
+    const problem = await resolvedProblem(endpoint.url, this.deps.targets).catch(
+      (err: Error) => `cannot resolve the host (${err.message})`,
+    );
+    if (problem) return { endpoint, secrets: [], problem };
+    const key = await ownerKey(this.deps.db, integrationId);
+    if (!key) throw new Error(`no key for integration ${integrationId}`);
+    const now = Date.now();
+    const secrets = endpoint.secrets
+      .filter((s) => !s.until || Date.parse(s.until) > now)
+      .map((s) => String(decrypt(key, s.signing.secret)));
+    return { endpoint, secrets };
+  }
+
+  private send(row: Leased, target: Promise<Target | undefined>): void {
     this.inFlight++;
-    const p = this.attempt(row)
+    const p = this.attempt(row, target)
       .catch((err) =>
         // its lease runs out and it is tried again
         this.deps.log.warn(
@@ -257,8 +317,11 @@ export class WebhookDispatcher {
       )
       .finally(() => {
         this.inFlight--;
+        const n = (this.sending.get(row.integration_id) ?? 1) - 1;
+        if (n > 0) this.sending.set(row.integration_id, n);
+        else this.sending.delete(row.integration_id);
         this.running.delete(p);
-        this.wake();
+        if (this.inFlight <= this.cap / 2) this.wake();
       });
     this.running.add(p);
   }
@@ -272,17 +335,13 @@ export class WebhookDispatcher {
     if (at > now) await new Promise((r) => setTimeout(r, at - now));
   }
 
-  private async attempt(row: Leased): Promise<void> {
-    const { state } = await this.integrations.read(
-      this.deps.store,
-      shopIntegrationAggregate,
-      shopIntegrationStream(row.integration_id),
-    );
-    const endpoint = state.exists ? state.webhook : undefined;
+  private async attempt(row: Leased, target: Promise<Target | undefined>): Promise<void> {
+    const t = await target;
     // disabled meanwhile: the queue drops its rows from the log
-    if (!endpoint?.enabled) return;
+    if (!t) return;
+    const { endpoint } = t;
     await this.paced(row);
-    const r = await this.post(row, endpoint);
+    const r = await this.post(row, t);
     const at = new Date();
     let outcome: Attempted['outcome'];
     let next: Date | undefined;
@@ -322,7 +381,7 @@ export class WebhookDispatcher {
 
   private async post(
     row: Leased,
-    endpoint: WebhookEndpoint,
+    { endpoint, secrets, problem }: Target,
   ): Promise<{
     status?: number;
     error?: string;
@@ -330,16 +389,8 @@ export class WebhookDispatcher {
     response: string;
     retryAfterMs?: number | undefined;
   }> {
-    const problem = await resolvedProblem(endpoint.url, this.deps.targets).catch(
-      (err: Error) => `cannot resolve the host (${err.message})`,
-    );
     if (problem) return { error: problem, latencyMs: 0, response: '' };
-    const key = await ownerKey(this.deps.db, row.integration_id);
-    if (!key) throw new Error(`no key for integration ${row.integration_id}`);
     const now = new Date();
-    const secrets = endpoint.secrets
-      .filter((s) => !s.until || Date.parse(s.until) > now.getTime())
-      .map((s) => String(decrypt(key, s.signing.secret)));
     const body = JSON.stringify({
       type: row.message.type,
       timestamp: row.message.timestamp,

@@ -33,7 +33,7 @@ export interface PostgresCluster {
  * initdb refuses to run as root, so as root the server runs as the `postgres` user.
  */
 export async function startPostgresCluster(
-  options: { durable?: boolean } = {},
+  options: { durable?: boolean; statementStats?: boolean } = {},
 ): Promise<PostgresCluster> {
   const bin = postgresBinDir();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pgcluster-'));
@@ -58,6 +58,7 @@ export async function startPostgresCluster(
   const durability = options.durable
     ? ''
     : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
+  const stats = options.statementStats ? ' -c shared_preload_libraries=pg_stat_statements' : '';
   const start = () =>
     run('pg_ctl', [
       '-D',
@@ -66,7 +67,7 @@ export async function startPostgresCluster(
       '-l',
       path.join(dir, 'log'),
       '-o',
-      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200${durability}`,
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200${durability}${stats}`,
       'start',
     ]);
   start();

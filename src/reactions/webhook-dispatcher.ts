@@ -20,6 +20,7 @@ import {
   webhookDeliveryStream,
 } from '../domain/webhook-delivery/events.ts';
 import type { EventStore, NewEvent } from '../eventstore/port.ts';
+import { processAlive } from '../processes.ts';
 import { describeError } from '../subscriptions/parked.ts';
 import { resolvedProblem, type WebhookTargets } from '../webhooks/address.ts';
 import type { WebhookMessage } from '../webhooks/messages.ts';
@@ -51,6 +52,7 @@ interface Leased {
   message: WebhookMessage;
   attempt: number;
   rate_per_second: number | null;
+  ordered: boolean;
 }
 
 interface Target {
@@ -77,9 +79,8 @@ const LOOK_AHEAD = 2_000;
 const IDLE_MS = 1_000;
 /** the shortest time between two claims while there is work */
 const CLAIM_GAP_MS = 10;
-/** attempts recorded together, or after this long */
+/** attempts recorded together at most */
 const RECORD_BATCH = 500;
-const RECORD_EVERY_MS = 5;
 
 /**
  * Sends the queued webhook deliveries (projections/webhook-queue.ts): leases what is due,
@@ -96,13 +97,14 @@ export class WebhookDispatcher {
   private readonly running = new Set<Promise<void>>();
   private readonly pending: Pending[] = [];
   private flushing = false;
-  private flushTimer: NodeJS.Timeout | undefined;
   private wakeUp: (() => void) | undefined;
   private loop: Promise<void> | undefined;
   private unsubscribe: (() => void) | undefined;
   private readonly integrations = new FoldedStates<ShopIntegrationState>(5_000);
   /** this dispatcher, in the leases it takes */
   private readonly id = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  /** delivery runs this process ended and recorded, until the queue has surely read them */
+  private readonly settled = new Map<string, number>();
   /** deliveries being sent by this process, by endpoint */
   private readonly sending = new Map<string, number>();
   /** when each rate-limited endpoint may be sent to next (this process) */
@@ -133,7 +135,6 @@ export class WebhookDispatcher {
     this.wake();
     await this.loop;
     await Promise.allSettled([...this.running]);
-    clearTimeout(this.flushTimer);
     await this.flush();
   }
 
@@ -158,6 +159,7 @@ export class WebhookDispatcher {
 
   private async run(): Promise<void> {
     const startedAt = await this.untilDone(() => this.deps.store.headPosition());
+    await this.untilDone(() => this.releaseDeadLeases());
     while (!this.stopped) {
       try {
         if (!this.caughtUp) {
@@ -200,6 +202,34 @@ export class WebhookDispatcher {
         await this.sleep(1000);
       }
     }
+  }
+
+  /**
+   * Leases taken by processes of this host that are gone (killed, crashed) are freed at
+   * once, not when they run out: what they were sending goes out again now, with the
+   * same webhook-id.
+   */
+  private async releaseDeadLeases(): Promise<void> {
+    const r = await this.deps.db.query<{ by: string }>(
+      `SELECT DISTINCT leased_by AS by FROM webhook_queue
+       WHERE leased_until IS NOT NULL AND leased_until >= now() AND leased_by LIKE $1`,
+      [`${hostname()}-%`],
+    );
+    const gone = r.rows
+      .map((x) => x.by)
+      .filter((by) => {
+        const pid = Number(by.slice(hostname().length + 1).split('-')[0]);
+        return by !== this.id && Number.isInteger(pid) && !processAlive(pid);
+      });
+    if (gone.length === 0) return;
+    await this.deps.db.query(
+      `UPDATE webhook_queue SET leased_until = NULL, leased_by = NULL WHERE leased_by = ANY($1)`,
+      [gone],
+    );
+    this.deps.log.info(
+      { leases: gone.length },
+      'freed the webhook leases of processes that are gone',
+    );
   }
 
   private async untilDone<T>(f: () => Promise<T>): Promise<T> {
@@ -265,7 +295,8 @@ export class WebhookDispatcher {
          WHERE k.n <= k.share
            AND (NOT k.ordered OR NOT EXISTS (
              SELECT 1 FROM webhook_queue o WHERE o.integration_id = k.integration_id
-               AND (o.commit_pos, o.prepare_pos) < (k.commit_pos, k.prepare_pos)))
+               AND (o.commit_pos, o.prepare_pos) < (k.commit_pos, k.prepare_pos)
+               AND o.delivery_id || ':' || o.run <> ALL($6::text[])))
          ORDER BY k.due_at LIMIT $1
          FOR UPDATE OF q SKIP LOCKED
        )
@@ -275,12 +306,25 @@ export class WebhookDispatcher {
        WHERE q.delivery_id = p.delivery_id AND q.run = p.run AND e.integration_id = q.integration_id
          AND (q.leased_until IS NULL OR q.leased_until < now())
        RETURNING q.delivery_id, q.run, q.integration_id, q.label_id, q.message, q.attempt,
-         e.rate_per_second`,
-      [room, this.leaseMs, this.id, [...this.sending.keys()], [...this.sending.values()]],
+         e.rate_per_second, e.ordered`,
+      [
+        room,
+        this.leaseMs,
+        this.id,
+        [...this.sending.keys()],
+        [...this.sending.values()],
+        this.settledRuns(),
+      ],
     );
     for (const row of r.rows)
       this.sending.set(row.integration_id, (this.sending.get(row.integration_id) ?? 0) + 1);
     return r.rows;
+  }
+
+  private settledRuns(): string[] {
+    const now = Date.now();
+    for (const [k, until] of this.settled) if (until < now) this.settled.delete(k);
+    return [...this.settled.keys()];
   }
 
   /** An endpoint as it is now: where, and the secrets that sign (undefined: disabled). */
@@ -373,6 +417,10 @@ export class WebhookDispatcher {
       ...(next ? { nextAttemptAt: next.toISOString() } : {}),
     };
     await this.record(attempt);
+    // ended and recorded: an ordered endpoint's next message need not wait for the queue
+    // to read the record
+    if (row.ordered && outcome !== 'retrying')
+      this.settled.set(`${row.delivery_id}:${row.run}`, Date.now() + this.leaseMs);
     this.deps.observe?.(outcome, r.latencyMs / 1000);
     if (outcome === 'gone')
       await this.disable(row.integration_id, 'gone', `${endpoint.url} answered 410 Gone`);
@@ -447,12 +495,8 @@ export class WebhookDispatcher {
         resolve,
         reject,
       });
-      if (this.pending.length >= RECORD_BATCH) void this.flush();
-      else
-        this.flushTimer ??= setTimeout(() => {
-          this.flushTimer = undefined;
-          void this.flush();
-        }, RECORD_EVERY_MS);
+      // at once when nothing is being written; what comes meanwhile goes in the next batch
+      void this.flush();
     });
   }
 

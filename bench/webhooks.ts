@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
+import { encodeDeliveryCursor } from '../projections/webhooks.ts';
 import { orderEvents } from '../src/domain/order/events.ts';
 import { type NewEvent, START } from '../src/eventstore/port.ts';
 import { PostgresEventStore } from '../src/eventstore/postgres.ts';
@@ -213,6 +214,44 @@ async function main() {
     // the neighbours get as many as the fast one, at the same time
     await quiet();
     const isolated = await steady([...slowStreams, fastStream], 10, [fastStream]);
+    // ---- the deliveries log at a million attempts: keyset pages ----
+    const big = orders[0]!.integrationId;
+    await storePool.query(
+      `INSERT INTO rm_webhook_deliveries (delivery_id, integration_id, label_id, message_id,
+         message_type, order_id, status, runs, attempts, last_attempt, log, first_at, last_at)
+       SELECT 'msg_bench_' || g || '.' || $1::text, $1::uuid, $2::uuid, 'msg_bench_' || g,
+         'order.late', 'BIG',
+         CASE WHEN g % 10 = 0 THEN 'failed' ELSE 'delivered' END, 1, 1, '{}'::jsonb, '[]'::jsonb,
+         now() - g * interval '1 second', now() - g * interval '1 second'
+       FROM generate_series(1, 1000000) AS g`,
+      [big, label.labelId],
+    );
+    await storePool.query('ANALYZE rm_webhook_deliveries');
+    const deep = await storePool.query<{ first_at: string; delivery_id: string }>(
+      `SELECT first_at::text, delivery_id FROM rm_webhook_deliveries WHERE integration_id = $1
+       ORDER BY first_at DESC, delivery_id OFFSET 900000 LIMIT 1`,
+      [big],
+    );
+    const pageMs = async (query: string) => {
+      const ms: number[] = [];
+      for (let i = 0; i < 21; i++) {
+        const began = performance.now();
+        const r = await fetch(
+          `${stack!.base}/api/shop-integration/${big}/webhook/deliveries?${query}`,
+          { headers: { 'x-api-key': label.adminApiKey } },
+        );
+        if (r.status !== 200 || ((await r.json()) as unknown[]).length !== 100)
+          throw new Error(`deliveries page: ${r.status}`);
+        ms.push(performance.now() - began);
+      }
+      return quantile(ms.slice(1), 0.5);
+    };
+    const firstPage = await pageMs('limit=100');
+    const deepPage = await pageMs(`limit=100&before=${encodeDeliveryCursor(deep.rows[0]!)}`);
+    const failedDeep = await pageMs(
+      `limit=100&status=failed&before=${encodeDeliveryCursor(deep.rows[0]!)}`,
+    );
+
     await store.close();
     await storePool.end();
     await printTopStatements(stack.databaseUrl);
@@ -233,6 +272,9 @@ async function main() {
     );
     console.log(
       `| fast endpoint beside one answering after 10 s and one refusing, p50 / p95, ms (goal p95 < 1000) | ${quantile(isolated, 0.5).toFixed(0)} / ${quantile(isolated, 0.95).toFixed(0)} |`,
+    );
+    console.log(
+      `| deliveries log of one endpoint at 1,000,000 attempts, 100 a page, p50 ms: first page / 900,000 deep / failed only, 900,000 deep | ${firstPage.toFixed(1)} / ${deepPage.toFixed(1)} / ${failedDeep.toFixed(1)} |`,
     );
     if (ORDERS === 0) return;
 

@@ -56,6 +56,10 @@ export const webhooksProjection: Projection = {
     );
     CREATE INDEX IF NOT EXISTS rm_webhook_deliveries_endpoint
       ON rm_webhook_deliveries (integration_id, status, first_at);
+    CREATE INDEX IF NOT EXISTS rm_webhook_deliveries_page
+      ON rm_webhook_deliveries (integration_id, first_at DESC, delivery_id);
+    CREATE INDEX IF NOT EXISTS rm_webhook_deliveries_status_page
+      ON rm_webhook_deliveries (integration_id, status, first_at DESC, delivery_id);
     CREATE TABLE IF NOT EXISTS rm_webhook_endpoints (
       integration_id  uuid PRIMARY KEY,
       url             text,
@@ -290,16 +294,55 @@ export async function listDeliveries(
     integrationId: string;
     status?: string | undefined;
     since?: string | undefined;
+    /** keyset: the rows after this one (newest first) */
+    before?: { firstAt: string; deliveryId: string } | undefined;
     limit: number;
   },
 ): Promise<DeliveryRow[]> {
+  // only the conditions asked for: each shape of query walks its index in order
+  const params: unknown[] = [f.integrationId];
+  const where = ['integration_id = $1'];
+  if (f.status) where.push(`status = $${params.push(f.status)}`);
+  if (f.since) where.push(`first_at >= $${params.push(f.since)}::timestamptz`);
+  if (f.before) {
+    const at = params.push(f.before.firstAt);
+    const id = params.push(f.before.deliveryId);
+    where.push(
+      `first_at <= $${at}::timestamptz AND (first_at < $${at}::timestamptz OR delivery_id > $${id})`,
+    );
+  }
   const r = await pool.query<DeliveryRow>(
-    `${DELIVERY} WHERE integration_id = $1 AND ($2::text IS NULL OR status = $2)
-       AND ($3::timestamptz IS NULL OR first_at >= $3)
-     ORDER BY first_at DESC, delivery_id LIMIT $4`,
-    [f.integrationId, f.status ?? null, f.since ?? null, f.limit],
+    `${DELIVERY} WHERE ${where.join(' AND ')}
+     ORDER BY rm_webhook_deliveries.first_at DESC, delivery_id LIMIT $${params.push(f.limit)}`,
+    params,
   );
   return r.rows;
+}
+
+/** The cursor of the page after a row (opaque to clients). */
+export const encodeDeliveryCursor = (row: Pick<DeliveryRow, 'first_at' | 'delivery_id'>) =>
+  Buffer.from(JSON.stringify([row.first_at, row.delivery_id])).toString('base64url');
+
+export function decodeDeliveryCursor(
+  cursor: string,
+): { firstAt: string; deliveryId: string } | undefined {
+  try {
+    const v: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (
+      Array.isArray(v) &&
+      v.length === 2 &&
+      typeof v[0] === 'string' &&
+      typeof v[1] === 'string' &&
+      /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/.test(v[0]) &&
+      // a real instant (PostgreSQL refuses 2026-13-45), in its own words
+      !Number.isNaN(Date.parse(v[0].replace(' ', 'T').replace(/([+-]\d{2})$/, '$1:00'))) &&
+      v[1].length <= 200
+    )
+      return { firstAt: v[0], deliveryId: v[1] };
+  } catch {
+    // not a cursor
+  }
+  return undefined;
 }
 
 export async function findDelivery(pool: pg.Pool, integrationId: string, deliveryId: string) {

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import {
   type DeliveryAttempt,
   type DeliveryRow,
+  decodeDeliveryCursor,
   decodeFeedCursor,
+  encodeDeliveryCursor,
   endpointHealth,
   feedPage,
   findDelivery,
@@ -261,10 +263,35 @@ export async function webhookDeliveries(
   ctx: AppContext,
   labelId: string,
   integrationId: string,
-  f: { status?: string | undefined; since?: string | undefined; limit: number },
-): Promise<DeliveryView[]> {
+  f: {
+    status?: string | undefined;
+    since?: string | undefined;
+    before?: string | undefined;
+    limit: number;
+  },
+): Promise<{ deliveries: DeliveryView[]; next: string | undefined }> {
   await endpointOf(ctx, labelId, integrationId);
-  return (await listDeliveries(ctx.pool, { integrationId, ...f })).map(deliveryView);
+  const notCursor = () =>
+    new DomainError('invalid', 'before: not a cursor of this list', 'invalid_cursor', {
+      field: 'query.before',
+    });
+  const before = f.before === undefined ? undefined : decodeDeliveryCursor(f.before);
+  if (f.before !== undefined && !before) throw notCursor();
+  const rows = await listDeliveries(ctx.pool, {
+    integrationId,
+    status: f.status,
+    since: f.since,
+    before,
+    limit: f.limit,
+  }).catch((err: { code?: string }) => {
+    // a made-up cursor naming no instant (say February 30th)
+    throw before && err.code?.startsWith('22') ? notCursor() : err;
+  });
+  const last = rows.at(-1);
+  return {
+    deliveries: rows.map(deliveryView),
+    next: rows.length === f.limit && last ? encodeDeliveryCursor(last) : undefined,
+  };
 }
 
 async function requestResend(

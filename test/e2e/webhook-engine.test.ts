@@ -243,5 +243,38 @@ describe('webhook deliveries at speed', () => {
     const backwards = seq.filter((s, i) => i > 0 && s < seq[i - 1]!);
     expect(backwards).toEqual([]);
     expect(new Set(seq).size).toBe(500);
+
+    // the deliveries log pages by keyset, newest first: every delivery once
+    const integrations = await call('GET', '/api/shop-integration', { key: shop.adminKey });
+    const spreadId = integrations.body.find((i: { name: string }) => i.name === '/spread').id;
+    let next: string | undefined = `/api/shop-integration/${spreadId}/webhook/deliveries?limit=400`;
+    const listed: { deliveryId: string; firstAttemptAt: string }[] = [];
+    while (next) {
+      const page = await fetch(`${t.url}${next}`, { headers: { 'x-api-key': shop.adminKey } });
+      expect(page.status).toBe(200);
+      listed.push(...((await page.json()) as typeof listed));
+      next = /<([^>]+)>; rel="next"/.exec(page.headers.get('link') ?? '')?.[1];
+    }
+    expect(listed).toHaveLength(1500);
+    expect(new Set(listed.map((d) => d.deliveryId)).size).toBe(1500);
+    const times = listed.map((d) => Date.parse(d.firstAttemptAt));
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+    const bad = await call(
+      'GET',
+      `/api/shop-integration/${spreadId}/webhook/deliveries?before=not-a-cursor`,
+      { key: shop.adminKey },
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('invalid_cursor');
+    const noDay = Buffer.from(JSON.stringify(['2026-02-30 10:00:00+00', 'x'])).toString(
+      'base64url',
+    );
+    const madeUp = await call(
+      'GET',
+      `/api/shop-integration/${spreadId}/webhook/deliveries?before=${noDay}`,
+      { key: shop.adminKey },
+    );
+    expect(madeUp.status).toBe(400);
+    expect(madeUp.body.code).toBe('invalid_cursor');
   }, 400_000);
 });

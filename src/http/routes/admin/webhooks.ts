@@ -202,20 +202,40 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (a
       schema: {
         tags,
         security: apiKeySecurity,
-        summary: 'Deliveries, newest first, with their attempts (status, latency, the answer)',
+        summary:
+          'Deliveries, newest first, with their attempts (status, latency, the answer); a full page links the next (Link: rel="next", or before=<cursor>)',
         params: idParams,
         querystring: z
           .object({
             status: deliveryStatus.optional(),
             since: z.iso.datetime({ offset: true }).optional(),
+            before: z
+              .string()
+              .max(400)
+              .optional()
+              .describe('the cursor of the page before (from the Link header)'),
             limit: z.coerce.number().int().min(1).max(500).default(100),
           })
           .strict(),
         response: { 200: z.array(deliverySchema), ...problems(400, 401, 403, 404, 409) },
       },
     },
-    async (request) =>
-      webhookDeliveries(deps.app, label(request), request.params.id, request.query),
+    async (request, reply) => {
+      const page = await webhookDeliveries(
+        deps.app,
+        label(request),
+        request.params.id,
+        request.query,
+      );
+      if (page.next) {
+        const q = new URLSearchParams();
+        for (const [k, v] of Object.entries(request.query))
+          if (v !== undefined && k !== 'before') q.set(k, String(v));
+        q.set('before', page.next);
+        reply.header('link', `<${request.url.split('?')[0]}?${q}>; rel="next"`);
+      }
+      return page.deliveries;
+    },
   );
 
   app.post(

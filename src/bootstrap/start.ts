@@ -24,6 +24,7 @@ import {
   storageCheck,
   subscriptionsCheck,
   temporalCheck,
+  webhooksCheck,
   workerCheck,
 } from '../health/readiness.ts';
 import { startHealthServer } from '../http/health-server.ts';
@@ -172,7 +173,7 @@ export async function startApp(
       readiness.push(temporalCheck(temporal.client));
       reactions = createReactions(config, data, temporal, log, options);
       if (has(role, 'worker')) {
-        const worker = startWorkerRole(
+        const { worker, webhooks } = startWorkerRole(
           config,
           { ...data, store },
           temporal,
@@ -203,6 +204,7 @@ export async function startApp(
         stops.add(() => batchingRules.stop());
         readiness.push(
           workerCheck(worker),
+          webhooksCheck(webhooks),
           subscriptionsCheck('reactions', reactions, config.maxLagMs),
         );
       } else {

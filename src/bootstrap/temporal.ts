@@ -142,7 +142,7 @@ export function startWorkerRole(
   log: Logger,
   stops: Stops,
   options: WorkerOptions,
-): SupervisedWorker {
+): { worker: SupervisedWorker; webhooks: WebhookDispatcher } {
   renderLoad.setLimit(config.renderConcurrency);
   const renders = new Renders(config.renderConcurrency, RENDER_LIMIT_MS);
   stops.add(() => renders.close());
@@ -181,5 +181,5 @@ export function startWorkerRole(
     log.child({ part: 'reconciler' }),
   );
   stops.add(() => reconciler.stop());
-  return worker;
+  return { worker, webhooks };
 }

@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type pg from 'pg';
 import type { EventStore } from '../eventstore/port.ts';
+import type { WebhookDispatcher } from '../reactions/webhook-dispatcher.ts';
 import type { FileStorage } from '../storage/port.ts';
 import type { Subscriber, SubscriptionRunner } from '../subscriptions/runner.ts';
 import { temporalCall } from '../temporal/calls.ts';
@@ -121,6 +122,15 @@ export const workerCheck = (worker: SupervisedWorker): ReadinessCheck => ({
   async check() {
     const s = worker.state();
     if (!s.running) throw new NotReady(`this process's worker is not polling: ${s.detail}`);
+  },
+});
+
+/** This process's webhook dispatcher can read its queue (its last round did not fail). */
+export const webhooksCheck = (webhooks: Pick<WebhookDispatcher, 'lastError'>): ReadinessCheck => ({
+  name: 'webhooks',
+  async check() {
+    if (webhooks.lastError)
+      throw new NotReady(`webhook deliveries are not being sent: ${webhooks.lastError}`);
   },
 });
 

@@ -126,6 +126,7 @@ describe('embedded default (PGlite + local Temporal), as a process', () => {
       reactions: { ok: true },
       storage: { ok: true },
       temporal: { ok: true },
+      webhooks: { ok: true },
       worker: { ok: true },
     });
   });

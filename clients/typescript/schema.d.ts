@@ -523,7 +523,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Deliveries, newest first, with their attempts (status, latency, the answer) */
+        /** Deliveries, newest first, with their attempts (status, latency, the answer); a full page links the next (Link: rel="next", or before=<cursor>) */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -3206,6 +3206,12 @@ export interface components {
          * @enum {string}
          */
         WebhookEventType: "order.received" | "order.item.print_ready" | "order.item.failed" | "order.ready" | "order.failed" | "order.overdue" | "order.cancelled" | "order.barcode_regenerated" | "order.replayed" | "order.item.printed" | "order.item.packed" | "order.shipped" | "order.delivered" | "order.returned" | "order.on_hold" | "order.released" | "order.item.reprinted" | "order.late";
+        /** @description ordered: one message at a time in log order (a failing one holds back the rest); otherwise up to maxInFlight at once, at most ratePerSecond a second when set */
+        WebhookDeliverySettings: {
+            ordered: boolean;
+            maxInFlight: number;
+            ratePerSecond?: number;
+        };
         /** @description why and when sending stopped */
         WebhookDisabled: {
             reason: string;
@@ -3225,6 +3231,7 @@ export interface components {
             url: string | null;
             /** @description the types sent; null: every type */
             events: components["schemas"]["WebhookEventType"][] | null;
+            delivery: components["schemas"]["WebhookDeliverySettings"];
             /** @enum {string} */
             state: "none" | "enabled" | "disabled";
             disabled: components["schemas"]["WebhookDisabled"] | null;
@@ -3238,6 +3245,7 @@ export interface components {
             url: string | null;
             /** @description the types sent; null: every type */
             events: components["schemas"]["WebhookEventType"][] | null;
+            delivery: components["schemas"]["WebhookDeliverySettings"];
             /** @enum {string} */
             state: "none" | "enabled" | "disabled";
             disabled: components["schemas"]["WebhookDisabled"] | null;
@@ -3641,6 +3649,8 @@ export interface components {
         WebhookChange: {
             url: string;
             events?: components["schemas"]["WebhookEventType"][];
+            /** @description how messages go to it; { ordered: false, maxInFlight: 16 } when absent */
+            delivery?: components["schemas"]["WebhookDeliverySettings"];
         };
         ResendStarted: {
             deliveryId: string;
@@ -4124,6 +4134,7 @@ export type ProjectSummary = components['schemas']['ProjectSummary'];
 export type Project = components['schemas']['Project'];
 export type Deleted = components['schemas']['Deleted'];
 export type WebhookEventType = components['schemas']['WebhookEventType'];
+export type WebhookDeliverySettings = components['schemas']['WebhookDeliverySettings'];
 export type WebhookDisabled = components['schemas']['WebhookDisabled'];
 export type WebhookSecret = components['schemas']['WebhookSecret'];
 export type Webhook = components['schemas']['Webhook'];
@@ -8637,6 +8648,10 @@ export interface operations {
                      *       "events": [
                      *         "order.received"
                      *       ],
+                     *       "delivery": {
+                     *         "ordered": true,
+                     *         "maxInFlight": 1
+                     *       },
                      *       "state": "none",
                      *       "disabled": {
                      *         "reason": "string",
@@ -8804,6 +8819,10 @@ export interface operations {
                      *       "events": [
                      *         "order.received"
                      *       ],
+                     *       "delivery": {
+                     *         "ordered": true,
+                     *         "maxInFlight": 1
+                     *       },
                      *       "state": "none",
                      *       "disabled": {
                      *         "reason": "string",
@@ -8996,6 +9015,10 @@ export interface operations {
                      *       "events": [
                      *         "order.received"
                      *       ],
+                     *       "delivery": {
+                     *         "ordered": true,
+                     *         "maxInFlight": 1
+                     *       },
                      *       "state": "none",
                      *       "disabled": {
                      *         "reason": "string",
@@ -9170,6 +9193,10 @@ export interface operations {
                      *       "events": [
                      *         "order.received"
                      *       ],
+                     *       "delivery": {
+                     *         "ordered": true,
+                     *         "maxInFlight": 1
+                     *       },
                      *       "state": "none",
                      *       "disabled": {
                      *         "reason": "string",
@@ -9343,6 +9370,10 @@ export interface operations {
                      *       "events": [
                      *         "order.received"
                      *       ],
+                     *       "delivery": {
+                     *         "ordered": true,
+                     *         "maxInFlight": 1
+                     *       },
                      *       "state": "none",
                      *       "disabled": {
                      *         "reason": "string",
@@ -9496,6 +9527,8 @@ export interface operations {
             query?: {
                 status?: components["schemas"]["WebhookDeliveryStatus"];
                 since?: string;
+                /** @description the cursor of the page before (from the Link header) */
+                before?: string;
                 limit?: number;
             };
             header?: never;

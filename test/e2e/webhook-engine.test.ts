@@ -188,6 +188,32 @@ describe('webhook deliveries at speed', () => {
     expect(deliveries.body[0]).toMatchObject({ status: 'retrying' });
   }, 240_000);
 
+  it('holds an endpoint to its rate limit', async () => {
+    const limited = await endpoint('/limited', `${hooks.base}/limited`, {
+      ordered: false,
+      maxInFlight: 8,
+      ratePerSecond: 20,
+    });
+    const events = Array.from({ length: 60 }, late);
+    await t.app.store.append(limited.stream, events, 'any');
+    const ids = new Set(events.map((e) => `msg_${e.id}`));
+    const arrivals = await until(
+      'the limited endpoint to get its 60 messages',
+      async () => {
+        const got = hooks.got.filter((g) => ids.has(g.id));
+        return new Set(got.map((g) => g.id)).size === 60 ? got.map((g) => g.at) : undefined;
+      },
+      60_000,
+      50,
+    );
+    // 20 a second: no second holds many more (a little slack for the timers)
+    const most = Math.max(
+      ...arrivals.map((a) => arrivals.filter((b) => b >= a && b < a + 1000).length),
+    );
+    expect(most).toBeLessThanOrEqual(24);
+    expect(Math.max(...arrivals) - Math.min(...arrivals)).toBeGreaterThan(2500);
+  }, 120_000);
+
   it('delivers every event of a 2,000-delivery burst at least once across a kill -9 of the worker, ordered where asked', async () => {
     const ordered = await endpoint('/ordered', `${hooks.base}/ordered`, {
       ordered: true,

@@ -264,6 +264,7 @@ describe('HTTP slice: labels and shop integrations', () => {
           reactions: { ok: true },
           storage: { ok: true },
           temporal: { ok: true },
+          webhooks: { ok: true },
           worker: { ok: true },
         },
       });

@@ -154,6 +154,7 @@ async function main() {
       const sent = new Map<string, number>();
       const failed: string[] = [];
       let expected = 0;
+      const chains = new Map<string, Promise<unknown>>();
       const began = performance.now();
       for (let k = 0; k < STEADY_PER_SECOND * seconds; k++) {
         const due = began + (k * 1000) / STEADY_PER_SECOND;
@@ -162,9 +163,15 @@ async function main() {
         const e = late();
         const stream = streams[k % streams.length]!;
         if (measured.includes(stream)) expected++;
-        void store.append(stream, [e], 'any').then(
-          () => measured.includes(stream) && sent.set(`msg_${e.id}`, performance.now()),
-          (err: Error) => failed.push(err.message),
+        // one append at a time per stream, the streams side by side
+        chains.set(
+          stream,
+          (chains.get(stream) ?? Promise.resolve()).then(() =>
+            store.append(stream, [e], 'any').then(
+              () => measured.includes(stream) && sent.set(`msg_${e.id}`, performance.now()),
+              (err: Error) => failed.push(err.message),
+            ),
+          ),
         );
       }
       await until(

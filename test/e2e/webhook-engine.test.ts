@@ -154,19 +154,22 @@ describe('webhook deliveries at speed', () => {
     const appended = new Map<string, number>();
     const streams = [slow.stream, dead.stream, fast.stream];
     const began = Date.now();
-    const appends: Promise<unknown>[] = [];
+    // one append at a time per stream (as one writer per order would), the streams side by side
+    const chains = new Map<string, Promise<unknown>>(streams.map((s) => [s, Promise.resolve()]));
     for (let k = 0; k < 600; k++) {
       const wait = began + k * 10 - Date.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       const e = late();
       const stream = streams[k % 3]!;
-      appends.push(
-        t.app.store.append(stream, [e], 'any').then(() => {
+      chains.set(
+        stream,
+        chains.get(stream)!.then(async () => {
+          await t.app.store.append(stream, [e], 'any');
           if (stream === fast.stream) appended.set(`msg_${e.id}`, Date.now());
         }),
       );
     }
-    await Promise.all(appends);
+    await Promise.all(chains.values());
     await until(
       'the fast endpoint to get its 200 messages',
       async () =>

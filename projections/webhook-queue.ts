@@ -1,24 +1,12 @@
-import { LRUCache } from 'lru-cache';
 import type pg from 'pg';
 import { orderEvents } from '../src/domain/order/events.ts';
 import { shopIntegrationEvents } from '../src/domain/shop-integration/events.ts';
 import { deliveryIdOf, webhookDeliveryEvents } from '../src/domain/webhook-delivery/events.ts';
 import type { RecordedEvent } from '../src/eventstore/port.ts';
-import {
-  type OrderRef,
-  orderRefOf,
-  TOLD,
-  type WebhookMessage,
-  webhookMessage,
-} from '../src/webhooks/messages.ts';
+import { TOLD, type WebhookMessage, webhookMessage } from '../src/webhooks/messages.ts';
 import { nextAttemptAt } from '../src/webhooks/schedule.ts';
+import { ENDPOINT_EVENTS, orderRefs } from './order-refs.ts';
 import type { Projection } from './projection.ts';
-
-const ENDPOINT_EVENTS = new Set([
-  'WebhookEndpointSet',
-  'WebhookEndpointDisabled',
-  'WebhookEndpointEnabled',
-]);
 
 /**
  * The webhook deliveries to make, queued from the log: a message an endpoint takes is a
@@ -130,30 +118,7 @@ async function applyEndpoint(tx: pg.PoolClient, stored: RecordedEvent) {
     ]);
 }
 
-/** Orders' references by stream, as read: an order's first event never changes. */
-const knownRefs = new LRUCache<string, { ref: OrderRef }>({ max: 20_000 });
-
-async function refOf(tx: pg.PoolClient, stored: RecordedEvent, first: boolean) {
-  if (first) {
-    const ref = orderRefOf(orderEvents.deserialize(stored));
-    if (!ref) return undefined;
-    await tx.query(
-      'INSERT INTO webhook_queue_orders (stream_id, ref) VALUES ($1, $2) ON CONFLICT DO NOTHING',
-      [stored.streamId, JSON.stringify(ref)],
-    );
-    knownRefs.set(stored.streamId, { ref });
-    return ref;
-  }
-  const known = knownRefs.get(stored.streamId);
-  if (known) return known.ref;
-  const r = await tx.query<{ ref: OrderRef }>(
-    'SELECT ref FROM webhook_queue_orders WHERE stream_id = $1',
-    [stored.streamId],
-  );
-  const ref = r.rows[0]?.ref;
-  if (ref) knownRefs.set(stored.streamId, { ref });
-  return ref;
-}
+const refOf = orderRefs('webhook_queue_orders');
 
 interface EndpointRow {
   enabled: boolean;
@@ -166,9 +131,10 @@ async function orderDelivery(
   stored: RecordedEvent,
   endpoints: Map<string, EndpointRow | undefined>,
 ) {
-  const ref = await refOf(tx, stored, stored.type === 'OrderReceived');
+  const event = orderEvents.deserialize(stored);
+  const ref = await refOf(tx, stored, event);
   if (!ref?.integrationId) return undefined;
-  const message = webhookMessage(ref, stored, orderEvents.deserialize(stored));
+  const message = webhookMessage(ref, stored, event);
   if (!message) return undefined;
   if (!endpoints.has(ref.integrationId)) {
     const r = await tx.query<EndpointRow>(

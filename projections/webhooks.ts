@@ -1,19 +1,11 @@
-import { LRUCache } from 'lru-cache';
 import type pg from 'pg';
 import { orderEvents } from '../src/domain/order/events.ts';
 import { shopIntegrationEvents } from '../src/domain/shop-integration/events.ts';
 import { webhookDeliveryEvents } from '../src/domain/webhook-delivery/events.ts';
 import type { Position, RecordedEvent } from '../src/eventstore/port.ts';
-import {
-  type OrderRef,
-  orderRefOf,
-  TOLD,
-  type WebhookMessage,
-  webhookMessage,
-} from '../src/webhooks/messages.ts';
+import { TOLD, type WebhookMessage, webhookMessage } from '../src/webhooks/messages.ts';
+import { ENDPOINT_EVENTS, orderRefs } from './order-refs.ts';
 import type { Projection } from './projection.ts';
-
-const ENDPOINT_EVENTS = ['WebhookEndpointSet', 'WebhookEndpointDisabled', 'WebhookEndpointEnabled'];
 
 /**
  * What shops are told: the pull feed (every order message, in log order, per label and
@@ -72,7 +64,7 @@ export const webhooksProjection: Projection = {
   async apply(tx, events) {
     for (const e of events) {
       if (webhookDeliveryEvents.has(e.type)) await applyDelivery(tx, e);
-      else if (ENDPOINT_EVENTS.includes(e.type)) await applyEndpoint(tx, e);
+      else if (ENDPOINT_EVENTS.has(e.type)) await applyEndpoint(tx, e);
       else await applyOrder(tx, e);
     }
   },
@@ -102,29 +94,11 @@ async function applyEndpoint(tx: pg.PoolClient, stored: RecordedEvent) {
 /** Attempts kept per delivery in its log (the counts keep counting). */
 const LOG_LENGTH = 20;
 
-/** Orders' references by stream, as read: an order's first event never changes. */
-const knownRefs = new LRUCache<string, OrderRef>({ max: 20_000 });
+const refOf = orderRefs('rm_webhook_orders');
 
 async function applyOrder(tx: pg.PoolClient, stored: RecordedEvent) {
   const event = orderEvents.deserialize(stored);
-  let ref: OrderRef | undefined;
-  if (event.type === 'OrderReceived') {
-    ref = orderRefOf(event);
-    await tx.query(
-      'INSERT INTO rm_webhook_orders (stream_id, ref) VALUES ($1, $2) ON CONFLICT DO NOTHING',
-      [stored.streamId, JSON.stringify(ref)],
-    );
-  } else {
-    ref = knownRefs.get(stored.streamId);
-    if (!ref) {
-      const r = await tx.query<{ ref: OrderRef }>(
-        'SELECT ref FROM rm_webhook_orders WHERE stream_id = $1',
-        [stored.streamId],
-      );
-      ref = r.rows[0]?.ref;
-      if (ref) knownRefs.set(stored.streamId, ref);
-    }
-  }
+  const ref = await refOf(tx, stored, event);
   if (!ref) return;
   const message = webhookMessage(ref, stored, event);
   if (!message) return;

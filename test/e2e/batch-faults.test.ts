@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, startTestApp, type TestApp } from '../helpers/app.ts';
+import { client, joiningEnv, startTestApp, type TestApp } from '../helpers/app.ts';
 import { accessOf, orderDone, type Shop, setUpShop, until } from '../helpers/orders.ts';
 import { type AppProcess, spawnApp } from '../helpers/spawn-app.ts';
 
@@ -23,12 +23,7 @@ describe('a worker killed during a press run', () => {
     // the API and projector here; the worker role (reactor, workflows) in a child process
     t = await startTestApp({}, { roles: ['api', 'projector'] });
     env = {
-      DATABASE_URL: t.config.databaseUrl!,
-      TEMPORAL_ADDRESS: t.config.temporal.address!,
-      TEMPORAL_TASK_QUEUE: t.config.temporal.taskQueue,
-      DATA_DIR: t.config.dataDir,
-      OPERATOR_API_KEY: t.operatorKey,
-      EDITOR_TOKEN_SECRET: t.editorTokenSecret,
+      ...joiningEnv(t),
       PORT: '0',
     };
     worker = await spawnApp('worker', env);

@@ -11,7 +11,7 @@ import { ReactionRunner } from '../../src/reactions/reactor.ts';
 import { workflowStartsReactor } from '../../src/reactions/workflow-starts.ts';
 import { FilesystemStorage } from '../../src/storage/filesystem.ts';
 import { createWorker } from '../../src/temporal/worker.ts';
-import { client, startTestApp, type TestApp } from '../helpers/app.ts';
+import { client, joiningEnv, startTestApp, type TestApp } from '../helpers/app.ts';
 import {
   config,
   editorUser,
@@ -94,12 +94,7 @@ describe('a worker killed while rendering', () => {
     stalling = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/stalling-worker.ts'], {
       env: {
         ...process.env,
-        DATABASE_URL: t.config.databaseUrl,
-        TEMPORAL_ADDRESS: t.config.temporal.address,
-        TEMPORAL_TASK_QUEUE: t.config.temporal.taskQueue,
-        DATA_DIR: t.config.dataDir,
-        OPERATOR_API_KEY: t.operatorKey,
-        EDITOR_TOKEN_SECRET: t.editorTokenSecret,
+        ...joiningEnv(t),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectPostgres, type Database } from '../../src/db/database.ts';
 import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { type LocalTemporal, startLocalTemporal } from '../../src/temporal/dev-server.ts';
-import { client, startTestApp, type TestApp } from '../helpers/app.ts';
+import { client, joiningEnv, startTestApp, type TestApp } from '../helpers/app.ts';
 import {
   expectOnlyPrintFiles,
   notify,
@@ -136,12 +136,7 @@ describe('a process killed between recording an order and starting its workflow'
     // the API and projector here; the worker role (with the reactor) in a child process
     t = await startTestApp({}, { roles: ['api', 'projector'] });
     env = {
-      DATABASE_URL: t.config.databaseUrl!,
-      TEMPORAL_ADDRESS: t.config.temporal.address!,
-      TEMPORAL_TASK_QUEUE: t.config.temporal.taskQueue,
-      DATA_DIR: t.config.dataDir,
-      OPERATOR_API_KEY: t.operatorKey,
-      EDITOR_TOKEN_SECRET: t.editorTokenSecret,
+      ...joiningEnv(t),
       PORT: '0',
     };
   }, 120_000);

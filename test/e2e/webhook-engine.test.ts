@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderEvents } from '../../src/domain/order/events.ts';
 import type { NewEvent } from '../../src/eventstore/port.ts';
-import { client, startTestApp, type TestApp } from '../helpers/app.ts';
+import { client, joiningEnv, startTestApp, type TestApp } from '../helpers/app.ts';
 import { accessOf, orderDone, type Shop, setUpShop, until } from '../helpers/orders.ts';
 import { type AppProcess, spawnApp } from '../helpers/spawn-app.ts';
 
@@ -124,12 +124,7 @@ describe('webhook deliveries at speed', () => {
     t = await startTestApp(webhooks, { roles: ['api', 'projector'] });
     env = {
       ...webhooks,
-      DATABASE_URL: t.config.databaseUrl!,
-      TEMPORAL_ADDRESS: t.config.temporal.address!,
-      TEMPORAL_TASK_QUEUE: t.config.temporal.taskQueue,
-      DATA_DIR: t.config.dataDir,
-      OPERATOR_API_KEY: t.operatorKey,
-      EDITOR_TOKEN_SECRET: t.editorTokenSecret,
+      ...joiningEnv(t),
       PORT: '0',
     };
     worker = await spawnApp('worker', env);

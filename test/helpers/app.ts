@@ -50,6 +50,16 @@ export async function testEnv(env: Record<string, string> = {}): Promise<Record<
  * PostgreSQL database (events and read models), the Temporal dev server with a task
  * queue of its own, HTTP on a free loopback port.
  */
+/** What another process needs to join a test app: its database, Temporal, files and keys. */
+export const joiningEnv = (t: TestApp): Record<string, string> => ({
+  DATABASE_URL: t.config.databaseUrl!,
+  TEMPORAL_ADDRESS: t.config.temporal.address!,
+  TEMPORAL_TASK_QUEUE: t.config.temporal.taskQueue,
+  DATA_DIR: t.config.dataDir,
+  OPERATOR_API_KEY: t.operatorKey,
+  EDITOR_TOKEN_SECRET: t.editorTokenSecret,
+});
+
 export async function startTestApp(
   env: Record<string, string> = {},
   options: StartOptions & { roles?: Role[] } = {},

@@ -1,0 +1,44 @@
+import { LRUCache } from 'lru-cache';
+import type pg from 'pg';
+import type { OrderEvent } from '../src/domain/order/events.ts';
+import type { RecordedEvent } from '../src/eventstore/port.ts';
+import { type OrderRef, orderRefOf } from '../src/webhooks/messages.ts';
+
+/** The shop-integration events that change a webhook endpoint. */
+export const ENDPOINT_EVENTS: ReadonlySet<string> = new Set([
+  'WebhookEndpointSet',
+  'WebhookEndpointDisabled',
+  'WebhookEndpointEnabled',
+]);
+
+/**
+ * Orders' references by stream, kept in a projection's own table (`stream_id`, `ref`):
+ * written at an order's first event, read (and cached: it never changes) at the others.
+ */
+export function orderRefs(table: string) {
+  const known = new LRUCache<string, { ref: OrderRef }>({ max: 20_000 });
+  return async (
+    tx: pg.PoolClient,
+    stored: RecordedEvent,
+    event: OrderEvent,
+  ): Promise<OrderRef | undefined> => {
+    if (event.type === 'OrderReceived') {
+      const ref = orderRefOf(event);
+      if (!ref) return undefined;
+      await tx.query(
+        `INSERT INTO ${table} (stream_id, ref) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+        [stored.streamId, JSON.stringify(ref)],
+      );
+      known.set(stored.streamId, { ref });
+      return ref;
+    }
+    const kept = known.get(stored.streamId);
+    if (kept) return kept.ref;
+    const r = await tx.query<{ ref: OrderRef }>(`SELECT ref FROM ${table} WHERE stream_id = $1`, [
+      stored.streamId,
+    ]);
+    const ref = r.rows[0]?.ref;
+    if (ref) known.set(stored.streamId, { ref });
+    return ref;
+  };
+}

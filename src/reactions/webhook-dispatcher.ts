@@ -19,9 +19,9 @@ import {
   webhookDeliveryEvents,
   webhookDeliveryStream,
 } from '../domain/webhook-delivery/events.ts';
-import type { EventStore, NewEvent } from '../eventstore/port.ts';
+import { comparePositions, type EventStore, type NewEvent } from '../eventstore/port.ts';
 import { processAlive } from '../processes.ts';
-import { describeError } from '../subscriptions/parked.ts';
+import { describeError, positionOf } from '../subscriptions/parked.ts';
 import { resolvedProblem, type WebhookTargets } from '../webhooks/address.ts';
 import type { WebhookMessage } from '../webhooks/messages.ts';
 import { DISABLE_AFTER_MS, nextAttemptAt, parseRetryAfter } from '../webhooks/schedule.ts';
@@ -165,15 +165,12 @@ export class WebhookDispatcher {
         if (!this.caughtUp) {
           // a queue read from the first event (its first build) holds, for a moment, rows
           // of deliveries made long ago whose attempts it has not read yet
-          const r = await this.deps.db.query<{ c: string; p: string }>(
-            `SELECT commit_pos::text AS c, prepare_pos::text AS p FROM projection_checkpoints
-             WHERE name = 'webhook-queue'`,
+          const r = await this.deps.db.query<{ commit: string; prepare: string }>(
+            `SELECT commit_pos::text AS commit, prepare_pos::text AS prepare
+             FROM projection_checkpoints WHERE name = 'webhook-queue'`,
           );
           const at = r.rows[0];
-          this.caughtUp =
-            !!at &&
-            (BigInt(at.c) > startedAt.commit ||
-              (BigInt(at.c) === startedAt.commit && BigInt(at.p) >= startedAt.prepare));
+          this.caughtUp = !!at && comparePositions(positionOf(at), startedAt) >= 0;
           if (!this.caughtUp) {
             await this.sleep(200);
             continue;

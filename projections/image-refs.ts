@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { mockupTemplateEvents, templateImages } from '../src/domain/mockup-template/events.ts';
 import { orderEvents } from '../src/domain/order/events.ts';
 import { partnerUserEvents } from '../src/domain/partner-user/events.ts';
 import { type Design, parseImageRef } from '../src/domain/project/design.ts';
@@ -31,8 +32,9 @@ const release = (tx: pg.PoolClient, holders: string[]) =>
 
 /**
  * Which stored design images are still held, and by what: a live project (until it or
- * its user is deleted) or an order (for ever: orders are kept, and their print files
- * must render again bit for bit). The image clean-up deletes the rest.
+ * its user is deleted), a mockup template (its photo and masks, while it is set) or an
+ * order (for ever: orders are kept, and their print files must render again bit for
+ * bit; with the photos of the mockups recorded for them). The image clean-up deletes the rest.
  */
 export const imageRefsProjection: Projection = {
   name: 'image-refs',
@@ -55,6 +57,8 @@ export const imageRefsProjection: Projection = {
     'ProjectDeleted',
     'PartnerUserDeleted',
     'OrderReceived',
+    'MockupRendered',
+    ...mockupTemplateEvents.types,
   ]),
   async apply(tx, events) {
     for (const stored of events) await applyOne(tx, stored);
@@ -99,6 +103,19 @@ async function applyOne(tx: pg.PoolClient, stored: RecordedEvent) {
       const e = orderEvents.deserialize(stored);
       if (e.type !== 'OrderReceived') return;
       await hold(tx, holder, [...new Set(e.data.items.flatMap((i) => imagesOf(i.design)))]);
+      return;
+    }
+    case 'MockupRendered': {
+      // the photo a recorded mockup was drawn on stays with the order, whatever its template becomes
+      const e = orderEvents.deserialize(stored);
+      if (e.type === 'MockupRendered') await hold(tx, holder, e.data.templateImages);
+      return;
+    }
+    case 'MockupTemplateSet':
+    case 'MockupTemplateDeleted': {
+      const e = mockupTemplateEvents.deserialize(stored);
+      await release(tx, [holder]);
+      if (e.type === 'MockupTemplateSet') await hold(tx, holder, templateImages(e.data));
     }
   }
 }

@@ -2,6 +2,7 @@ import { batchesProjection } from './batches.ts';
 import { imageRefsProjection } from './image-refs.ts';
 import { importsProjection } from './imports.ts';
 import { labelsProjection } from './labels.ts';
+import { mockupsProjection } from './mockups.ts';
 import { offeringsProjection } from './offerings.ts';
 import { opsSessionsProjection } from './ops-sessions.ts';
 import { ordersProjection } from './orders.ts';
@@ -27,4 +28,5 @@ export const allProjections: Projection[] = [
   webhookQueueProjection,
   opsSessionsProjection,
   batchesProjection,
+  mockupsProjection,
 ];

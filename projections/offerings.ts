@@ -245,3 +245,29 @@ export async function existingSkus(
   );
   return r.rows.map((x) => x.sku);
 }
+
+/**
+ * The configurations (any supplier, published or not) that a mockup template's match
+ * names: one SKU, or a base SKU in one colour or any; at most 500.
+ */
+export async function configurationsMatching(
+  pool: pg.Pool,
+  match: { sku: string } | { baseSKU: string; productColor?: string | undefined },
+): Promise<{ sku: string; printAreas: string[] }[]> {
+  const r =
+    'sku' in match
+      ? await pool.query<OfferingRow>(
+          'SELECT sku, config FROM rm_offerings WHERE sku_lower = $1 ORDER BY supplier LIMIT 500',
+          [match.sku.toLowerCase()],
+        )
+      : await pool.query<OfferingRow>(
+          `SELECT sku, config FROM rm_offerings
+           WHERE config->>'baseSKU' = $1 AND ($2::text IS NULL OR config->>'productColor' = $2)
+           ORDER BY sku LIMIT 500`,
+          [match.baseSKU, match.productColor ?? null],
+        );
+  return r.rows.map((row) => ({
+    sku: row.sku,
+    printAreas: row.config.printAreas.map((a) => a.code),
+  }));
+}

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { OrderCommand, OrderState } from '../domain/order/decider.ts';
 import type { OrderEvent } from '../domain/order/events.ts';
 import type { EventStore, Position } from '../eventstore/port.ts';
-import type { ImageChecks } from '../print/image-work.ts';
+import type { ImageChecks, MockupDrawing } from '../print/image-work.ts';
 import type { FileStorage } from '../storage/port.ts';
 import type { WebhookTargets } from '../webhooks/address.ts';
 import type { CommandBatches } from './command-batches.ts';
@@ -34,6 +34,8 @@ export interface AppContext {
   inkMethods: string[];
   /** checks the images clients send, in processes a deadline can stop */
   imageChecks: ImageChecks;
+  /** draws mockups before the sale, in image processes */
+  mockupDrawing: MockupDrawing;
   /** where webhooks may go (WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE) */
   webhookTargets: WebhookTargets;
   /** shop-floor commands on orders: decided together per order, on states kept between them */

@@ -27,13 +27,17 @@ async function mapImages(design: Design, f: (src: string) => Promise<string>): P
   };
 }
 
+/** An image into the store under its content's sha256. */
+export const storeImage = (images: FileStorage, sha256: string, bytes: Buffer) =>
+  images.put(key(sha256), bytes);
+
 /** Data URLs into the store, references into the design. */
 export function storeDesignImages(images: FileStorage, design: Design): Promise<Design> {
   return mapImages(design, async (src) => {
     const parsed = parseDataUrl(src);
     if (!parsed) return src;
     const sha256 = createHash('sha256').update(parsed.bytes).digest('hex');
-    await images.put(key(sha256), parsed.bytes);
+    await storeImage(images, sha256, parsed.bytes);
     return imageRef(parsed.type, sha256);
   });
 }

@@ -12,11 +12,10 @@ import { layerBox, layerName, MAX_IMAGE_BYTES, parseDataUrl } from '../domain/pr
 import { projectStream } from '../domain/project/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import type { EventMetadata } from '../eventstore/port.ts';
-import { ImageProblem, JobFailedError } from '../print/errors.ts';
 import { designInks, InkError } from '../print/inks.ts';
-import { JobCrashedError, JobDeadlineError } from '../print/process-pool.ts';
 import { handleCommand, loadState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
+import { imageFailure } from './image-failure.ts';
 import { inlineDesignImages, storeDesignImages } from './images.ts';
 
 const invalid = (field: string, message: string) =>
@@ -102,7 +101,8 @@ async function checkInks(
       (bytes, k) => ctx.imageChecks.colours(owner, bytes, k),
     );
   } catch (err) {
-    if (!(err instanceof InkError)) throw imageFailure(err, 'design', 'the design');
+    if (!(err instanceof InkError))
+      throw imageFailure(err, 'design', 'the design', 'invalid_design');
     throw new DomainError(
       'invalid',
       `${err.message} (${content.sku} is printed by ${printMethod} with ${n} ink${n === 1 ? '' : 's'})`,
@@ -132,26 +132,8 @@ async function checkImageLayer(
       heightMm: layer.height,
     });
   } catch (err) {
-    throw imageFailure(err, field, name);
+    throw imageFailure(err, field, name, 'invalid_design');
   }
-}
-
-/** What an image check's failure says to the client: plain words, naming the layer. */
-function imageFailure(err: unknown, field: string, name: string): Error {
-  if (err instanceof ImageProblem) return invalid(field, `${name}: ${err.message}`);
-  if (err instanceof JobDeadlineError)
-    return invalid(
-      field,
-      `${name}: the image took longer than ${err.seconds} s to check; an image this costly to draw cannot be printed (simplify it, or send it as a PNG or JPEG)`,
-    );
-  if (err instanceof JobCrashedError)
-    return invalid(
-      field,
-      `${name}: the image could not be checked: drawing it needed more memory than an image may take`,
-    );
-  if (err instanceof JobFailedError)
-    return invalid(field, `${name}: the image cannot be read (the file is damaged)`);
-  return err as Error;
 }
 
 type Session = { labelId: string; userRef: string };

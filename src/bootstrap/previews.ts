@@ -2,21 +2,39 @@ import type { Logger } from 'pino';
 import type { DrawPreviews } from '../app/context.ts';
 import type { Config } from '../config.ts';
 import { PostgresEventStore } from '../eventstore/postgres.ts';
+import type { MockupDrawing } from '../print/image-work.ts';
+import { mockupsReactor } from '../reactions/mockups.ts';
 import { previewsReactor } from '../reactions/previews.ts';
 import { ReactionRunner } from '../reactions/reactor.ts';
 import type { DataParts } from './data.ts';
 
-/** The runner of the previews reactor (started by the worker role). */
+/**
+ * The runner of what follows a print file at the lowest priority (started by the worker
+ * role): its page previews and its item's mockups, each once the renders leave room.
+ */
 export function createPreviewRunner(
   config: Config,
   data: DataParts,
-  draw: DrawPreviews,
+  draw: { previews: DrawPreviews; mockups: MockupDrawing; quiet: () => Promise<void> },
   log: Logger,
 ): ReactionRunner {
   return new ReactionRunner(
     data.db.pool,
     data.store,
-    [previewsReactor(data.storage, draw)],
+    [
+      previewsReactor(data.storage, async (pdf) => {
+        await draw.quiet();
+        return draw.previews(pdf);
+      }),
+      mockupsReactor({
+        store: data.store,
+        pool: data.db.pool,
+        storage: data.storage,
+        images: data.images,
+        drawing: draw.mockups,
+        quiet: draw.quiet,
+      }),
+    ],
     log.child({ part: 'previews' }),
     {
       batchSize: 20,

@@ -32,7 +32,7 @@ import { buildHttpServer } from '../http/server.ts';
 import { instrumentedStore } from '../metrics/instrumented-store.ts';
 import { Metrics } from '../metrics/metrics.ts';
 import { startPartnerSimulator } from '../partner/simulator.ts';
-import { ImageChecks } from '../print/image-work.ts';
+import { ImageChecks, MockupDrawing } from '../print/image-work.ts';
 import { renderLoad } from '../print/load.ts';
 import { PreviewRenderer } from '../print/preview.ts';
 import { every } from '../processes.ts';
@@ -76,6 +76,9 @@ export interface App {
 
 export type StartOptions = WorkerOptions;
 
+/** How long one drawing of mockups (a design on all its templates) may take. */
+const MOCKUP_TIMEOUT_MS = 60_000;
+
 /** How long no print file must have been rendered before a preview is drawn. */
 const PREVIEW_QUIET_MS = 1000;
 
@@ -118,6 +121,12 @@ export async function startApp(
     stops.add(() => previews.close());
     const imageChecks = new ImageChecks(config.imageChecks);
     stops.add(() => imageChecks.close());
+    const mockupDrawing = new MockupDrawing({
+      processes: config.imageChecks.processes,
+      timeoutMs: MOCKUP_TIMEOUT_MS,
+      nice: 0,
+    });
+    stops.add(() => mockupDrawing.close());
     const context: AppContext = {
       store,
       pool: data.db.pool,
@@ -128,6 +137,7 @@ export async function startApp(
       drawPreviews: (pdf) => previews.render(pdf),
       inkMethods: config.inkMethods,
       imageChecks,
+      mockupDrawing,
       webhookTargets: config.webhooks,
       // the orders on the shop floor now; an order past these is read whole again when scanned
       orderCommands: new CommandBatches(store, orderAggregate, new FoldedStates(1_000)),
@@ -152,12 +162,19 @@ export async function startApp(
     // preview that comes late is only late
     // the reactor's previews wait for a moment without print files to render; one asked
     // for on the ops page is drawn at once
+    const lowPriorityMockups = new MockupDrawing({
+      processes: 1,
+      timeoutMs: MOCKUP_TIMEOUT_MS,
+      nice: 19,
+    });
+    stops.add(() => lowPriorityMockups.close());
     const previewRunner = createPreviewRunner(
       config,
       data,
-      async (pdf) => {
-        await renderLoad.idle(PREVIEW_QUIET_MS);
-        return previews.render(pdf);
+      {
+        previews: (pdf) => previews.render(pdf),
+        mockups: lowPriorityMockups,
+        quiet: () => renderLoad.idle(PREVIEW_QUIET_MS),
       },
       log,
     );

@@ -18,6 +18,7 @@ const jobs: Record<string, () => Promise<Run>> = {
       imageColours(Buffer.from(input.bytes), input.n)) as Run;
   },
   renderItem: async () => (await import('./render-job.ts')).renderJob as Run,
+  drawMockups: async () => (await import('../mockup/draw.ts')).drawMockups as Run,
   warmUpRenders: async () => (await import('./render-job.ts')).warmUp as Run,
 };
 

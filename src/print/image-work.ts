@@ -1,4 +1,5 @@
 import os from 'node:os';
+import type { DrawnMockup, MockupJob } from '../mockup/draw.ts';
 import type { ImageToCheck } from './image-checks.ts';
 import type { Rgb } from './inks.ts';
 import { type JobOptions, ProcessPool } from './process-pool.ts';
@@ -92,6 +93,37 @@ export class Renders {
   /** The render processes now, for measurements. */
   get pids(): number[] {
     return this.pool.pids;
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}
+
+/**
+ * Mockups drawn in image processes: before a sale for the editor and the shop (at normal
+ * priority, a user's one at a time), after it for each order item (the worker's, at the
+ * lowest CPU priority: print files first).
+ */
+export class MockupDrawing {
+  private readonly pool: ProcessPool;
+
+  constructor(options: { processes: number; timeoutMs: number; nice: number }) {
+    this.pool = new ProcessPool({
+      name: 'mockup',
+      module: IMAGE_PROCESS,
+      size: options.processes,
+      deadlineMs: options.timeoutMs,
+      perOwner: 1,
+      maxQueuedPerOwner: 8,
+      idleMs: 60_000,
+      maxHeapMiB: 1024,
+      nice: options.nice,
+    });
+  }
+
+  draw(owner: string, job: MockupJob): Promise<DrawnMockup[]> {
+    return this.pool.run('drawMockups', job, { owner });
   }
 
   close(): Promise<void> {

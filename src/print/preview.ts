@@ -15,14 +15,10 @@ const loadPdfJs = () => {
   return pdfjs;
 };
 
-/**
- * A PNG of each page of a print file, as an operator looks at it: rendered from the PDF
- * itself (pdf.js, fonts drawn as paths, no system fonts), so the preview shows what the
- * printer gets, and the same PDF gives the same PNGs.
- */
-export async function renderPreviews(pdf: Uint8Array): Promise<Buffer[]> {
+/** A PDF opened by pdf.js as the print files are drawn: fonts as paths, no system fonts. */
+export async function openPdf(pdf: Uint8Array) {
   const { getDocument } = await loadPdfJs();
-  const doc = await getDocument({
+  return getDocument({
     // pdf.js takes ownership of (detaches) the buffer it is given
     data: new Uint8Array(pdf),
     disableFontFace: true,
@@ -30,6 +26,15 @@ export async function renderPreviews(pdf: Uint8Array): Promise<Buffer[]> {
     isEvalSupported: false,
     verbosity: 0,
   }).promise;
+}
+
+/**
+ * A PNG of each page of a print file, as an operator looks at it: rendered from the PDF
+ * itself (pdf.js, fonts drawn as paths, no system fonts), so the preview shows what the
+ * printer gets, and the same PDF gives the same PNGs.
+ */
+export async function renderPreviews(pdf: Uint8Array): Promise<Buffer[]> {
+  const doc = await openPdf(pdf);
   try {
     const pages: Buffer[] = [];
     for (let n = 1; n <= doc.numPages; n++) {

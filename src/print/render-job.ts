@@ -46,12 +46,23 @@ function profileOf(p: RenderJob['profile']): OutputProfile {
   return known;
 }
 
-/** Renders an item's print file as its order says, and (renderer 2) preflights it. */
-export async function renderJob(job: RenderJob): Promise<RenderedFile> {
+function loaderOf(job: RenderJob) {
   const images = new Map(
     job.images.map(([src, image]) => [src, { type: image.type, bytes: Buffer.from(image.bytes) }]),
   );
-  const loader = async (src: string) => images.get(src) ?? parseDataUrl(src);
+  return async (src: string) => images.get(src) ?? parseDataUrl(src);
+}
+
+/** The PDF/X-4 print file of a job, without its preflight (what a mockup is drawn from). */
+export async function renderPdf(job: RenderJob): Promise<Uint8Array> {
+  const common = { ...job.item, createdAt: new Date(job.item.createdAt) };
+  const options = { profile: profileOf(job.profile), inks: job.inks, cropMarks: job.cropMarks };
+  return (await renderPrintFile({ ...common, ...options }, () => {}, loaderOf(job))).bytes;
+}
+
+/** Renders an item's print file as its order says, and (renderer 2) preflights it. */
+export async function renderJob(job: RenderJob): Promise<RenderedFile> {
+  const loader = loaderOf(job);
   const common = { ...job.item, createdAt: new Date(job.item.createdAt) };
   if (job.renderer === 1) return { file: await renderPrintFileV1(common, () => {}, loader) };
   const file = await renderPrintFile(

@@ -74,6 +74,20 @@ export const MESSAGE_SCHEMAS = {
       download: z.string().describe('the path of the print file (GET with the admin key)'),
     },
   ),
+  'order.item.mockup_ready': message(
+    'order.item.mockup_ready',
+    'MockupReadyMessage',
+    "a mockup of an item (its print file on a template's photo) is stored",
+    {
+      templateId: z.string().describe('the mockup template it is drawn on'),
+      templateRevision: z.number().int().min(1).max(2_147_483_647),
+      sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      format: z.enum(['png', 'jpeg']),
+      width: z.number().int().min(1).max(3000),
+      height: z.number().int().min(1).max(100_000),
+      download: z.string().describe('the path of the image (GET with the admin key)'),
+    },
+  ),
   'order.item.failed': message(
     'order.item.failed',
     'ItemFailedMessage',

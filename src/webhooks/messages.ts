@@ -20,6 +20,10 @@ export interface OrderRef {
   orderItemIds: string[];
 }
 
+/** Where an order item's mockup is downloaded (with the admin key). */
+export const mockupPath = (orderItemId: string, sha256: string) =>
+  `/api/orderitem/${orderItemId}/mockups/${sha256}`;
+
 /** The order events shops hear of. */
 export const TOLD = new Set([
   'OrderReceived',
@@ -40,6 +44,7 @@ export const TOLD = new Set([
   'OrderReleased',
   'OrderItemReprinted',
   'OrderWentLate',
+  'MockupRendered',
 ]);
 
 /**
@@ -87,6 +92,18 @@ export function webhookMessage(
         bytes: d.bytes,
         pages: d.pages,
         download: `/api/orderitem/${d.orderItemId}/printfile?sha256=${d.sha256}`,
+      });
+    }
+    case 'MockupRendered': {
+      const d = event.data;
+      return make('order.item.mockup_ready', d.renderedAt, [d.orderItemId], {
+        templateId: d.templateId,
+        templateRevision: d.templateRevision,
+        sha256: d.sha256,
+        format: d.format,
+        width: d.width,
+        height: d.height,
+        download: mockupPath(d.orderItemId, d.sha256),
       });
     }
     case 'OrderItemFailed':

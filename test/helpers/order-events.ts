@@ -161,6 +161,20 @@ export const SAMPLE_ORDER_EVENTS: Record<string, Record<string, unknown>> = {
     reason: 'the batch was cancelled',
     unbatchedAt: SAMPLE_AT,
   },
+  MockupRendered: {
+    orderItemId: SAMPLE_ITEM,
+    templateId: 'tee-front',
+    templateRevision: 2,
+    templateImages: ['b'.repeat(64)],
+    printFileSha256: SAMPLE_SHA,
+    storageKey: 'k',
+    sha256: 'c'.repeat(64),
+    bytes: 123_456,
+    format: 'png',
+    width: 1200,
+    height: 900,
+    renderedAt: SAMPLE_AT,
+  },
 };
 
 /** An event as the store hands it out, at the current version of its type. */

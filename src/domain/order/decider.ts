@@ -112,7 +112,12 @@ export type OrderCommand =
     }
   | { type: 'MarkLate'; at: Date }
   | { type: 'BatchItem'; orderItemId: string; batchId: string; at: Date }
-  | { type: 'UnbatchItem'; orderItemId: string; batchId: string; reason: string; at: Date };
+  | { type: 'UnbatchItem'; orderItemId: string; batchId: string; reason: string; at: Date }
+  | {
+      type: 'RecordMockup';
+      mockup: Omit<Extract<OrderEvent, { type: 'MockupRendered' }>['data'], 'renderedAt'>;
+      at: Date;
+    };
 
 export interface ItemState {
   item: OrderItem;
@@ -166,6 +171,8 @@ export type OrderState =
       items: Map<string, ItemState>;
       /** replays whose results are recorded */
       replaysRecorded: ReadonlySet<string>;
+      /** the mockups recorded, by mockupKey */
+      mockups: ReadonlySet<string>;
       /** when it must be shipped (hold time not counted); null: no deadline */
       shipBy: string | null;
       /** the customer's gift note for the packing slip, encrypted */
@@ -228,6 +235,19 @@ export function effectiveShipBy(state: Extract<OrderState, { exists: true }>, no
   );
   return new Date(Date.parse(state.shipBy) + state.heldMs + open);
 }
+
+/** A mockup is drawn once per item, print file, template revision, width and format. */
+export const mockupKey = (m: {
+  orderItemId: string;
+  printFileSha256: string;
+  templateId: string;
+  templateRevision: number;
+  width: number;
+  format: string;
+}) =>
+  [m.orderItemId, m.printFileSha256, m.templateId, m.templateRevision, m.width, m.format].join(
+    '\u0000',
+  );
 
 function itemOf(state: OrderState, orderItemId: string) {
   const item = state.exists ? state.items.get(orderItemId) : undefined;
@@ -648,6 +668,12 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
           },
         ];
       }
+      case 'RecordMockup': {
+        const { mockup } = command;
+        itemOf(state, mockup.orderItemId);
+        if (!state.exists || state.mockups.has(mockupKey(mockup))) return [];
+        return [{ type: 'MockupRendered', data: { ...mockup, renderedAt: at } }];
+      }
       case 'MarkLate': {
         if (!state.exists || state.late || state.status === 'cancelled') return [];
         const due = effectiveShipBy(state, command.at);
@@ -675,6 +701,7 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
         overdue: false,
         retries: 0,
         replaysRecorded: new Set(),
+        mockups: new Set(),
         shipBy: d.shipBy,
         giftMessage: d.giftMessage,
         holds: new Map(),
@@ -844,6 +871,8 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
             ? { ...i, stage: 'ready', batchId: undefined }
             : i,
         );
+      case 'MockupRendered':
+        return { ...state, mockups: new Set([...state.mockups, mockupKey(event.data)]) };
       case 'PrintFilePreflighted': {
         const { plates, maxInkCoverage, minDpi } = event.data;
         return withItem(event.data.orderItemId, (i) => ({

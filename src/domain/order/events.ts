@@ -388,7 +388,34 @@ export const OrderWentLate = defineEvent(
   z.object({ shipBy: z.iso.datetime(), noticedAt: z.iso.datetime() }),
 );
 
+/**
+ * A mockup of an item drawn from its print file on a template's photo (after the print
+ * file, at the lowest priority). The template's revision is named: a template changed
+ * later draws new mockups and leaves this one as it is.
+ */
+export const MockupRendered = defineEvent(
+  'MockupRendered',
+  1,
+  z.object({
+    orderItemId: z.uuid(),
+    templateId: z.string(),
+    templateRevision: z.number().int(),
+    /** the template's photo and masks (sha256 in the image store): kept while the order is */
+    templateImages: z.array(z.string()),
+    /** the print file it shows */
+    printFileSha256: z.string(),
+    storageKey: z.string(),
+    sha256: z.string(),
+    bytes: z.number().int(),
+    format: z.enum(['png', 'jpeg']),
+    width: z.number().int(),
+    height: z.number().int(),
+    renderedAt: z.iso.datetime(),
+  }),
+);
+
 export type OrderEvent =
+  | EventOf<typeof MockupRendered>
   | EventOf<typeof OrderReceived>
   | EventOf<typeof OrderRenderingStarted>
   | EventOf<typeof PrintFileGenerated>
@@ -445,6 +472,7 @@ export const orderEvents = new EventRegistry<OrderEvent>([
   OrderWentLate,
   OrderItemBatched,
   OrderItemUnbatched,
+  MockupRendered,
 ]);
 
 const digest = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 40);

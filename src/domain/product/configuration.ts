@@ -21,6 +21,8 @@ export const printAreaSchema = z
   .strict()
   .meta({ id: 'PrintArea', description: 'a print area of the product, in millimetres' });
 
+export type PrintArea = z.infer<typeof printAreaSchema>;
+
 /** A supplier's list price of a configuration, from a catalogue import. */
 export const listPriceSchema = z
   .object({

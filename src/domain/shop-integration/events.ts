@@ -74,6 +74,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'order.released',
   'order.item.reprinted',
   'order.late',
+  'order.item.mockup_ready',
 ] as const;
 export const webhookEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES);
 export type WebhookEventType = z.infer<typeof webhookEventTypeSchema>;

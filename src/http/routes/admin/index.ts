@@ -1,10 +1,13 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { principalOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
+import { apiKeySecurity } from '../../schemas/common.ts';
 import { orderAdminRoutes } from '../orders/admin.ts';
 import { printSettingsRoutes } from '../print-settings.ts';
+import { projectMockupRoutes } from '../project-mockups.ts';
 import { batchingRoutes } from './batching.ts';
 import { brandingRoutes } from './branding.ts';
+import { mockupTemplateRoutes } from './mockup-templates.ts';
 import { priceRoutes } from './prices.ts';
 import { shopIntegrationRoutes } from './shop-integrations.ts';
 import { userProjectRoutes } from './users-projects.ts';
@@ -20,6 +23,15 @@ export const adminApi: FastifyPluginAsync<{ deps: HttpDeps }> = async (app, { de
   await app.register(batchingRoutes, { deps });
   await app.register(userProjectRoutes, { deps });
   await app.register(orderAdminRoutes, { deps });
+  await app.register(mockupTemplateRoutes, { deps });
+  await app.register(projectMockupRoutes, {
+    deps,
+    base: '/api',
+    accessOf: (request) => ({ labelId: principalOf(request, 'admin').labelId }),
+    tags: ['Administrator API'],
+    security: apiKeySecurity,
+    refusals: [401, 403],
+  });
   await app.register(printSettingsRoutes, {
     deps,
     path: '/print-settings',

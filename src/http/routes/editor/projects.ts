@@ -7,6 +7,7 @@ import { requireEditorSession, sessionOf } from '../../editor-auth.ts';
 import { PROJECT_BODY_LIMIT } from '../../limits.ts';
 import { idParams, problems } from '../../schemas/common.ts';
 import { projectBody, projectSchema } from '../../schemas/project.ts';
+import { projectMockupRoutes } from '../project-mockups.ts';
 
 const tags = ['Editor'];
 const security = [{ editorToken: [] }];
@@ -18,6 +19,17 @@ export const editorProjectRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = as
 ) => {
   app.decorateRequest('editorSession', null);
   app.addHook('onRequest', requireEditorSession(deps));
+  await app.register(projectMockupRoutes, {
+    deps,
+    base: '/editor',
+    accessOf: (request) => {
+      const { labelId, userRef } = sessionOf(request);
+      return { labelId, userRef };
+    },
+    tags,
+    security,
+    refusals: [401],
+  });
 
   app.post(
     '/projects',

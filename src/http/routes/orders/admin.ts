@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { orderItemMockupImage, orderItemMockupList } from '../../../app/mockups.ts';
 import { orderPage } from '../../../app/order-lists.ts';
 import { cancelOrder, retryOrder } from '../../../app/order-operations.ts';
 import { changeBarcode, orderHistory, orderView, requestReplay } from '../../../app/orders.ts';
@@ -11,7 +12,8 @@ import { metadataOf, principalOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
 import { responseHeaders } from '../../openapi/document.ts';
 import { sendPrintFile } from '../../print-file-reply.ts';
-import { apiKeySecurity, idParams, problems } from '../../schemas/common.ts';
+import { apiKeySecurity, idParams, problems, sha256Hex } from '../../schemas/common.ts';
+import { mockupImage, orderItemMockupsSchema } from '../../schemas/mockup.ts';
 import { historySchema, orderSchema, toHistory, toOrderAnswer } from '../../schemas/order.ts';
 import {
   cancelAnswerSchema,
@@ -102,6 +104,47 @@ export const orderAdminRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
         request.body?.reason,
         metadataOf(request),
       ),
+  );
+
+  app.get(
+    '/orderitem/:id/mockups',
+    {
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary:
+          "The order item's mockups (its print file on the label's product photos), newest first",
+        params: idParams,
+        response: { 200: orderItemMockupsSchema, ...problems(400, 401, 403, 404) },
+      },
+    },
+    async (request) => orderItemMockupList(deps.app, label(request), request.params.id),
+  );
+
+  app.get(
+    '/orderitem/:id/mockups/:sha256',
+    {
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary: 'One mockup of the order item, by its sha256',
+        params: idParams.extend({ sha256: sha256Hex }),
+        response: { 200: mockupImage, ...problems(400, 401, 403, 404) },
+        ...responseHeaders({ 200: ['cache-control'] }),
+      },
+    },
+    async (request, reply) => {
+      const image = await orderItemMockupImage(
+        deps.app,
+        label(request),
+        request.params.id,
+        request.params.sha256,
+      );
+      return reply
+        .type(image.contentType)
+        .header('cache-control', 'private, max-age=31536000, immutable')
+        .send(image.bytes as never); // a Buffer goes out as it is
+    },
   );
 
   app.get(

@@ -132,6 +132,13 @@ export function historyEntry(
         text: `${item(d.orderItemId)}: ${plural(d.pages, 'page')}, ${megabytes(d.bytes)}, barcode ${d.barcode.format} “${d.barcode.value}”, sha256 ${d.sha256.slice(0, 12)}….${warned}`,
       };
     }
+    case 'MockupRendered': {
+      const d = e.data;
+      return {
+        title: 'Mockup drawn',
+        text: `${item(d.orderItemId)}: template “${d.templateId}” (revision ${d.templateRevision}), ${d.width} × ${d.height} px ${d.format.toUpperCase()}, from print file ${d.printFileSha256.slice(0, 12)}…, sha256 ${d.sha256.slice(0, 12)}….`,
+      };
+    }
     case 'PrintFilePreflighted': {
       const d = e.data;
       const broken = d.rules.filter((r) => r.result !== 'pass');

@@ -1,0 +1,102 @@
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+import { templatesFor } from '#projections/mockups';
+import { findOffering } from '#projections/offerings';
+import { derivedIds, handleCommand, readState } from '../app/command-handler.ts';
+import { templateToDraw } from '../app/mockups.ts';
+import { templateImages } from '../domain/mockup-template/events.ts';
+import { mockupKey, orderAggregate } from '../domain/order/decider.ts';
+import { orderEvents } from '../domain/order/events.ts';
+import type { EventStore } from '../eventstore/port.ts';
+import type { MockupDrawing } from '../print/image-work.ts';
+import type { FileStorage } from '../storage/port.ts';
+import type { Reactor } from './reactor.ts';
+
+/** An order item's mockups: the template photo's width up to this, PNG. */
+const ORDER_MOCKUP_MAX_WIDTH = 2000;
+
+export interface MockupReactorDeps {
+  store: EventStore;
+  pool: pg.Pool;
+  storage: FileStorage;
+  images: FileStorage;
+  drawing: MockupDrawing;
+  /** resolves when print files leave room for a mockup (they come first) */
+  quiet: () => Promise<void>;
+}
+
+const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+/**
+ * Draws each order item's mockups from the log: when its print file is recorded, the
+ * file itself goes on every template of the label that matches the item's product, and
+ * a MockupRendered records each (with the template's revision and photo). Idempotent: a
+ * mockup recorded for the same file, template revision and size is not drawn again; ids
+ * are derived from those, so a reaction that runs twice appends nothing twice.
+ */
+export function mockupsReactor(deps: MockupReactorDeps): Reactor {
+  return {
+    name: 'order-mockups',
+    handles: new Set(['PrintFileGenerated']),
+    async react(stored) {
+      const e = orderEvents.deserialize(stored);
+      if (e.type !== 'PrintFileGenerated') return;
+      const read = await readState(deps.store, orderAggregate, stored.streamId);
+      const order = read.state;
+      if (!order.exists || order.status === 'cancelled') return;
+      const item = order.items.get(e.data.orderItemId);
+      // a print file made over since is drawn when its own event comes
+      if (!item || item.files[item.files.length - 1]?.sha256 !== e.data.sha256) return;
+      const offering = await findOffering(deps.pool, item.item.supplier, item.item.sku);
+      const templates = await templatesFor(deps.pool, order.labelId, {
+        sku: item.item.sku,
+        baseSKU: offering?.config.baseSKU ?? '',
+        productColor: offering?.config.productColor ?? '',
+      });
+      for (const t of templates) {
+        const width = Math.min(t.content.photo.width, ORDER_MOCKUP_MAX_WIDTH);
+        const mockup = {
+          orderItemId: e.data.orderItemId,
+          templateId: t.template_id,
+          templateRevision: t.revision,
+          templateImages: templateImages(t.content),
+          printFileSha256: e.data.sha256,
+          format: 'png' as const,
+          width,
+        };
+        if (order.mockups.has(mockupKey(mockup))) continue;
+        await deps.quiet();
+        const pdf = await deps.storage.get(e.data.storageKey);
+        if (!pdf) throw new Error(`the print file ${e.data.storageKey} is missing`);
+        const [drawn] = await deps.drawing.draw(`label:${order.labelId}`, {
+          source: { pdf },
+          templates: [await templateToDraw(deps.images, t, item.item.design)],
+          width,
+          format: 'png',
+        });
+        if (!drawn) continue;
+        const digest = sha256(drawn.bytes);
+        const storageKey = `${order.labelId}/${e.data.orderItemId}/mockup-${digest}.png`;
+        await deps.storage.put(storageKey, drawn.bytes);
+        await handleCommand(
+          deps.store,
+          orderAggregate,
+          stored.streamId,
+          {
+            type: 'RecordMockup',
+            mockup: {
+              ...mockup,
+              storageKey,
+              sha256: digest,
+              bytes: drawn.bytes.length,
+              height: drawn.height,
+            },
+            at: new Date(),
+          },
+          { actor: 'reactor:mockups' },
+          { eventIds: derivedIds(stored.streamId, 'mockup', mockupKey(mockup)) },
+        );
+      }
+    },
+  };
+}

@@ -150,3 +150,15 @@ export async function heldImages(
   );
   return new Set(held.rows.map((r) => r.sha256));
 }
+
+/** Of these project holders (`Project-<id>`), those of live projects. */
+export async function liveProjects(
+  db: Pick<pg.Pool, 'query'>,
+  holders: string[],
+): Promise<Set<string>> {
+  const live = await db.query<{ holder: string }>(
+    'SELECT holder FROM rm_image_projects WHERE holder = ANY($1::text[])',
+    [holders],
+  );
+  return new Set(live.rows.map((r) => r.holder));
+}

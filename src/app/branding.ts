@@ -92,7 +92,7 @@ const THUMB_PX = 240;
 
 /**
  * An order's packing slip as a PDF, from its events (items, gift message), the label's
- * branding and each item's print-file preview. The same order and branding give the
+ * branding and each item's first mockup (or, without one, its print file's first page). The same order and branding give the
  * same bytes; another label's order is not found.
  */
 export async function packingSlip(
@@ -114,11 +114,21 @@ export async function packingSlip(
   const items = [];
   for (const i of order.items.values()) {
     const file = i.files.at(-1);
-    const preview = file
-      ? await printFilePreview(ctx, labelId, i.item.orderItemId, file.sha256, 1).catch(
-          () => undefined,
-        )
+    // the product as the customer chose it: its first mockup (by template), else the print file's page
+    const mockup = file
+      ? [...order.mockups.values()]
+          .filter((m) => m.orderItemId === i.item.orderItemId && m.printFileSha256 === file.sha256)
+          .sort((a, b) =>
+            a.templateId < b.templateId ? -1 : a.templateId > b.templateId ? 1 : 0,
+          )[0]
       : undefined;
+    const preview =
+      (mockup && (await ctx.storage.get(mockup.storageKey))) ??
+      (file
+        ? await printFilePreview(ctx, labelId, i.item.orderItemId, file.sha256, 1).catch(
+            () => undefined,
+          )
+        : undefined);
     const thumbnail = preview
       ? await sharp(preview)
           .resize({ width: THUMB_PX, height: THUMB_PX, fit: 'inside' })

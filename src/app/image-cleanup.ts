@@ -1,9 +1,10 @@
 import path from 'node:path';
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { heldImages, holdImageRefsAt } from '#projections/image-refs';
+import { heldImages, holdImageRefsAt, liveProjects } from '#projections/image-refs';
 import type { ProjectionRunner } from '#projections/runner';
 import { inTransaction } from '../db/database.ts';
+import { projectStream } from '../domain/project/events.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import type { FileStorage } from '../storage/port.ts';
 
@@ -19,8 +20,9 @@ export interface ImageCleanupDeps {
 
 /**
  * Deletes stored design images that nothing holds any more (image-refs read model):
- * those of deleted projects and deleted users, unless an order or another project
- * holds the same image. Only once the read model has caught up with every event
+ * those of deleted projects and deleted users, unless an order, a mockup template or
+ * another project holds the same image; and the cached mockups of deleted projects and
+ * of projects' earlier revisions. Only once the read model has caught up with every event
  * appended before the run; an image put within `graceMs` is kept, since its project
  * may not be recorded yet. Undefined when the read model did not catch up in time.
  */
@@ -53,7 +55,37 @@ export async function removeUnheldImages(
     if (done === undefined) return undefined;
     removed += done;
   }
-  return { removed, kept: keys.length - removed };
+  const mockups = await removeStaleMockups(deps, since);
+  return { removed: removed + mockups.removed, kept: keys.length - removed + mockups.kept };
+}
+
+/** A project's cached mockup: `mockups/<projectId>/p<project revision>-...`. */
+const PROJECT_MOCKUP = /^mockups\/([0-9a-f-]{36})\/p([0-9]+)-/;
+
+/**
+ * The cached mockups of projects (app/mockups.ts) that no one will ask for again: those
+ * of deleted projects, and those of a project's earlier revisions.
+ */
+async function removeStaleMockups(deps: ImageCleanupDeps, since: Date) {
+  const byProject = new Map<string, { key: string; revision: number }[]>();
+  for (const key of await deps.images.list('mockups/')) {
+    const m = PROJECT_MOCKUP.exec(key);
+    if (!m) continue;
+    const holder = projectStream(m[1]!);
+    byProject.set(holder, [...(byProject.get(holder) ?? []), { key, revision: Number(m[2]) }]);
+  }
+  const live = await liveProjects(deps.pool, [...byProject.keys()]);
+  let removed = 0;
+  let kept = 0;
+  for (const [holder, files] of byProject) {
+    const latest = Math.max(...files.map((f) => f.revision));
+    for (const f of files) {
+      const stale = !live.has(holder) || f.revision < latest;
+      if (stale && (await deps.images.remove(f.key, since))) removed++;
+      else kept++;
+    }
+  }
+  return { removed, kept };
 }
 
 /** Runs the clean-up every `intervalMs`, one run at a time; stop() waits for a run under way. */

@@ -62,7 +62,8 @@ export async function templateToDraw(
       mask: area.mask ? await load(area.mask) : undefined,
     });
   }
-  return { photo: await load(t.content.photo), areas };
+  const { width, height } = t.content.photo;
+  return { photo: { ...(await load(t.content.photo)), width, height }, areas };
 }
 
 /** A failed drawing as the client hears of it: the work took too long, try again later. */

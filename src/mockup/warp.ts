@@ -41,22 +41,22 @@ export function warpInto(photo: Rgb, art: Rgba, quad: Quad, blend: Blend, mask?:
     number,
     number,
   ];
-  const xs = quad.map((p) => p[0]);
   const ys = quad.map((p) => p[1]);
-  const x0 = Math.max(0, Math.floor(Math.min(...xs)));
-  const x1 = Math.min(W, Math.ceil(Math.max(...xs)));
   const y0 = Math.max(0, Math.floor(Math.min(...ys)));
   const y1 = Math.min(H, Math.ceil(Math.max(...ys)));
   const multiply = blend === 'multiply';
   const rowBytes = aw * 4;
   for (let y = y0; y < y1; y++) {
     const py = y + 0.5;
-    for (let x = x0; x < x1; x++) {
-      const px = x + 0.5;
-      const w = g * px + h * py + 1;
+    const [from, to] = rowSpan(quad, py, W);
+    // along a row the homography's three sums grow by a, d and g per pixel
+    let nu = a * (from + 0.5) + b * py + c;
+    let nv = d * (from + 0.5) + e * py + f;
+    let w = g * (from + 0.5) + h * py + 1;
+    for (let x = from; x < to; x++, nu += a, nv += d, w += g) {
       // the artwork's pixel grid has its centres at .5: sample around (u - .5, v - .5)
-      const u = (a * px + b * py + c) / w - 0.5;
-      const v = (d * px + e * py + f) / w - 0.5;
+      const u = nu / w - 0.5;
+      const v = nv / w - 0.5;
       if (u <= -1 || v <= -1 || u >= aw || v >= ah) continue;
       const ui = Math.floor(u);
       const vi = Math.floor(v);
@@ -66,18 +66,32 @@ export function warpInto(photo: Rgb, art: Rgba, quad: Quad, blend: Blend, mask?:
       let pr = 0;
       let pg = 0;
       let pb = 0;
-      // the four neighbours; those off the artwork are transparent
-      for (let k = 0; k < 4; k++) {
-        const tx = ui + (k & 1);
-        const ty = vi + (k >> 1);
-        if (tx < 0 || ty < 0 || tx >= aw || ty >= ah) continue;
-        const i = ty * rowBytes + tx * 4;
-        const weight = ((k & 1) === 1 ? fu : 1 - fu) * (k >> 1 === 1 ? fv : 1 - fv);
-        const alpha = (weight * src[i + 3]!) / 255;
-        pa += alpha;
-        pr += alpha * src[i]!;
-        pg += alpha * src[i + 1]!;
-        pb += alpha * src[i + 2]!;
+      if (ui >= 0 && vi >= 0 && ui + 1 < aw && vi + 1 < ah) {
+        // inside the artwork: all four neighbours, without the checks below
+        const i = vi * rowBytes + ui * 4;
+        const j = i + rowBytes;
+        const w00 = ((1 - fu) * (1 - fv) * src[i + 3]!) / 255;
+        const w10 = (fu * (1 - fv) * src[i + 7]!) / 255;
+        const w01 = ((1 - fu) * fv * src[j + 3]!) / 255;
+        const w11 = (fu * fv * src[j + 7]!) / 255;
+        pa = w00 + w10 + w01 + w11;
+        pr = w00 * src[i]! + w10 * src[i + 4]! + w01 * src[j]! + w11 * src[j + 4]!;
+        pg = w00 * src[i + 1]! + w10 * src[i + 5]! + w01 * src[j + 1]! + w11 * src[j + 5]!;
+        pb = w00 * src[i + 2]! + w10 * src[i + 6]! + w01 * src[j + 2]! + w11 * src[j + 6]!;
+      } else {
+        // at its rim: the neighbours off the artwork are transparent
+        for (let k = 0; k < 4; k++) {
+          const tx = ui + (k & 1);
+          const ty = vi + (k >> 1);
+          if (tx < 0 || ty < 0 || tx >= aw || ty >= ah) continue;
+          const i = ty * rowBytes + tx * 4;
+          const weight = ((k & 1) === 1 ? fu : 1 - fu) * (k >> 1 === 1 ? fv : 1 - fv);
+          const alpha = (weight * src[i + 3]!) / 255;
+          pa += alpha;
+          pr += alpha * src[i]!;
+          pg += alpha * src[i + 1]!;
+          pb += alpha * src[i + 2]!;
+        }
       }
       if (pa === 0) continue;
       const m = mask ? mask[y * W + x]! / 255 : 1;
@@ -95,4 +109,29 @@ export function warpInto(photo: Rgb, art: Rgba, quad: Quad, blend: Blend, mask?:
       }
     }
   }
+}
+
+/**
+ * The pixels of a row that can touch the quad: the quad's extent within a band 1.5 px
+ * above and below the row's centre (where its edges cross the band's borders, and its
+ * corners inside the band), two pixels wider each side, within the photo. A shallow edge
+ * shades pixels far along the row: the band catches them.
+ */
+function rowSpan(quad: Quad, py: number, width: number): [number, number] {
+  let lo = Number.POSITIVE_INFINITY;
+  let hi = Number.NEGATIVE_INFINITY;
+  const take = (x: number) => {
+    lo = Math.min(lo, x);
+    hi = Math.max(hi, x);
+  };
+  for (let i = 0; i < 4; i++) {
+    const [xa, ya] = quad[i]!;
+    const [xb, yb] = quad[(i + 1) % 4]!;
+    if (Math.abs(ya - py) <= 1.5) take(xa);
+    for (const line of [py - 1.5, py + 1.5])
+      if (ya !== yb && Math.min(ya, yb) <= line && line <= Math.max(ya, yb))
+        take(xa + ((line - ya) / (yb - ya)) * (xb - xa));
+  }
+  if (lo > hi) return [0, 0];
+  return [Math.max(0, Math.floor(lo) - 2), Math.min(width, Math.ceil(hi) + 2)];
 }

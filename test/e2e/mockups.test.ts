@@ -2,8 +2,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
-import { editorUser, newLabel, refused } from '../helpers/fixtures.ts';
+import { editorUser, newLabel, opsLogin, refused } from '../helpers/fixtures.ts';
 import { accessOf, orderDone, type Shop, setUpShop, until } from '../helpers/orders.ts';
+import { extractImages } from '../helpers/pdf.ts';
 import { parseMessage, startReceiver } from '../helpers/webhook-receiver.ts';
 
 type Quad = [number, number][];
@@ -410,6 +411,34 @@ describe('mockups', () => {
         .map(parseMessage)
         .find((m) => m.type === 'order.item.print_ready');
       expect(ready!.data.sequence).toBeLessThan(Math.min(...told.map((m) => m.data.sequence)));
+
+      // the ops page shows them, each behind its link
+      const cookie = await opsLogin(t.url, shop.adminKey);
+      const opsPage = await fetch(
+        `${t.url}/ops/labels/${shop.labelId}/orders/${encodeURIComponent(orderId)}`,
+        { headers: { cookie } },
+      );
+      const html = await opsPage.text();
+      expect(html).toContain('Mockup drawn');
+      for (const m of mockups) {
+        const src = `/ops/labels/${shop.labelId}/items/${item.orderItemId}/mockups/${m.sha256}`;
+        expect(html).toContain(src);
+        const image = await fetch(`${t.url}${src}`, { headers: { cookie } });
+        expect(sha256(Buffer.from(await image.arrayBuffer()))).toBe(m.sha256);
+      }
+      // the packing slip's thumbnail is the first mockup (tee-flat): the photo's grey at its corner
+      const slip = await fetch(`${t.url}/api/orders/${encodeURIComponent(orderId)}/packing-slip`, {
+        headers: { 'x-api-key': shop.adminKey },
+      });
+      expect(slip.status).toBe(200);
+      const thumbs = [];
+      for (const png of extractImages(Buffer.from(await slip.arrayBuffer()))) {
+        const meta = await sharp(png).metadata();
+        if (meta.width === 240 && meta.height === 180) thumbs.push(await pixels(png));
+      }
+      expect(thumbs).toHaveLength(1);
+      expect(thumbs[0]!.at(2, 2)).toEqual([216, 216, 216]);
+      expect(isRed(thumbs[0]!.at(120, 90))).toBe(true);
 
       // another label's admin: neither the list nor an image nor the project's mockups
       const other = await newLabel(call, t, 'Other');

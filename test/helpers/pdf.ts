@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument } from 'pdf-lib';
@@ -85,6 +85,16 @@ export function listImages(bytes: Uint8Array): ImageInfo[] {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** Every image of the PDF as a PNG, in the order `pdfimages` finds them (masks too). */
+export const extractImages = (bytes: Uint8Array): Buffer[] =>
+  withPdf(bytes, (file, dir) => {
+    execFileSync('pdfimages', ['-png', file, path.join(dir, 'img')]);
+    return readdirSync(dir)
+      .filter((f) => f.startsWith('img'))
+      .sort()
+      .map((f) => readFileSync(path.join(dir, f)));
+  });
 
 /** Runs outside tools on a PDF written to a temporary folder. */
 function withPdf<T>(bytes: Uint8Array, f: (file: string, dir: string) => T): T {

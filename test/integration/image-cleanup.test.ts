@@ -134,5 +134,81 @@ function cleanupSuite(where: string, env: () => Promise<Record<string, string>>)
       await project(bob.token, own.src);
       expect(await stored()).toContain(own.sha256);
     });
+
+    it("keeps a mockup template's photo while the template is set, and only a live project's latest cached mockups", async () => {
+      const photo = await sharp({
+        create: { width: 200, height: 150, channels: 3, background: '#cccccc' },
+      })
+        .png()
+        .toBuffer();
+      const photoSha = createHash('sha256').update(photo).digest('hex');
+      const put = await call('PUT', '/api/mockup-templates/mug', {
+        key: a.adminApiKey,
+        body: {
+          match: { sku: 'IMG-1' },
+          photo: `data:image/png;base64,${photo.toString('base64')}`,
+          areas: [
+            {
+              printArea: 'FRONT',
+              corners: [
+                [20, 20],
+                [180, 20],
+                [180, 130],
+                [20, 130],
+              ],
+              blend: 'multiply',
+            },
+          ],
+        },
+      });
+      expect(put.status, JSON.stringify(put.body)).toBe(200);
+      const cy = await editorUser(t, a.labelId, 'cy');
+      const red = await png(200, 0, 0);
+      const id = await project(cy.token, red.src);
+      const editor = { headers: { authorization: `Bearer ${cy.token}` } };
+      const draw = async () => {
+        const r = await call('POST', `/editor/projects/${id}/mockups`, {
+          ...editor,
+          body: { width: 100 },
+        });
+        expect(r.status, JSON.stringify(r.body)).toBe(201);
+        return r.body.mockups[0].url as string;
+      };
+      const first = await draw();
+      const saved = await call('GET', `/editor/projects/${id}`, editor);
+      const { name, sku, supplier, design } = saved.body;
+      expect(
+        (
+          await call('PUT', `/editor/projects/${id}`, {
+            ...editor,
+            body: { name, sku, supplier, design },
+          })
+        ).status,
+      ).toBe(200);
+      const second = await draw();
+      await settled(t);
+
+      const images = t.app.images;
+      const deps = { pool: t.app.db.pool, store: t.app.store, runner: t.app.runner, images };
+      const cached = async () => (await images.list(`mockups/${id}/`)).map((k) => path.basename(k));
+      const held = async () => (await images.list('')).map((k) => path.basename(k));
+      expect(await cached()).toEqual([path.basename(first), path.basename(second)].sort());
+      await removeUnheldImages(deps, 0);
+      expect(await held()).toContain(photoSha);
+      // the earlier revision's mockup goes, the latest stays and still serves
+      expect(await cached()).toEqual([path.basename(second)]);
+      expect((await fetch(`${t.url}${second}`, editor)).status).toBe(200);
+      expect((await fetch(`${t.url}${first}`, editor)).status).toBe(404);
+
+      // the template deleted: its photo goes; the project deleted: its mockups go
+      expect(
+        (await call('DELETE', '/api/mockup-templates/mug', { key: a.adminApiKey })).status,
+      ).toBe(200);
+      expect((await call('DELETE', `/api/product/${id}`, { key: a.adminApiKey })).status).toBe(200);
+      await settled(t);
+      await removeUnheldImages(deps, 0);
+      expect(await held()).not.toContain(photoSha);
+      expect(await cached()).toEqual([]);
+    }, 120_000);
   });
 }

@@ -172,7 +172,7 @@ export type OrderState =
       /** replays whose results are recorded */
       replaysRecorded: ReadonlySet<string>;
       /** the mockups recorded, by mockupKey */
-      mockups: ReadonlySet<string>;
+      mockups: ReadonlyMap<string, Extract<OrderEvent, { type: 'MockupRendered' }>['data']>;
       /** when it must be shipped (hold time not counted); null: no deadline */
       shipBy: string | null;
       /** the customer's gift note for the packing slip, encrypted */
@@ -701,7 +701,7 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
         overdue: false,
         retries: 0,
         replaysRecorded: new Set(),
-        mockups: new Set(),
+        mockups: new Map(),
         shipBy: d.shipBy,
         giftMessage: d.giftMessage,
         holds: new Map(),
@@ -872,7 +872,10 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
             : i,
         );
       case 'MockupRendered':
-        return { ...state, mockups: new Set([...state.mockups, mockupKey(event.data)]) };
+        return {
+          ...state,
+          mockups: new Map([...state.mockups, [mockupKey(event.data), event.data]]),
+        };
       case 'PrintFilePreflighted': {
         const { plates, maxInkCoverage, minDpi } = event.data;
         return withItem(event.data.orderItemId, (i) => ({

@@ -60,6 +60,7 @@ form.inline, form.action { display:inline-flex; gap:.4rem; align-items:center; m
 .item { background:#fff; border:1px solid var(--line); border-radius:6px; padding:.8rem 1rem; }
 .previews { display:flex; gap:.8rem; flex-wrap:wrap; margin:.6rem 0; }
 .previews img { max-width:280px; max-height:280px; border:1px solid var(--line); background:#fff; }
+.mockups figure { margin:0; } .mockups figcaption { font-size:.8rem; color:var(--muted); }
 ol.timeline { list-style:none; padding:0; margin:0; border-left:2px solid var(--line); }
 ol.timeline li { position:relative; padding:.3rem 0 .6rem 1rem; }
 ol.timeline li::before { content:""; position:absolute; left:-6px; top:.65rem; width:10px; height:10px; border-radius:50%; background:var(--accent); }

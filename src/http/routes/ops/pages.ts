@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ORDER_STATUSES } from '#projections/orders';
 import { batchFile, batchOf, batchView, opsBatches, sheetPreview } from '../../../app/batches.ts';
 import { labelList } from '../../../app/labels.ts';
+import { orderItemMockupImage } from '../../../app/mockups.ts';
 import { operationsOverview } from '../../../app/operations.ts';
 import { opsSessionsOf } from '../../../app/ops-sessions.ts';
 import { MAX_PAGE, orderPage, shopFloorBoard } from '../../../app/order-lists.ts';
@@ -280,6 +281,24 @@ export const opsReadPages: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (ap
             noticeOf(request.query),
           ),
         );
+    },
+  );
+
+  app.get(
+    '/ops/labels/:labelId/items/:orderItemId/mockups/:sha256',
+    { schema: { hide: true, params: fileParams } },
+    async (request, reply) => {
+      const { labelId, orderItemId, sha256: sha } = request.params;
+      const image = await orderItemMockupImage(
+        deps.app,
+        labelScope(sessionOf(request), labelId),
+        orderItemId,
+        sha,
+      );
+      return reply
+        .type(image.contentType)
+        .header('cache-control', 'private, max-age=31536000, immutable')
+        .send(image.bytes as never);
     },
   );
 

@@ -1,7 +1,7 @@
 import type { productionOf } from '#projections/order-production';
 import type { OrderItemRow, OrderRow } from '#projections/orders';
 import type { OpsSession } from '../../../../app/ops-sessions.ts';
-import { REPRINT_REASONS } from '../../../../domain/order/events.ts';
+import { type OrderEvent, orderEvents, REPRINT_REASONS } from '../../../../domain/order/events.ts';
 import type { RecordedEvent } from '../../../../eventstore/port.ts';
 import { actorName, type HistoryNames, historyEntry, plainLayerText } from './history.ts';
 import { age, href, html, time } from './html.ts';
@@ -10,6 +10,19 @@ import { orderPath, workflowLink } from './orders.ts';
 
 const BARCODE_FORMATS = ['code128', 'ean13', 'qrcode', 'datamatrix'];
 
+type MockupFacts = Extract<OrderEvent, { type: 'MockupRendered' }>['data'];
+
+/** An item's mockups, newest first, from the order's own events. */
+function mockupsOf(events: RecordedEvent[], orderItemId: string): MockupFacts[] {
+  const found: MockupFacts[] = [];
+  for (const e of events) {
+    if (e.type !== 'MockupRendered') continue;
+    const m = orderEvents.deserialize(e);
+    if (m.type === 'MockupRendered' && m.data.orderItemId === orderItemId) found.unshift(m.data);
+  }
+  return found;
+}
+
 function itemSection(
   session: OpsSession,
   labelId: string,
@@ -17,6 +30,7 @@ function itemSection(
   i: OrderItemRow,
   names: HistoryNames,
   cancelled: boolean,
+  mockups: MockupFacts[],
 ) {
   const file = i.print_files.at(-1);
   const areas = names.items.get(i.order_item_id)?.areas;
@@ -35,6 +49,14 @@ function itemSection(
           )}</div>
           <p><a href="${`${base}/printfile/${file.sha256}`}">Print file (PDF)</a> · sha256 <code>${file.sha256}</code> · ${file.pages} page(s), ${file.bytes} bytes${i.print_files.length > 1 ? html` · ${i.print_files.length - 1} earlier` : ''}</p>`
         : html`<p class="muted">No print file yet.</p>`
+    }
+    ${
+      mockups.length
+        ? html`<div class="previews mockups">${mockups.map(
+            (m) =>
+              html`<figure><a href="${`${base}/mockups/${m.sha256}`}"><img loading="lazy" alt="${`mockup of ${i.item_id} on template ${m.templateId}`}" src="${`${base}/mockups/${m.sha256}`}"></a><figcaption>${m.templateId} (revision ${m.templateRevision})${file && m.printFileSha256 !== file.sha256 ? ' · of an earlier print file' : ''}</figcaption></figure>`,
+          )}</div>`
+        : ''
     }
     ${
       i.preflight
@@ -136,7 +158,7 @@ export function orderDetailPage(
       }
     </div>
     <h2>Items</h2>
-    <div class="items">${order.items.map((i) => itemSection(session, order.label_id, order.order_id, i, names, order.status === 'cancelled'))}</div>
+    <div class="items">${order.items.map((i) => itemSection(session, order.label_id, order.order_id, i, names, order.status === 'cancelled', mockupsOf(events, i.order_item_id)))}</div>
     <h2>History</h2>
     <ol class="timeline">${events.map((e) => {
       const entry = historyEntry(e, names);

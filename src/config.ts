@@ -66,6 +66,10 @@ const envSchema = z.object({
     emptyAsUndefined,
     z.coerce.number().int().min(100).default(15_000),
   ),
+  MOCKUP_WAIT_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(0).max(60_000).default(5_000),
+  ),
   BATCHING_SWEEP_MS: z.preprocess(
     emptyAsUndefined,
     z.coerce.number().int().min(100).default(60_000),
@@ -219,6 +223,8 @@ export interface Config {
   overdueSweepMs: number;
   /** how often the worker runs the labels' batching rules */
   batchingSweepMs: number;
+  /** how long a request for mockups waits for their drawing before it answers 202 */
+  mockupWaitMs: number;
   /** print files a worker renders at once (the others wait their turn) */
   renderConcurrency: number;
   /** print methods that print with inks (screen, pad, engraving): spot colours, limited colours */
@@ -340,6 +346,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       metricsToken: e.METRICS_TOKEN,
       overdueSweepMs: e.OVERDUE_SWEEP_MS,
       batchingSweepMs: e.BATCHING_SWEEP_MS,
+      mockupWaitMs: e.MOCKUP_WAIT_MS,
       inkMethods: e.INK_PRINT_METHODS,
       imageChecks: {
         processes: e.IMAGE_CHECK_PROCESSES,

@@ -23,7 +23,8 @@ export interface TemplateInput {
   photo: string;
   areas: {
     printArea: string;
-    corners: Quad;
+    /** four [x, y] pairs (the schema holds the lengths) */
+    corners: number[][];
     blend: 'multiply' | 'normal';
     mask?: string | undefined;
   }[];
@@ -117,8 +118,9 @@ export async function putTemplate(
     'image/png',
     'image/jpeg',
   ]);
-  for (const [i, area] of input.areas.entries()) {
-    const problem = quadProblem(area.corners, photo.width, photo.height);
+  const quads = input.areas.map((a) => a.corners.map(([x, y]) => [x!, y!]) as Quad);
+  for (const [i, quad] of quads.entries()) {
+    const problem = quadProblem(quad, photo.width, photo.height);
     if (problem) throw invalid(`areas.${i}.corners`, `area ${i + 1}: ${problem}`);
   }
   const masks = [];
@@ -152,7 +154,7 @@ export async function putTemplate(
     const mask = masks[i];
     content.areas.push({
       printArea: area.printArea,
-      corners: area.corners,
+      corners: quads[i]!,
       blend: area.blend,
       ...(mask ? { mask: await stored(mask) } : {}),
     });

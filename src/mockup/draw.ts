@@ -1,5 +1,5 @@
 import { createCanvas } from '@napi-rs/canvas';
-import { PDFDocument, PDFName, PDFRawStream } from 'pdf-lib';
+import { PDFDocument, PDFName, PDFRawStream, PDFRef } from 'pdf-lib';
 import sharp from 'sharp';
 import { openPdf } from '../print/preview.ts';
 import { type RenderJob, renderPdf } from '../print/render-job.ts';
@@ -125,11 +125,13 @@ async function rgbOf(jpeg: Uint8Array) {
     .toBuffer({ resolveWithObject: true });
   const pixels = info.width * info.height;
   const data = Buffer.allocUnsafe(pixels * 3);
+  // x / 255 rounded, in integers: (x + 128 + ((x + 128) >> 8)) >> 8
+  const over255 = (x: number) => (x + 128 + ((x + 128) >> 8)) >> 8;
   for (let i = 0, o = 0; i < pixels * 4; i += 4, o += 3) {
     const white = 255 - cmyk[i + 3]!;
-    data[o] = ((255 - cmyk[i]!) * white + 127) / 255;
-    data[o + 1] = ((255 - cmyk[i + 1]!) * white + 127) / 255;
-    data[o + 2] = ((255 - cmyk[i + 2]!) * white + 127) / 255;
+    data[o] = over255((255 - cmyk[i]!) * white);
+    data[o + 1] = over255((255 - cmyk[i + 1]!) * white);
+    data[o + 2] = over255((255 - cmyk[i + 2]!) * white);
   }
   return { data, info: { width: info.width, height: info.height } };
 }
@@ -138,10 +140,18 @@ async function rgbOf(jpeg: Uint8Array) {
  * The print file with its JPEG images decoded by libvips into plain sRGB samples: pdf.js
  * decodes JPEGs and converts CMYK in JavaScript, five times slower than the rest of the
  * page together. The page is otherwise as printed (vectors, text, clips, soft masks).
+ * The new images are an incremental update appended to the file (new objects under the
+ * old numbers, an xref section for them): the file's megabytes are not written again.
  */
-async function withDecodedPhotos(doc: PDFDocument): Promise<Uint8Array> {
-  const ctx = doc.context;
-  for (const [ref, object] of ctx.enumerateIndirectObjects()) {
+async function withDecodedPhotos(file: Buffer, doc: PDFDocument): Promise<Uint8Array> {
+  const parts: Buffer[] = [file];
+  let at = file.length;
+  const add = (b: Buffer) => {
+    parts.push(b);
+    at += b.length;
+  };
+  const xref: string[] = [];
+  for (const [ref, object] of doc.context.enumerateIndirectObjects()) {
     if (!(object instanceof PDFRawStream)) continue;
     const dict = object.dict;
     if (
@@ -151,20 +161,32 @@ async function withDecodedPhotos(doc: PDFDocument): Promise<Uint8Array> {
       continue;
     const { data, info } = await rgbOf(object.contents);
     const smask = dict.get(PDFName.of('SMask'));
-    ctx.assign(
-      ref,
-      ctx.stream(data, {
-        Type: 'XObject',
-        Subtype: 'Image',
-        Width: info.width,
-        Height: info.height,
-        ColorSpace: 'DeviceRGB',
-        BitsPerComponent: 8,
-        ...(smask ? { SMask: smask } : {}),
-      }),
+    add(Buffer.from('\n'));
+    xref.push(
+      `${ref.objectNumber} 1\n${String(at).padStart(10, '0')} ${String(ref.generationNumber).padStart(5, '0')} n \n`,
     );
+    add(
+      Buffer.from(
+        `${ref.objectNumber} ${ref.generationNumber} obj\n<< /Type /XObject /Subtype /Image /Width ${info.width} /Height ${info.height} /ColorSpace /DeviceRGB /BitsPerComponent 8 ${smask instanceof PDFRef ? `/SMask ${smask.objectNumber} ${smask.generationNumber} R ` : ''}/Length ${data.length} >>\nstream\n`,
+        'latin1',
+      ),
+    );
+    add(data);
+    add(Buffer.from('\nendstream\nendobj\n'));
   }
-  return doc.save({ useObjectStreams: false, objectsPerTick: Number.POSITIVE_INFINITY });
+  if (xref.length === 0) return file;
+  const { Root } = doc.context.trailerInfo;
+  const tail = file.subarray(Math.max(0, file.length - 1024)).toString('latin1');
+  const previous = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(tail)?.[1];
+  if (!Root || previous === undefined) return file; // not a file to update: pdf.js decodes as it is
+  const xrefAt = at;
+  add(
+    Buffer.from(
+      `xref\n${xref.join('')}trailer\n<< /Size ${doc.context.largestObjectNumber + 1} /Root ${Root.toString()} /Prev ${previous} >>\nstartxref\n${xrefAt}\n%%EOF\n`,
+      'latin1',
+    ),
+  );
+  return Buffer.concat(parts);
 }
 
 /** Encodes a drawn photo; the settings are fixed, so the same pixels give the same bytes. */
@@ -208,11 +230,12 @@ export async function drawOnPhoto(
  * libvips and the warp are CPU work a deadline must be able to stop.
  */
 export async function drawMockups(job: MockupJob): Promise<DrawnMockup[]> {
-  const printFile =
-    'pdf' in job.source ? Buffer.from(job.source.pdf) : await renderPdf(job.source.render);
+  const printFile = Buffer.from(
+    'pdf' in job.source ? job.source.pdf : await renderPdf(job.source.render),
+  );
   const parsed = await PDFDocument.load(printFile, { updateMetadata: false });
   const trims = parsed.getPages().map((p) => p.getTrimBox());
-  const doc = await openPdf(await withDecodedPhotos(parsed));
+  const doc = await openPdf(await withDecodedPhotos(printFile, parsed));
   try {
     const drawn: DrawnMockup[] = [];
     for (const template of job.templates) {

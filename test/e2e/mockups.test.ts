@@ -74,9 +74,28 @@ describe('mockups', () => {
   let redProject: string;
   const editor = () => ({ headers: { authorization: `Bearer ${token}` } });
   const admin = () => ({ key: shop.adminKey });
+  type Access = ReturnType<typeof editor> | ReturnType<typeof admin>;
+  /** a status URL polled until the mockups are drawn (200) */
+  const drawnBy = (statusUrl: string, access: Access) =>
+    until('the mockups to be drawn', async () => {
+      const r = await call('GET', statusUrl, access);
+      if (r.status === 202) return undefined;
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      return r;
+    });
+  /** POST for mockups: 202 with a status URL, polled to 200 */
+  const drawn2 = async (path: string, access: Access, body: unknown) => {
+    const r = await call('POST', path, { ...access, body });
+    expect(r.status, JSON.stringify(r.body)).toBe(202);
+    return drawnBy(r.body.statusUrl, access);
+  };
 
   beforeAll(async () => {
-    t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE: 'on', WEBHOOK_ALLOW_HTTP: 'on' });
+    t = await startTestApp({
+      WEBHOOK_ALLOW_PRIVATE: 'on',
+      WEBHOOK_ALLOW_HTTP: 'on',
+      MOCKUP_WAIT_MS: '0',
+    });
     call = client(t.url);
     shop = await setUpShop(call, accessOf(t), 0);
     token = shop.token;
@@ -113,11 +132,18 @@ describe('mockups', () => {
     expect(put.body).toMatchObject({ templateId: 'tee-flat', revision: 1 });
     expect(put.body.photo).toMatchObject({ width: 800, height: 600, sha256: sha256(photo) });
 
-    const drawn = await call('POST', `/editor/projects/${redProject}/mockups`, {
+    // this app answers at once (MOCKUP_WAIT_MS=0): 202 and a status URL, polled to 200
+    const asked = await call('POST', `/editor/projects/${redProject}/mockups`, {
       ...editor(),
       body: { templateId: 'tee-flat', width: 800 },
     });
-    expect(drawn.status, JSON.stringify(drawn.body)).toBe(201);
+    expect(asked.status, JSON.stringify(asked.body)).toBe(202);
+    expect(asked.body).toMatchObject({ projectId: redProject, status: 'drawing' });
+    expect(asked.headers.get('location')).toBe(asked.body.statusUrl);
+    expect(asked.body.statusUrl).toBe(
+      `/editor/projects/${redProject}/mockups?templateId=tee-flat&format=png&width=800`,
+    );
+    const drawn = await drawnBy(asked.body.statusUrl, editor());
     const [m] = drawn.body.mockups;
     expect(m).toMatchObject({
       templateId: 'tee-flat',
@@ -167,6 +193,7 @@ describe('mockups', () => {
       ...editor(),
       body: { templateId: 'tee-flat', width: 800 },
     });
+    expect(again.status).toBe(201);
     expect(again.body.mockups[0].sha256).toBe(m.sha256);
     const project = await call('GET', `/editor/projects/${redProject}`, editor());
     const saved = await call('PUT', `/editor/projects/${redProject}`, {
@@ -179,11 +206,10 @@ describe('mockups', () => {
       },
     });
     expect(saved.status).toBe(200);
-    const redrawn = await call('POST', `/editor/projects/${redProject}/mockups`, {
-      ...editor(),
-      body: { templateId: 'tee-flat', width: 800 },
+    const redrawn = await drawn2(`/editor/projects/${redProject}/mockups`, editor(), {
+      templateId: 'tee-flat',
+      width: 800,
     });
-    expect(redrawn.status).toBe(201);
     expect(redrawn.body.projectRevision).toBe(drawn.body.projectRevision + 1);
     expect(redrawn.body.mockups[0].url).not.toBe(m.url);
     expect(redrawn.body.mockups[0].sha256).toBe(m.sha256);
@@ -218,11 +244,10 @@ describe('mockups', () => {
       },
     });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
-    const drawn = await call('POST', `/api/projects/${redProject}/mockups`, {
-      ...admin(),
-      body: { templateId: 'tee-shaded', width: 800 },
+    const drawn = await drawn2(`/api/projects/${redProject}/mockups`, admin(), {
+      templateId: 'tee-shaded',
+      width: 800,
     });
-    expect(drawn.status, JSON.stringify(drawn.body)).toBe(201);
     const image = await fetch(`${t.url}${drawn.body.mockups[0].url}`, {
       headers: { 'x-api-key': shop.adminKey },
     });
@@ -347,6 +372,53 @@ describe('mockups', () => {
     });
     expect(mask.errors[0].path).toBe('areas.0.mask');
     await refused(t, call, 404, 'GET', '/api/mockup-templates/bad', admin());
+  }, 120_000);
+
+  it('takes 50 racing changes of one template one at a time: revisions without gaps, the last read back', async () => {
+    const photo = dataUrl(await png(400, 300, '#ffffff'));
+    const body = (i: number) => ({
+      match: { sku: shop.sku },
+      photo,
+      areas: [
+        {
+          printArea: 'FRONT',
+          corners: [
+            [10 + i, 10],
+            [300, 10],
+            [300, 250],
+            [10, 250],
+          ],
+          blend: 'normal',
+        },
+      ],
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        call('PUT', '/api/mockup-templates/race', { ...admin(), body: body(i) }),
+      ),
+    );
+    // a change waits its turn, or is told to come again: 409 (lost the race twice), 429 (too many images queued)
+    for (const a of answers) expect([200, 409, 429], JSON.stringify(a.body)).toContain(a.status);
+    const taken = answers.filter((a) => a.status === 200);
+    expect(taken.length).toBeGreaterThan(0);
+    const events = await t.app.db.pool.query<{ revision: number; corners: number[][] }>(
+      `SELECT (data->>'revision')::int AS revision, data->'areas'->0->'corners' AS corners
+       FROM es_events WHERE stream_id = $1 ORDER BY revision`,
+      [`MockupTemplate-${shop.labelId}-race`],
+    );
+    expect(events.rows.map((e) => e.revision)).toEqual(events.rows.map((_, i) => i + 1));
+    expect(events.rows.length).toBe(taken.length);
+    const last = await call('GET', '/api/mockup-templates/race', admin());
+    expect(last.body.revision).toBe(events.rows.length);
+    expect(last.body.areas[0].corners).toEqual(events.rows.at(-1)!.corners);
+    const gone = await call('DELETE', '/api/mockup-templates/race', admin());
+    expect(gone.body).toEqual({ templateId: 'race', deleted: true });
+    expect((await call('GET', '/api/mockup-templates/race', admin())).status).toBe(404);
+    const listed = await call('GET', '/api/mockup-templates', admin());
+    expect(listed.body.map((x: { templateId: string }) => x.templateId)).toEqual([
+      'tee-flat',
+      'tee-shaded',
+    ]);
   }, 120_000);
 
   it('gives each order item its mockups after its print file, tells the shop, and keeps them from other labels', async () => {

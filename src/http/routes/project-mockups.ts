@@ -19,9 +19,6 @@ import {
   projectMockupsSchema,
 } from '../schemas/mockup.ts';
 
-/** How long a request waits for its mockups before it answers 202 with a status URL. */
-const WAIT_MS = 5_000;
-
 const imageParams = idParams.extend({
   name: z.string().regex(PROJECT_MOCKUP_NAME, 'is not the name of a mockup'),
 });
@@ -29,7 +26,7 @@ const imageParams = idParams.extend({
 /**
  * A project's mockups before the sale, for the editor (its user's projects) and for the
  * label's admin (any of the label's): drawn on POST (201, or 202 with a status URL when
- * the drawing takes longer than a few seconds), the status read with GET, each image
+ * the drawing takes longer than MOCKUP_WAIT_MS), the status read with GET, each image
  * behind its URL. The two differ only in who may ask (`accessOf`).
  */
 export const projectMockupRoutes: FastifyPluginAsyncZod<{
@@ -49,7 +46,13 @@ export const projectMockupRoutes: FastifyPluginAsyncZod<{
     wanted: MockupRequest,
     drawnStatus: 200 | 201,
   ) => {
-    const r = await projectMockups(deps.app, accessOf(request), projectId, wanted, WAIT_MS);
+    const r = await projectMockups(
+      deps.app,
+      accessOf(request),
+      projectId,
+      wanted,
+      deps.config.mockupWaitMs,
+    );
     if (!r.ready) {
       const query = new URLSearchParams({
         ...(wanted.templateId ? { templateId: wanted.templateId } : {}),

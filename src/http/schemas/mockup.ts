@@ -12,7 +12,9 @@ export const templateIdSchema = z
 export const templateParams = z.object({ templateId: templateIdSchema }).strict();
 
 const coordinate = z.number().min(-1_000_000).max(1_000_000);
-const point = z.tuple([coordinate, coordinate]);
+// fixed-length arrays rather than tuples: tuples become prefixItems, which client generators miss
+const point = z.array(coordinate).length(2).describe('[x, y]');
+const quad = z.array(point).length(4);
 const dataUrl = (what: string) =>
   z.string().max(15_000_000).describe(`${what} as a base64 data URL`);
 
@@ -40,11 +42,9 @@ export const templateBody = z
         z
           .object({
             printArea: z.string().min(1).max(50).describe('a print area code of the product'),
-            corners: z
-              .tuple([point, point, point, point])
-              .describe(
-                'where the print area lies on the photo, in pixels: four corners clockwise from the top-left, a convex quad',
-              ),
+            corners: quad.describe(
+              'where the print area lies on the photo, in pixels: four corners clockwise from the top-left, a convex quad',
+            ),
             blend: z
               .enum(['multiply', 'normal'])
               .describe(
@@ -83,7 +83,7 @@ export const templateSchema = z
       z
         .object({
           printArea: z.string(),
-          corners: z.tuple([point, point, point, point]),
+          corners: quad,
           blend: z.enum(['multiply', 'normal']),
           mask: storedImage.optional(),
         })

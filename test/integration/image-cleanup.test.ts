@@ -14,6 +14,7 @@ import {
   settled,
 } from '../helpers/fixtures.ts';
 import { type Minio, minioBinary, startMinio } from '../helpers/minio.ts';
+import { until } from '../helpers/orders.ts';
 
 /** A small PNG of one colour, as a data URL, and the sha256 the image store files it under. */
 async function png(r: number, g: number, b: number) {
@@ -166,13 +167,21 @@ function cleanupSuite(where: string, env: () => Promise<Record<string, string>>)
       const red = await png(200, 0, 0);
       const id = await project(cy.token, red.src);
       const editor = { headers: { authorization: `Bearer ${cy.token}` } };
+      // drawn within MOCKUP_WAIT_MS (201), or later (202: its status URL polled to 200)
       const draw = async () => {
         const r = await call('POST', `/editor/projects/${id}/mockups`, {
           ...editor,
           body: { width: 100 },
         });
-        expect(r.status, JSON.stringify(r.body)).toBe(201);
-        return r.body.mockups[0].url as string;
+        expect([201, 202], JSON.stringify(r.body)).toContain(r.status);
+        const done =
+          r.status === 201
+            ? r
+            : await until('the mockups to be drawn', async () => {
+                const s = await call('GET', r.body.statusUrl, editor);
+                return s.status === 200 ? s : undefined;
+              });
+        return done.body.mockups[0].url as string;
       };
       const first = await draw();
       const saved = await call('GET', `/editor/projects/${id}`, editor);

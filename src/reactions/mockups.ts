@@ -53,49 +53,60 @@ export function mockupsReactor(deps: MockupReactorDeps): Reactor {
         baseSKU: offering?.config.baseSKU ?? '',
         productColor: offering?.config.productColor ?? '',
       });
-      for (const t of templates) {
-        const width = Math.min(t.content.photo.width, ORDER_MOCKUP_MAX_WIDTH);
-        const mockup = {
-          orderItemId: e.data.orderItemId,
-          templateId: t.template_id,
-          templateRevision: t.revision,
-          templateImages: templateImages(t.content),
-          printFileSha256: e.data.sha256,
-          format: 'png' as const,
-          width,
-        };
-        if (order.mockups.has(mockupKey(mockup))) continue;
-        await deps.quiet();
-        const pdf = await deps.storage.get(e.data.storageKey);
-        if (!pdf) throw new Error(`the print file ${e.data.storageKey} is missing`);
-        const [drawn] = await deps.drawing.draw(`label:${order.labelId}`, {
+      const todo = templates
+        .map((t) => ({
+          t,
+          mockup: {
+            orderItemId: e.data.orderItemId,
+            templateId: t.template_id,
+            templateRevision: t.revision,
+            templateImages: templateImages(t.content),
+            printFileSha256: e.data.sha256,
+            format: 'png' as const,
+            width: Math.min(t.content.photo.width, ORDER_MOCKUP_MAX_WIDTH),
+          },
+        }))
+        .filter(({ mockup }) => !order.mockups.has(mockupKey(mockup)));
+      if (todo.length === 0) return;
+      await deps.quiet();
+      const pdf = await deps.storage.get(e.data.storageKey);
+      if (!pdf) throw new Error(`the print file ${e.data.storageKey} is missing`);
+      // one job per width: the print file is read and rasterised once for its templates
+      for (const width of new Set(todo.map((x) => x.mockup.width))) {
+        const same = todo.filter((x) => x.mockup.width === width);
+        const drawn = await deps.drawing.draw(`label:${order.labelId}`, {
           source: { pdf },
-          templates: [await templateToDraw(deps.images, t, item.item.design)],
+          templates: await Promise.all(
+            same.map(({ t }) => templateToDraw(deps.images, t, item.item.design)),
+          ),
           width,
           format: 'png',
         });
-        if (!drawn) continue;
-        const digest = sha256(drawn.bytes);
-        const storageKey = `${order.labelId}/${e.data.orderItemId}/mockup-${digest}.png`;
-        await deps.storage.put(storageKey, drawn.bytes);
-        await handleCommand(
-          deps.store,
-          orderAggregate,
-          stored.streamId,
-          {
-            type: 'RecordMockup',
-            mockup: {
-              ...mockup,
-              storageKey,
-              sha256: digest,
-              bytes: drawn.bytes.length,
-              height: drawn.height,
+        for (const [i, { mockup }] of same.entries()) {
+          const image = drawn[i];
+          if (!image) continue;
+          const digest = sha256(image.bytes);
+          const storageKey = `${order.labelId}/${e.data.orderItemId}/mockup-${digest}.png`;
+          await deps.storage.put(storageKey, image.bytes);
+          await handleCommand(
+            deps.store,
+            orderAggregate,
+            stored.streamId,
+            {
+              type: 'RecordMockup',
+              mockup: {
+                ...mockup,
+                storageKey,
+                sha256: digest,
+                bytes: image.bytes.length,
+                height: image.height,
+              },
+              at: new Date(),
             },
-            at: new Date(),
-          },
-          { actor: 'reactor:mockups' },
-          { eventIds: derivedIds(stored.streamId, 'mockup', mockupKey(mockup)) },
-        );
+            { actor: 'reactor:mockups' },
+            { eventIds: derivedIds(stored.streamId, 'mockup', mockupKey(mockup)) },
+          );
+        }
       }
     },
   };

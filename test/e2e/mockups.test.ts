@@ -1,8 +1,21 @@
+import { spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import pino from 'pino';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, startTestApp, type TestApp } from '../helpers/app.ts';
-import { editorUser, newLabel, opsLogin, refused } from '../helpers/fixtures.ts';
+import { mockupsReactor } from '../../src/reactions/mockups.ts';
+import { ReactionRunner } from '../../src/reactions/reactor.ts';
+import { client, joiningEnv, startTestApp, type TestApp } from '../helpers/app.ts';
+import {
+  config as catalogConfig,
+  editorUser,
+  importDone,
+  newLabel,
+  opsLogin,
+  refused,
+  settled,
+} from '../helpers/fixtures.ts';
 import { accessOf, orderDone, type Shop, setUpShop, until } from '../helpers/orders.ts';
 import { extractImages } from '../helpers/pdf.ts';
 import { parseMessage, startReceiver } from '../helpers/webhook-receiver.ts';
@@ -420,6 +433,113 @@ describe('mockups', () => {
       'tee-shaded',
     ]);
   }, 120_000);
+
+  it('records a mockup once when the process drawing it is killed (kill -9) between storing it and recording it', async () => {
+    // a product of its own, ordered before it has a template: the service's reactor passes it by
+    const sku = `MUG-${randomUUID().slice(0, 6)}`;
+    const imp = await call('POST', '/operator/catalog/supplier-a', {
+      key: t.operatorKey,
+      body: [{ ...catalogConfig(sku), baseSKU: 'MUG' }],
+    });
+    expect(imp.status).toBe(202);
+    await importDone(call, `/operator/catalog/imports/${imp.body.importId}`, t.operatorKey);
+    await settled(t);
+    const p = await call('POST', '/editor/projects', {
+      ...editor(),
+      body: { name: 'Mug', sku, supplier: 'supplier-a', design: await filled('#ff0000') },
+    });
+    expect(p.status, JSON.stringify(p.body)).toBe(201);
+    const orderId = `K-${randomUUID().slice(0, 8)}`;
+    const r = await call('POST', '/webhook/notifyorder', {
+      key: shop.shopKey,
+      body: { orderId, items: [{ itemId: 'l1', projectId: p.body.id, quantity: 1 }] },
+    });
+    expect(r.status).toBe(200);
+    const order = await orderDone(call, shop, orderId);
+    const itemId = order.items[0].orderItemId;
+    await settled(t);
+    const put = await call('PUT', '/api/mockup-templates/mug', {
+      ...admin(),
+      body: {
+        match: { sku },
+        photo: dataUrl(await png(600, 400, '#e0e0e0')),
+        areas: [
+          {
+            printArea: 'FRONT',
+            corners: quad.map(([x, y]) => [x - 100, y - 100]),
+            blend: 'multiply',
+          },
+        ],
+      },
+    });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+
+    // a reactor of its own reads the log from the start, draws, stores and stalls: killed there
+    const name = `order-mockups-${randomUUID().slice(0, 6)}`;
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'test/helpers/stalling-mockups.ts', name],
+      {
+        env: { ...process.env, ...joiningEnv(t) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (out += d));
+    await until('the mockup stored and the reactor stalled', async () =>
+      out.includes('stalled') ? true : undefined,
+    );
+    expect(out).toContain(`stalled ${shop.labelId}/${itemId}/mockup-`);
+    const gone = once(child, 'exit');
+    child.kill('SIGKILL');
+    await gone;
+    const mockupsOf = async () =>
+      (await t.app.storage.list(`${shop.labelId}/${itemId}/`)).filter((k) =>
+        k.includes('/mockup-'),
+      );
+    expect(await mockupsOf()).toHaveLength(1);
+    const recorded = () =>
+      t.app.db.pool.query<{ sha256: string; storage_key: string }>(
+        `SELECT data->>'sha256' AS sha256, data->>'storageKey' AS storage_key FROM es_events
+         WHERE type = 'MockupRendered' AND data->>'orderItemId' = $1`,
+        [itemId],
+      );
+    expect((await recorded()).rows).toHaveLength(0);
+
+    // the replacement takes up where the killed one left: the same bytes, recorded once
+    const replacement = new ReactionRunner(
+      t.app.db.pool,
+      t.app.store,
+      [
+        {
+          ...mockupsReactor({
+            store: t.app.store,
+            pool: t.app.db.pool,
+            storage: t.app.storage,
+            images: t.app.images,
+            drawing: t.app.context.mockupDrawing,
+            quiet: async () => {},
+          }),
+          name,
+        },
+      ],
+      pino({ level: 'silent' }),
+    );
+    replacement.start();
+    try {
+      const rows = await until('the mockup recorded', async () => {
+        const r = await recorded();
+        return r.rows.length > 0 ? r.rows : undefined;
+      });
+      await new Promise((res) => setTimeout(res, 500));
+      expect((await recorded()).rows).toHaveLength(1);
+      expect(await mockupsOf()).toEqual([rows[0]!.storage_key]);
+      expect(sha256((await t.app.storage.get(rows[0]!.storage_key))!)).toBe(rows[0]!.sha256);
+    } finally {
+      await replacement.stop();
+    }
+  }, 180_000);
 
   it('gives each order item its mockups after its print file, tells the shop, and keeps them from other labels', async () => {
     const hooks = await startReceiver();

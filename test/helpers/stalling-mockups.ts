@@ -11,25 +11,13 @@ import { MockupDrawing } from '../../src/print/image-work.ts';
 import { mockupsReactor } from '../../src/reactions/mockups.ts';
 import { ReactionRunner } from '../../src/reactions/reactor.ts';
 import { FilesystemStorage } from '../../src/storage/filesystem.ts';
-import type { FileStorage } from '../../src/storage/port.ts';
+import { stallingStorage } from './stalling-storage.ts';
 
 const { config } = loadConfig();
 const db = await connectPostgres(config.databaseUrl!);
 const store = new PostgresEventStore(db.pool);
 const real = await FilesystemStorage.open(path.join(config.dataDir, 'print-files'));
-const stalling: FileStorage = {
-  get: (key) => real.get(key),
-  open: (key) => real.open(key),
-  ping: () => real.ping(),
-  list: (prefix) => real.list(prefix),
-  remove: (key, since) => real.remove(key, since),
-  async put(key, bytes) {
-    await real.put(key, bytes);
-    if (!key.includes('/mockup-')) return;
-    console.log(`stalled ${key}`);
-    await new Promise(() => {}); // until the process is killed
-  },
-};
+const stalling = stallingStorage(real, (key) => key.includes('/mockup-'));
 const reactor = mockupsReactor({
   store,
   pool: db.pool,

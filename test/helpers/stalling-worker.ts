@@ -9,25 +9,14 @@ import { connectPostgres } from '../../src/db/database.ts';
 import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { Renders } from '../../src/print/image-work.ts';
 import { FilesystemStorage } from '../../src/storage/filesystem.ts';
-import type { FileStorage } from '../../src/storage/port.ts';
 import { createWorker } from '../../src/temporal/worker.ts';
+import { stallingStorage } from './stalling-storage.ts';
 
 const { config } = loadConfig();
 const db = await connectPostgres(config.databaseUrl!);
 const store = new PostgresEventStore(db.pool);
 const real = await FilesystemStorage.open(path.join(config.dataDir, 'print-files'));
-const stalling: FileStorage = {
-  get: (key) => real.get(key),
-  open: (key) => real.open(key),
-  ping: () => real.ping(),
-  list: (prefix) => real.list(prefix),
-  remove: (key, since) => real.remove(key, since),
-  async put(key, bytes) {
-    await real.put(key, bytes);
-    console.log(`stalled ${key}`);
-    await new Promise(() => {}); // until the process is killed
-  },
-};
+const stalling = stallingStorage(real, () => true);
 const worker = await createWorker(
   {
     address: config.temporal.address!,

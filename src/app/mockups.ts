@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import sharp from 'sharp';
 import {
   findOrderItemMockup,
   orderItemMockups,
@@ -7,6 +8,8 @@ import {
 } from '#projections/mockups';
 import { findOffering } from '#projections/offerings';
 import { findOrderItem } from '#projections/orders';
+import { labelAggregate } from '../domain/label/decider.ts';
+import { labelStream } from '../domain/label/events.ts';
 import type { PrintArea } from '../domain/product/configuration.ts';
 import { projectAggregate } from '../domain/project/decider.ts';
 import type { Design } from '../domain/project/design.ts';
@@ -15,12 +18,14 @@ import { projectStream } from '../domain/project/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import type { MockupFormat, MockupJob, TemplateToDraw } from '../mockup/draw.ts';
 import { JobCrashedError, JobDeadlineError } from '../print/process-pool.ts';
+import { DEFAULT_PROFILE_DESCRIPTION, DEFAULT_PROFILE_SHA256 } from '../print/profiles.ts';
 import type { RenderJob } from '../print/render-job.ts';
 import type { FileStorage } from '../storage/port.ts';
 import { mockupPath } from '../webhooks/messages.ts';
-import { readState } from './command-handler.ts';
+import { loadState, readState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
 import { loadImage } from './images.ts';
+import { loadOutputProfile } from './print-settings.ts';
 
 export const MAX_MOCKUP_WIDTH = 3000;
 export const DEFAULT_MOCKUP_WIDTH = 1000;
@@ -89,8 +94,11 @@ export const projectMockupName = (
   projectRevision: number,
   t: { template_id: string; revision: number },
   r: MockupRequest,
-) => `p${projectRevision}-t${t.revision}-w${r.width}-${t.template_id}.${EXTENSIONS[r.format]}`;
-export const PROJECT_MOCKUP_NAME = /^p([0-9]{1,9})-t([0-9]{1,9})-w([0-9]{1,4})-(.+)\.(png|jpg)$/;
+  profileSha256: string,
+) =>
+  `p${projectRevision}-t${t.revision}-w${r.width}-c${profileSha256.slice(0, 8)}-${t.template_id}.${EXTENSIONS[r.format]}`;
+export const PROJECT_MOCKUP_NAME =
+  /^p([0-9]{1,9})-t([0-9]{1,9})-w([0-9]{1,4})-c([0-9a-f]{8})-(.+)\.(png|jpg)$/;
 const cacheKey = (projectId: string, name: string) => `mockups/${projectId}/${name}`;
 
 export interface ProjectMockup {
@@ -160,18 +168,31 @@ export async function projectMockups(
         : `the label has no mockup template ${request.templateId} for ${content.sku}`,
       'template_not_found',
     );
-  const names = templates.map((t) => projectMockupName(revision, t, request));
+  // the label's print settings now: the print file the order would get
+  const label = await loadState(ctx.store, labelAggregate, labelStream(access.labelId));
+  const profile = (label.exists ? label.print.outputProfile : undefined) ?? {
+    sha256: DEFAULT_PROFILE_SHA256,
+    description: DEFAULT_PROFILE_DESCRIPTION,
+  };
+  const names = templates.map((t) => projectMockupName(revision, t, request, profile.sha256));
   const found = await Promise.all(names.map((n) => ctx.images.get(cacheKey(projectId, n))));
   const missing = templates.filter((_, i) => !found[i]);
   if (missing.length > 0) {
-    const key = cacheKey(projectId, projectMockupName(revision, missing[0]!, request));
+    const key = cacheKey(projectId, names[templates.indexOf(missing[0]!)]!);
     let draw = drawing.get(key);
     if (!draw) {
       const owner = access.userRef
         ? `user:${access.labelId}:${access.userRef}`
         : `label:${access.labelId}`;
-      const printAreas = offering?.config.printAreas ?? [];
-      const made = { ...content, printAreas, revision };
+      const config = offering?.config;
+      const made = {
+        ...content,
+        printAreas: config?.printAreas ?? [],
+        printMethod: config?.printMethod ?? '',
+        printColors: config?.printColors ?? 4,
+        profile,
+        names: missing.map((t) => names[templates.indexOf(t)]!),
+      };
       draw = drawProjectMockups(ctx, owner, projectId, made, missing, request).finally(() =>
         drawing.delete(key),
       );
@@ -196,13 +217,13 @@ export async function projectMockups(
   for (const [i, t] of templates.entries()) {
     const bytes = found[i] ?? (await ctx.images.get(cacheKey(projectId, names[i]!)));
     if (!bytes) return { ready: false }; // removed meanwhile by the clean-up: drawn again next time
-    const photo = t.content.photo;
+    const { width, height } = await sharp(bytes).metadata();
     mockups.push({
       templateId: t.template_id,
       templateRevision: t.revision,
       format: request.format,
-      width: request.width,
-      height: Math.max(1, Math.round((photo.height * request.width) / photo.width)),
+      width: width ?? request.width,
+      height: height ?? 0,
       sha256: sha256(bytes),
       bytes: bytes.length,
       name: names[i]!,
@@ -216,13 +237,21 @@ async function drawProjectMockups(
   ctx: AppContext,
   owner: string,
   projectId: string,
-  project: { sku: string; design: Design; printAreas: PrintArea[]; revision: number },
+  project: {
+    sku: string;
+    design: Design;
+    printAreas: PrintArea[];
+    printMethod: string;
+    printColors: number;
+    profile: { sha256: string; description: string };
+    /** the cache names of the templates' mockups */
+    names: string[];
+  },
   templates: TemplateRow[],
   request: MockupRequest,
 ): Promise<void> {
-  const content = project;
   const srcs = new Set(
-    content.design.areas.flatMap((a) =>
+    project.design.areas.flatMap((a) =>
       a.layers.flatMap((l) => (l.type === 'image' ? [l.src] : [])),
     ),
   );
@@ -238,32 +267,33 @@ async function drawProjectMockups(
         item: {
           orderId: 'mockup',
           orderItemId: projectId,
-          sku: content.sku,
-          printMethod: '',
-          printColors: 4,
+          sku: project.sku,
+          printMethod: project.printMethod,
+          printColors: project.printColors,
           printAreas: project.printAreas,
-          design: content.design,
+          design: project.design,
           barcode: { format: 'code128', value: projectId },
           createdAt: new Date(0).toISOString(),
         },
         images,
-        inks: false,
+        profile:
+          project.profile.sha256 === DEFAULT_PROFILE_SHA256
+            ? undefined
+            : await loadOutputProfile(ctx.images, project.profile),
+        inks: ctx.inkMethods.includes(project.printMethod.toLowerCase()),
         cropMarks: false,
         maxInkCoverage: 400,
       },
     },
     templates: await Promise.all(
-      templates.map((t) => templateToDraw(ctx.images, t, content.design)),
+      templates.map((t) => templateToDraw(ctx.images, t, project.design)),
     ),
     width: request.width,
     format: request.format,
   };
   const drawn = await ctx.mockupDrawing.draw(owner, job);
-  for (const [i, t] of templates.entries())
-    await ctx.images.put(
-      cacheKey(projectId, projectMockupName(project.revision, t, request)),
-      drawn[i]!.bytes,
-    );
+  for (const [i, name] of project.names.entries())
+    await ctx.images.put(cacheKey(projectId, name), drawn[i]!.bytes);
 }
 
 /** A cached mockup of a project the asker may see; undefined when it is not drawn. */
@@ -277,7 +307,7 @@ export async function projectMockupImage(
   const m = PROJECT_MOCKUP_NAME.exec(name);
   const bytes = m ? await ctx.images.get(cacheKey(projectId, name)) : undefined;
   if (!m || !bytes) throw new DomainError('not_found', 'no such mockup', 'mockup_not_found');
-  return { bytes, contentType: m[5] === 'png' ? 'image/png' : 'image/jpeg' };
+  return { bytes, contentType: m[6] === 'png' ? 'image/png' : 'image/jpeg' };
 }
 
 // ---- after the sale: an order item's recorded mockups ----

@@ -134,7 +134,7 @@ export class ProcessPool {
       return Promise.reject(
         new DomainError(
           'rate_limited',
-          `${queue.length} images of yours are waiting to be checked already; send this one when they are done`,
+          `${queue.length} ${this.opts.name} jobs of yours are waiting already; send this one when they are done`,
           'too_many_jobs',
           { retryAfterSeconds: 5 },
         ),

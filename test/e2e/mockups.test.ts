@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -226,6 +227,20 @@ describe('mockups', () => {
     expect(redrawn.body.projectRevision).toBe(drawn.body.projectRevision + 1);
     expect(redrawn.body.mockups[0].url).not.toBe(m.url);
     expect(redrawn.body.mockups[0].sha256).toBe(m.sha256);
+    // the label prints with another output profile from now on: the mockup is drawn anew from that print file
+    const profile = await fetch(`${t.url}/api/print-settings/output-profile`, {
+      method: 'PUT',
+      headers: { 'x-api-key': shop.adminKey, 'content-type': 'application/vnd.iccprofile' },
+      body: readFileSync('/usr/share/color/icc/ghostscript/default_cmyk.icc'),
+    });
+    expect(profile.status).toBe(200);
+    const reprofiled = await drawn2(`/editor/projects/${redProject}/mockups`, editor(), {
+      templateId: 'tee-flat',
+      width: 800,
+    });
+    expect(reprofiled.body.mockups[0].url).not.toBe(redrawn.body.mockups[0].url);
+    const reset = await call('DELETE', '/api/print-settings/output-profile', admin());
+    expect(reset.status).toBe(200);
     // the admin key sees it too; the status URL answers the same
     const status = await call(
       'GET',

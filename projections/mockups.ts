@@ -4,10 +4,7 @@ import {
   type TemplateContent,
 } from '../src/domain/mockup-template/events.ts';
 import { orderEvents } from '../src/domain/order/events.ts';
-import { orderRefs } from './order-refs.ts';
 import type { Projection } from './projection.ts';
-
-const refOf = orderRefs('rm_mockup_orders');
 
 /**
  * Mockup templates as they are now (per label; matched to products by SKU or by base
@@ -15,7 +12,7 @@ const refOf = orderRefs('rm_mockup_orders');
  */
 export const mockupsProjection: Projection = {
   name: 'mockups',
-  tables: ['rm_mockup_templates', 'rm_order_mockups', 'rm_mockup_orders'],
+  tables: ['rm_mockup_templates', 'rm_order_mockups'],
   schema: `
     CREATE TABLE IF NOT EXISTS rm_mockup_templates (
       label_id        uuid NOT NULL,
@@ -28,13 +25,8 @@ export const mockupsProjection: Projection = {
       set_at          timestamptz NOT NULL,
       PRIMARY KEY (label_id, template_id)
     );
-    CREATE TABLE IF NOT EXISTS rm_mockup_orders (
-      stream_id text PRIMARY KEY,
-      ref       jsonb NOT NULL
-    );
     CREATE TABLE IF NOT EXISTS rm_order_mockups (
       label_id          uuid NOT NULL,
-      order_id          text NOT NULL,
       order_item_id     uuid NOT NULL,
       template_id       text COLLATE "C" NOT NULL,
       template_revision integer NOT NULL,
@@ -48,7 +40,7 @@ export const mockupsProjection: Projection = {
       rendered_at       timestamptz NOT NULL,
       PRIMARY KEY (order_item_id, sha256)
     );`,
-  handles: new Set([...mockupTemplateEvents.types, 'OrderReceived', 'MockupRendered']),
+  handles: new Set([...mockupTemplateEvents.types, 'MockupRendered']),
   async apply(tx, events) {
     for (const stored of events) {
       if (mockupTemplateEvents.has(stored.type)) {
@@ -84,16 +76,14 @@ export const mockupsProjection: Projection = {
         continue;
       }
       const e = orderEvents.deserialize(stored);
-      const ref = await refOf(tx, stored, e);
-      if (e.type !== 'MockupRendered' || !ref) continue;
+      if (e.type !== 'MockupRendered') continue;
       const d = e.data;
       await tx.query(
-        `INSERT INTO rm_order_mockups (label_id, order_id, order_item_id, template_id, template_revision,
+        `INSERT INTO rm_order_mockups (label_id, order_item_id, template_id, template_revision,
            print_file_sha256, storage_key, sha256, bytes, format, width, height, rendered_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT DO NOTHING`,
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING`,
         [
-          ref.labelId,
-          ref.orderId,
+          d.labelId,
           d.orderItemId,
           d.templateId,
           d.templateRevision,

@@ -57,6 +57,7 @@ export function mockupsReactor(deps: MockupReactorDeps): Reactor {
         .map((t) => ({
           t,
           mockup: {
+            labelId: order.labelId,
             orderItemId: e.data.orderItemId,
             templateId: t.template_id,
             templateRevision: t.revision,

@@ -162,6 +162,7 @@ export const SAMPLE_ORDER_EVENTS: Record<string, Record<string, unknown>> = {
     unbatchedAt: SAMPLE_AT,
   },
   MockupRendered: {
+    labelId: '33333333-3333-4333-8333-333333333333',
     orderItemId: SAMPLE_ITEM,
     templateId: 'tee-front',
     templateRevision: 2,

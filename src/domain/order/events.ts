@@ -397,6 +397,8 @@ export const MockupRendered = defineEvent(
   'MockupRendered',
   1,
   z.object({
+    /** the order's label (also in its stream's name): read models of mockups need no order refs */
+    labelId: z.uuid(),
     orderItemId: z.uuid(),
     templateId: z.string(),
     templateRevision: z.number().int(),

@@ -85,6 +85,7 @@ describe('order decider', () => {
 
   it('records a mockup once per print file, template revision and size; an unknown item is not found', () => {
     const mockup = {
+      labelId,
       orderItemId: a.orderItemId,
       templateId: 'mug-front',
       templateRevision: 1,

@@ -126,7 +126,7 @@ function runner(inp: Inputs, kind: Case, format: 'jpeg' | 'png'): () => Promise<
     return (
       format === 'png'
         ? image.png({ compressionLevel: 6, adaptiveFiltering: false })
-        : image.jpeg({ quality: 90 })
+        : image.jpeg({ quality: 90, optimiseCoding: false })
     ).toBuffer();
   };
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { derivedIds, handleCommand, readState } from '../app/command-handler.ts';
-import { loadImage } from '../app/images.ts';
+import { designImages } from '../app/images.ts';
 import { loadOutputProfile } from '../app/print-settings.ts';
 import {
   type ItemState,
@@ -37,14 +37,6 @@ async function render(
 ): Promise<RenderedFile> {
   const i = item.item;
   const { print } = order;
-  const srcs = new Set(
-    i.design.areas.flatMap((a) => a.layers.flatMap((l) => (l.type === 'image' ? [l.src] : []))),
-  );
-  const images: RenderJob['images'] = [];
-  for (const src of srcs) {
-    const image = await loadImage(deps.images, src);
-    if (image) images.push([src, image]);
-  }
   const profile =
     print.renderer === 1 ? undefined : await loadOutputProfile(deps.images, print.outputProfile);
   const job: RenderJob = {
@@ -60,7 +52,7 @@ async function render(
       barcode,
       createdAt: order.receivedAt,
     },
-    images,
+    images: await designImages(deps.images, i.design),
     profile:
       profile && profile.sha256 !== DEFAULT_PROFILE_SHA256
         ? { sha256: profile.sha256, description: profile.description, bytes: profile.bytes }

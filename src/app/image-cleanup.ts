@@ -72,7 +72,9 @@ async function removeStaleMockups(deps: ImageCleanupDeps, since: Date) {
     const m = PROJECT_MOCKUP.exec(key);
     if (!m) continue;
     const holder = projectStream(m[1]!);
-    byProject.set(holder, [...(byProject.get(holder) ?? []), { key, revision: Number(m[2]) }]);
+    const files = byProject.get(holder) ?? [];
+    files.push({ key, revision: Number(m[2]) });
+    byProject.set(holder, files);
   }
   const live = await liveProjects(deps.pool, [...byProject.keys()]);
   let removed = 0;

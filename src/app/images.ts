@@ -27,18 +27,19 @@ async function mapImages(design: Design, f: (src: string) => Promise<string>): P
   };
 }
 
-/** An image into the store under its content's sha256. */
-export const storeImage = (images: FileStorage, sha256: string, bytes: Buffer) =>
-  images.put(key(sha256), bytes);
+/** An image into the store under its content's sha256, which it answers. */
+export async function storeImage(images: FileStorage, bytes: Buffer): Promise<string> {
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  await images.put(key(sha256), bytes);
+  return sha256;
+}
 
 /** Data URLs into the store, references into the design. */
 export function storeDesignImages(images: FileStorage, design: Design): Promise<Design> {
   return mapImages(design, async (src) => {
     const parsed = parseDataUrl(src);
     if (!parsed) return src;
-    const sha256 = createHash('sha256').update(parsed.bytes).digest('hex');
-    await storeImage(images, sha256, parsed.bytes);
-    return imageRef(parsed.type, sha256);
+    return imageRef(parsed.type, await storeImage(images, parsed.bytes));
   });
 }
 
@@ -50,6 +51,22 @@ export async function loadImage(images: FileStorage, src: string): Promise<Image
   if (!ref) return undefined;
   const bytes = await images.get(key(ref.sha256));
   return bytes && { type: ref.type, bytes };
+}
+
+/** The images a design shows, by their `src`, as a render job carries them; a missing one is left out. */
+export async function designImages(
+  images: FileStorage,
+  design: Design,
+): Promise<[string, Image][]> {
+  const srcs = new Set(
+    design.areas.flatMap((a) => a.layers.flatMap((l) => (l.type === 'image' ? [l.src] : []))),
+  );
+  const found: [string, Image][] = [];
+  for (const src of srcs) {
+    const image = await loadImage(images, src);
+    if (image) found.push([src, image]);
+  }
+  return found;
 }
 
 /** References back into data URLs, for clients. */

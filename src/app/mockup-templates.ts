@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { findTemplate, listTemplates, type TemplateRow } from '#projections/mockups';
 import { configurationsMatching } from '#projections/offerings';
@@ -141,9 +140,7 @@ export async function putTemplate(
     masks.push(mask);
   }
   const stored = async (image: { type: string; bytes: Buffer }) => {
-    const sha256 = createHash('sha256').update(image.bytes).digest('hex');
-    await storeImage(ctx.images, sha256, image.bytes);
-    return { sha256, type: image.type };
+    return { sha256: await storeImage(ctx.images, image.bytes), type: image.type };
   };
   const content: TemplateContent = {
     match: input.match,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type pg from 'pg';
 import sharp from 'sharp';
 import {
   findOrderItemMockup,
@@ -19,12 +20,11 @@ import { DomainError } from '../domain/shared/decider.ts';
 import type { MockupFormat, MockupJob, TemplateToDraw } from '../mockup/draw.ts';
 import { JobCrashedError, JobDeadlineError } from '../print/process-pool.ts';
 import { DEFAULT_PROFILE_DESCRIPTION, DEFAULT_PROFILE_SHA256 } from '../print/profiles.ts';
-import type { RenderJob } from '../print/render-job.ts';
 import type { FileStorage } from '../storage/port.ts';
 import { mockupPath } from '../webhooks/messages.ts';
 import { loadState, readState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
-import { loadImage } from './images.ts';
+import { designImages, loadImage } from './images.ts';
 import { loadOutputProfile } from './print-settings.ts';
 
 export const MAX_MOCKUP_WIDTH = 3000;
@@ -69,6 +69,21 @@ export async function templateToDraw(
   }
   const { width, height } = t.content.photo;
   return { photo: { ...(await load(t.content.photo)), width, height }, areas };
+}
+
+/** A label's templates for a product (by its SKU, base SKU and colour), with its configuration. */
+export async function productTemplates(
+  pool: pg.Pool,
+  labelId: string,
+  product: { supplier: string; sku: string },
+) {
+  const offering = await findOffering(pool, product.supplier, product.sku);
+  const templates = await templatesFor(pool, labelId, {
+    sku: product.sku,
+    baseSKU: offering?.config.baseSKU ?? '',
+    productColor: offering?.config.productColor ?? '',
+  });
+  return { offering, templates };
 }
 
 /** A failed drawing as the client hears of it: the work took too long, try again later. */
@@ -129,7 +144,7 @@ async function accessibleProject(ctx: AppContext, access: ProjectAccess, project
     (access.userRef !== undefined && state.userRef !== access.userRef)
   )
     throw projectNotFound();
-  return { state, revision: Number(stored[stored.length - 1]!.revision) + 1 };
+  return { content: state.content, revision: Number(stored[stored.length - 1]!.revision) + 1 };
 }
 
 /** Drawings under way in this process, by the cache key of their first mockup. */
@@ -148,16 +163,13 @@ export async function projectMockups(
   request: MockupRequest,
   waitMs: number,
 ): Promise<{ ready: true; revision: number; mockups: ProjectMockup[] } | { ready: false }> {
-  const { state, revision } = await accessibleProject(ctx, access, projectId);
-  if (state.status !== 'active') throw projectNotFound();
-  const { content } = state;
-  const offering = await findOffering(ctx.pool, content.supplier, content.sku);
-  const product = {
-    sku: content.sku,
-    baseSKU: offering?.config.baseSKU ?? '',
-    productColor: offering?.config.productColor ?? '',
-  };
-  const templates = (await templatesFor(ctx.pool, access.labelId, product)).filter(
+  const { content, revision } = await accessibleProject(ctx, access, projectId);
+  const { offering, templates: matching } = await productTemplates(
+    ctx.pool,
+    access.labelId,
+    content,
+  );
+  const templates = matching.filter(
     (t) => request.templateId === undefined || t.template_id === request.templateId,
   );
   if (templates.length === 0)
@@ -250,16 +262,6 @@ async function drawProjectMockups(
   templates: TemplateRow[],
   request: MockupRequest,
 ): Promise<void> {
-  const srcs = new Set(
-    project.design.areas.flatMap((a) =>
-      a.layers.flatMap((l) => (l.type === 'image' ? [l.src] : [])),
-    ),
-  );
-  const images: RenderJob['images'] = [];
-  for (const src of srcs) {
-    const image = await loadImage(ctx.images, src);
-    if (image) images.push([src, image]);
-  }
   const job: MockupJob = {
     source: {
       render: {
@@ -275,7 +277,7 @@ async function drawProjectMockups(
           barcode: { format: 'code128', value: projectId },
           createdAt: new Date(0).toISOString(),
         },
-        images,
+        images: await designImages(ctx.images, project.design),
         profile:
           project.profile.sha256 === DEFAULT_PROFILE_SHA256
             ? undefined

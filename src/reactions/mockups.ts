@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { templatesFor } from '#projections/mockups';
-import { findOffering } from '#projections/offerings';
 import { derivedIds, handleCommand, readState } from '../app/command-handler.ts';
-import { templateToDraw } from '../app/mockups.ts';
+import { productTemplates, templateToDraw } from '../app/mockups.ts';
 import { templateImages } from '../domain/mockup-template/events.ts';
 import { mockupKey, orderAggregate } from '../domain/order/decider.ts';
 import { orderEvents } from '../domain/order/events.ts';
@@ -47,12 +45,7 @@ export function mockupsReactor(deps: MockupReactorDeps): Reactor {
       const item = order.items.get(e.data.orderItemId);
       // a print file made over since is drawn when its own event comes
       if (!item || item.files[item.files.length - 1]?.sha256 !== e.data.sha256) return;
-      const offering = await findOffering(deps.pool, item.item.supplier, item.item.sku);
-      const templates = await templatesFor(deps.pool, order.labelId, {
-        sku: item.item.sku,
-        baseSKU: offering?.config.baseSKU ?? '',
-        productColor: offering?.config.productColor ?? '',
-      });
+      const { templates } = await productTemplates(deps.pool, order.labelId, item.item);
       const todo = templates
         .map((t) => ({
           t,

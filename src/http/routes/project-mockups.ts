@@ -9,6 +9,7 @@ import {
   projectMockups,
 } from '../../app/mockups.ts';
 import type { HttpDeps } from '../deps.ts';
+import { sendImage } from '../image-reply.ts';
 import { responseHeaders } from '../openapi/document.ts';
 import { idParams, problems } from '../schemas/common.ts';
 import {
@@ -136,10 +137,7 @@ export const projectMockupRoutes: FastifyPluginAsyncZod<{
         request.params.id,
         request.params.name,
       );
-      return reply
-        .type(image.contentType)
-        .header('cache-control', 'private, max-age=31536000, immutable')
-        .send(image.bytes as never); // a Buffer goes out as it is
+      return sendImage(reply, image.contentType, image.bytes);
     },
   );
 };

@@ -16,6 +16,7 @@ import { orderIdSchema, PRODUCTION_STAGES } from '../../../domain/order/events.t
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { workflowIds } from '../../../temporal/contract.ts';
 import type { HttpDeps } from '../../deps.ts';
+import { sendImage } from '../../image-reply.ts';
 import { sendPrintFile } from '../../print-file-reply.ts';
 import { toOrderPage } from '../../schemas/order-list.ts';
 import {
@@ -132,10 +133,7 @@ export const opsReadPages: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (ap
     async (request, reply) => {
       const { labelId, batchId, n } = request.params;
       const png = await sheetPreview(deps.app, labelScope(sessionOf(request), labelId), batchId, n);
-      return reply
-        .type('image/png')
-        .header('cache-control', 'private, max-age=31536000, immutable')
-        .send(png as never);
+      return sendImage(reply, 'image/png', png);
     },
   );
 
@@ -295,10 +293,7 @@ export const opsReadPages: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (ap
         orderItemId,
         sha,
       );
-      return reply
-        .type(image.contentType)
-        .header('cache-control', 'private, max-age=31536000, immutable')
-        .send(image.bytes as never);
+      return sendImage(reply, image.contentType, image.bytes);
     },
   );
 
@@ -319,10 +314,7 @@ export const opsReadPages: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (ap
         sha,
         page,
       );
-      return reply
-        .type('image/png')
-        .header('cache-control', 'private, max-age=31536000, immutable')
-        .send(png as never);
+      return sendImage(reply, 'image/png', png);
     },
   );
 

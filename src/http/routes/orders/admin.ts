@@ -10,6 +10,7 @@ import { barcodeInputSchema } from '../../../domain/order/barcode.ts';
 import { orderIdSchema } from '../../../domain/order/events.ts';
 import { metadataOf, principalOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
+import { sendImage } from '../../image-reply.ts';
 import { responseHeaders } from '../../openapi/document.ts';
 import { sendPrintFile } from '../../print-file-reply.ts';
 import { apiKeySecurity, idParams, problems, sha256Hex } from '../../schemas/common.ts';
@@ -140,10 +141,7 @@ export const orderAdminRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
         request.params.id,
         request.params.sha256,
       );
-      return reply
-        .type(image.contentType)
-        .header('cache-control', 'private, max-age=31536000, immutable')
-        .send(image.bytes as never); // a Buffer goes out as it is
+      return sendImage(reply, image.contentType, image.bytes);
     },
   );
 
@@ -174,10 +172,7 @@ export const orderAdminRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
         request.query.sha256,
         request.query.page,
       );
-      return reply
-        .type('image/png')
-        .header('cache-control', 'private, max-age=31536000, immutable')
-        .send(png as never); // a Buffer goes out as it is
+      return sendImage(reply, 'image/png', png);
     },
   );
 

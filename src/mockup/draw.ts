@@ -3,6 +3,7 @@ import { PDFDocument, PDFName, PDFRawStream, PDFRef } from 'pdf-lib';
 import sharp from 'sharp';
 import { openPdf } from '../print/preview.ts';
 import { type RenderJob, renderPdf } from '../print/render-job.ts';
+import { drawnImageSizes } from './drawn-sizes.ts';
 import { type Quad, quadSpan, scaleQuad } from './quad.ts';
 import { type Blend, type Rgb, type Rgba, warpInto } from './warp.ts';
 
@@ -69,6 +70,16 @@ function decode(image: ImageBytes, width: number, channels: 1 | 3) {
   return found;
 }
 
+type Box = { x: number; y: number; width: number; height: number };
+
+/** Pixels per point a page's trim box is drawn at to fill a quad of `span` px. */
+function artworkScale(trim: Box, span: { across: number; down: number }): number {
+  return Math.min(
+    Math.max(span.across / trim.width, span.down / trim.height, 1 / 72),
+    MAX_ARTWORK_PX / Math.max(trim.width, trim.height),
+  );
+}
+
 /**
  * The artwork of a page's trim box (the print area, without bleed and slug), drawn by
  * pdf.js from the print file itself at `across` x `down` px or a little more, with
@@ -76,16 +87,13 @@ function decode(image: ImageBytes, width: number, channels: 1 | 3) {
  */
 async function artworkOf(
   pdf: Awaited<ReturnType<typeof openPdf>>,
-  trim: { x: number; y: number; width: number; height: number },
+  trim: Box,
   page: number,
   span: { across: number; down: number },
 ): Promise<Rgba> {
   const p = await pdf.getPage(page + 1);
   const [vx, , , vy2] = p.view as [number, number, number, number];
-  const scale = Math.min(
-    Math.max(span.across / trim.width, span.down / trim.height, 1 / 72),
-    MAX_ARTWORK_PX / Math.max(trim.width, trim.height),
-  );
+  const scale = artworkScale(trim, span);
   const viewport = p.getViewport({
     scale,
     offsetX: -(trim.x - vx) * scale,
@@ -107,50 +115,83 @@ async function artworkOf(
   return { width, height, data: new Uint8Array(pixels.buffer, pixels.byteOffset, pixels.length) };
 }
 
-/**
- * A JPEG's samples as sRGB. CMYK ones (the print file's photos) are converted by the
- * plain formula R = (1 - C)(1 - K) and so on, not through the output profile: for a
- * picture on a screen that is close enough, and three times faster than the ICC
- * transform of a 2 MP image (150 ms against 50).
- */
-async function rgbOf(jpeg: Uint8Array) {
-  const image = sharp(jpeg);
-  const { space } = await image.metadata();
-  if (space !== 'cmyk')
-    return image.toColourspace('srgb').removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  const { data: cmyk, info } = await image
-    .pipelineColourspace('cmyk')
-    .toColourspace('cmyk')
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  const pixels = info.width * info.height;
-  const data = Buffer.allocUnsafe(pixels * 3);
-  // x / 255 rounded, in integers: (x + 128 + ((x + 128) >> 8)) >> 8
-  const over255 = (x: number) => (x + 128 + ((x + 128) >> 8)) >> 8;
-  for (let i = 0, o = 0; i < pixels * 4; i += 4, o += 3) {
-    const white = 255 - cmyk[i + 3]!;
-    data[o] = over255((255 - cmyk[i]!) * white);
-    data[o + 1] = over255((255 - cmyk[i + 1]!) * white);
-    data[o + 2] = over255((255 - cmyk[i + 2]!) * white);
+/** (255 - c)(255 - k) / 255 rounded, at [k << 8 | c]: CMYK to RGB by three look-ups a pixel. */
+let underBlack: Uint8Array | undefined;
+function cmykTable(): Uint8Array {
+  if (!underBlack) {
+    underBlack = new Uint8Array(65536);
+    for (let k = 0; k < 256; k++)
+      for (let c = 0; c < 256; c++)
+        underBlack[(k << 8) | c] = Math.round(((255 - c) * (255 - k)) / 255);
   }
-  return { data, info: { width: info.width, height: info.height } };
+  return underBlack;
+}
+
+/** A JPEG image of the print file, and the size the mockups need its samples at. */
+interface PhotoToDecode {
+  ref: PDFRef;
+  jpeg: Uint8Array;
+  cmyk: boolean;
+  width: number;
+  height: number;
+  smask: PDFRef | undefined;
 }
 
 /**
- * The print file with its JPEG images decoded by libvips into plain sRGB samples: pdf.js
- * decodes JPEGs and converts CMYK in JavaScript, five times slower than the rest of the
- * page together. The page is otherwise as printed (vectors, text, clips, soft masks).
- * The new images are an incremental update appended to the file (new objects under the
- * old numbers, an xref section for them): the file's megabytes are not written again.
+ * Writes a JPEG's samples as sRGB at `into` (width x height x 3 bytes), resized there
+ * by libvips when the mockups need fewer. CMYK ones (the print file's photos) are
+ * converted by the plain formula R = (1 - C)(1 - K) and so on, not through the output
+ * profile: for a picture on a screen that is close enough, and three times faster than
+ * the ICC transform of a 2 MP image (150 ms against 50).
  */
-async function withDecodedPhotos(file: Buffer, doc: PDFDocument): Promise<Uint8Array> {
-  const parts: Buffer[] = [file];
-  let at = file.length;
-  const add = (b: Buffer) => {
-    parts.push(b);
-    at += b.length;
-  };
-  const xref: string[] = [];
+async function decodeInto(photo: PhotoToDecode, into: Uint8Array) {
+  let image = sharp(photo.jpeg);
+  if (photo.cmyk) image = image.pipelineColourspace('cmyk');
+  image = image.resize(photo.width, photo.height, { fit: 'fill' });
+  const { data, info } = await (photo.cmyk
+    ? image.toColourspace('cmyk')
+    : image.toColourspace('srgb').removeAlpha()
+  )
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const pixels = photo.width * photo.height;
+  if (
+    info.width !== photo.width ||
+    info.height !== photo.height ||
+    info.channels !== (photo.cmyk ? 4 : 3)
+  )
+    throw new Error(
+      `a print file image decoded as ${info.width} x ${info.height} x ${info.channels}`,
+    );
+  if (!photo.cmyk) {
+    into.set(data);
+    return;
+  }
+  const table = cmykTable();
+  for (let i = 0, o = 0; o < pixels * 3; i += 4, o += 3) {
+    const k = data[i + 3]! << 8;
+    into[o] = table[k | data[i]!]!;
+    into[o + 1] = table[k | data[i + 1]!]!;
+    into[o + 2] = table[k | data[i + 2]!]!;
+  }
+}
+
+/**
+ * The print file with its JPEG images decoded by libvips into plain sRGB samples, each
+ * at the largest size a mockup shows it (`scale`, px per pt, the most any page is drawn
+ * at) or its own, whichever is less: pdf.js decodes JPEGs and converts CMYK in
+ * JavaScript, five times slower than the rest of the page together. The page is
+ * otherwise as printed (vectors, text, clips, soft masks). The new images are an
+ * incremental update appended to the file (new objects under the old numbers, an xref
+ * section for them), written straight into one buffer that pdf.js then owns.
+ */
+async function withDecodedPhotos(
+  file: Buffer,
+  doc: PDFDocument,
+  scale: number,
+): Promise<Uint8Array> {
+  const drawn = drawnImageSizes(doc);
+  const photos: PhotoToDecode[] = [];
   for (const [ref, object] of doc.context.enumerateIndirectObjects()) {
     if (!(object instanceof PDFRawStream)) continue;
     const dict = object.dict;
@@ -159,34 +200,63 @@ async function withDecodedPhotos(file: Buffer, doc: PDFDocument): Promise<Uint8A
       dict.get(PDFName.of('Filter')) !== PDFName.of('DCTDecode')
     )
       continue;
-    const { data, info } = await rgbOf(object.contents);
+    const meta = await sharp(object.contents).metadata();
+    let { width = 0, height = 0 } = meta;
+    const size = drawn.get(ref.objectNumber);
+    const shown = size ? Math.max((size.width * scale) / width, (size.height * scale) / height) : 1;
+    if (shown < 1) {
+      width = Math.max(1, Math.ceil(width * shown));
+      height = Math.max(1, Math.ceil(height * shown));
+    }
     const smask = dict.get(PDFName.of('SMask'));
-    add(Buffer.from('\n'));
-    xref.push(
-      `${ref.objectNumber} 1\n${String(at).padStart(10, '0')} ${String(ref.generationNumber).padStart(5, '0')} n \n`,
-    );
-    add(
-      Buffer.from(
-        `${ref.objectNumber} ${ref.generationNumber} obj\n<< /Type /XObject /Subtype /Image /Width ${info.width} /Height ${info.height} /ColorSpace /DeviceRGB /BitsPerComponent 8 ${smask instanceof PDFRef ? `/SMask ${smask.objectNumber} ${smask.generationNumber} R ` : ''}/Length ${data.length} >>\nstream\n`,
-        'latin1',
-      ),
-    );
-    add(data);
-    add(Buffer.from('\nendstream\nendobj\n'));
+    photos.push({
+      ref,
+      jpeg: object.contents,
+      cmyk: meta.space === 'cmyk',
+      width,
+      height,
+      smask: smask instanceof PDFRef ? smask : undefined,
+    });
   }
-  if (xref.length === 0) return file;
   const { Root } = doc.context.trailerInfo;
   const tail = file.subarray(Math.max(0, file.length - 1024)).toString('latin1');
   const previous = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(tail)?.[1];
-  if (!Root || previous === undefined) return file; // not a file to update: pdf.js decodes as it is
-  const xrefAt = at;
-  add(
+  // not a file to update: pdf.js decodes as it is
+  if (photos.length === 0 || !Root || previous === undefined) return new Uint8Array(file);
+  const heads = photos.map((p) =>
     Buffer.from(
-      `xref\n${xref.join('')}trailer\n<< /Size ${doc.context.largestObjectNumber + 1} /Root ${Root.toString()} /Prev ${previous} >>\nstartxref\n${xrefAt}\n%%EOF\n`,
+      `\n${p.ref.objectNumber} ${p.ref.generationNumber} obj\n<< /Type /XObject /Subtype /Image /Width ${p.width} /Height ${p.height} /ColorSpace /DeviceRGB /BitsPerComponent 8 ${p.smask ? `/SMask ${p.smask.objectNumber} ${p.smask.generationNumber} R ` : ''}/Length ${p.width * p.height * 3} >>\nstream\n`,
       'latin1',
     ),
   );
-  return Buffer.concat(parts);
+  const foot = Buffer.from('\nendstream\nendobj\n', 'latin1');
+  let at = file.length;
+  const offsets = photos.map((p, i) => {
+    const offset = at;
+    at += heads[i]!.length + p.width * p.height * 3 + foot.length;
+    return offset;
+  });
+  const xref = photos
+    .map(
+      (p, i) =>
+        `${p.ref.objectNumber} 1\n${String(offsets[i]! + 1).padStart(10, '0')} ${String(p.ref.generationNumber).padStart(5, '0')} n \n`,
+    )
+    .join('');
+  const trailer = Buffer.from(
+    `xref\n${xref}trailer\n<< /Size ${doc.context.largestObjectNumber + 1} /Root ${Root.toString()} /Prev ${previous} >>\nstartxref\n${at}\n%%EOF\n`,
+    'latin1',
+  );
+  const out = Buffer.allocUnsafe(at + trailer.length);
+  file.copy(out, 0);
+  for (const [i, p] of photos.entries()) {
+    const head = heads[i]!;
+    head.copy(out, offsets[i]!);
+    const samples = offsets[i]! + head.length;
+    await decodeInto(p, out.subarray(samples, samples + p.width * p.height * 3));
+    foot.copy(out, samples + p.width * p.height * 3);
+  }
+  trailer.copy(out, at);
+  return new Uint8Array(out.buffer, out.byteOffset, out.length);
 }
 
 /**
@@ -239,7 +309,17 @@ export async function drawMockups(job: MockupJob): Promise<DrawnMockup[]> {
   );
   const parsed = await PDFDocument.load(printFile, { updateMetadata: false });
   const trims = parsed.getPages().map((p) => p.getTrimBox());
-  const doc = await openPdf(await withDecodedPhotos(printFile, parsed));
+  // the most pixels per point any page is drawn at for these templates
+  let scale = 0;
+  for (const template of job.templates) {
+    const sx = job.width / template.photo.width;
+    for (const area of template.areas) {
+      const trim = trims[area.page];
+      if (trim)
+        scale = Math.max(scale, artworkScale(trim, quadSpan(scaleQuad(area.corners, sx, sx))));
+    }
+  }
+  const doc = await openPdf(await withDecodedPhotos(printFile, parsed, scale), { owned: true });
   try {
     const drawn: DrawnMockup[] = [];
     for (const template of job.templates) {

@@ -55,49 +55,80 @@ export function warpInto(photo: Rgb, art: Rgba, quad: Quad, blend: Blend, mask?:
     let w = g * (from + 0.5) + h * py + 1;
     for (let x = from; x < to; x++, nu += a, nv += d, w += g) {
       // the artwork's pixel grid has its centres at .5: sample around (u - .5, v - .5)
-      const u = nu / w - 0.5;
-      const v = nv / w - 0.5;
+      const iw = 1 / w;
+      const u = nu * iw - 0.5;
+      const v = nv * iw - 0.5;
       if (u <= -1 || v <= -1 || u >= aw || v >= ah) continue;
-      const ui = Math.floor(u);
-      const vi = Math.floor(v);
+      // u, v > -1: truncating u + 1 floors u
+      const ui = ((u + 1) | 0) - 1;
+      const vi = ((v + 1) | 0) - 1;
+      const o = (y * W + x) * 3;
+      if (ui >= 0 && vi >= 0 && ui + 1 < aw && vi + 1 < ah) {
+        const i = vi * rowBytes + ui * 4;
+        const j = i + rowBytes;
+        if (!mask && (src[i + 3]! & src[i + 7]! & src[j + 3]! & src[j + 7]!) === 255) {
+          // opaque artwork, no mask (most of a design): the four weights in 1/65,536ths,
+          // integer sums; x * c / 255 rounded is (t + (t >> 8)) >> 8 with t = x * c + 128
+          const fx = ((u - ui) * 256 + 0.5) | 0;
+          const fy = ((v - vi) * 256 + 0.5) | 0;
+          const w00 = (256 - fx) * (256 - fy);
+          const w10 = fx * (256 - fy);
+          const w01 = (256 - fx) * fy;
+          const w11 = fx * fy;
+          const r =
+            (w00 * src[i]! + w10 * src[i + 4]! + w01 * src[j]! + w11 * src[j + 4]! + 32768) >> 16;
+          const gr =
+            (w00 * src[i + 1]! +
+              w10 * src[i + 5]! +
+              w01 * src[j + 1]! +
+              w11 * src[j + 5]! +
+              32768) >>
+            16;
+          const bl =
+            (w00 * src[i + 2]! +
+              w10 * src[i + 6]! +
+              w01 * src[j + 2]! +
+              w11 * src[j + 6]! +
+              32768) >>
+            16;
+          if (multiply) {
+            const tr = out[o]! * r + 128;
+            const tg = out[o + 1]! * gr + 128;
+            const tb = out[o + 2]! * bl + 128;
+            out[o] = (tr + (tr >> 8)) >> 8;
+            out[o + 1] = (tg + (tg >> 8)) >> 8;
+            out[o + 2] = (tb + (tb >> 8)) >> 8;
+          } else {
+            out[o] = r;
+            out[o + 1] = gr;
+            out[o + 2] = bl;
+          }
+          continue;
+        }
+      }
       const fu = u - ui;
       const fv = v - vi;
+      // over premultiplied alpha; neighbours off the artwork (at its rim) are transparent
       let pa = 0;
       let pr = 0;
       let pg = 0;
       let pb = 0;
-      if (ui >= 0 && vi >= 0 && ui + 1 < aw && vi + 1 < ah) {
-        // inside the artwork: all four neighbours, without the checks below
-        const i = vi * rowBytes + ui * 4;
-        const j = i + rowBytes;
-        const w00 = ((1 - fu) * (1 - fv) * src[i + 3]!) / 255;
-        const w10 = (fu * (1 - fv) * src[i + 7]!) / 255;
-        const w01 = ((1 - fu) * fv * src[j + 3]!) / 255;
-        const w11 = (fu * fv * src[j + 7]!) / 255;
-        pa = w00 + w10 + w01 + w11;
-        pr = w00 * src[i]! + w10 * src[i + 4]! + w01 * src[j]! + w11 * src[j + 4]!;
-        pg = w00 * src[i + 1]! + w10 * src[i + 5]! + w01 * src[j + 1]! + w11 * src[j + 5]!;
-        pb = w00 * src[i + 2]! + w10 * src[i + 6]! + w01 * src[j + 2]! + w11 * src[j + 6]!;
-      } else {
-        // at its rim: the neighbours off the artwork are transparent
-        for (let k = 0; k < 4; k++) {
-          const tx = ui + (k & 1);
-          const ty = vi + (k >> 1);
-          if (tx < 0 || ty < 0 || tx >= aw || ty >= ah) continue;
-          const i = ty * rowBytes + tx * 4;
-          const weight = ((k & 1) === 1 ? fu : 1 - fu) * (k >> 1 === 1 ? fv : 1 - fv);
-          const alpha = (weight * src[i + 3]!) / 255;
-          pa += alpha;
-          pr += alpha * src[i]!;
-          pg += alpha * src[i + 1]!;
-          pb += alpha * src[i + 2]!;
-        }
+      for (let k = 0; k < 4; k++) {
+        const tx = ui + (k & 1);
+        const ty = vi + (k >> 1);
+        if (tx < 0 || ty < 0 || tx >= aw || ty >= ah) continue;
+        const i = ty * rowBytes + tx * 4;
+        const weight = ((k & 1) === 1 ? fu : 1 - fu) * (k >> 1 === 1 ? fv : 1 - fv);
+        const alpha = (weight * src[i + 3]!) / 255;
+        pa += alpha;
+        pr += alpha * src[i]!;
+        pg += alpha * src[i + 1]!;
+        pb += alpha * src[i + 2]!;
       }
       if (pa === 0) continue;
       const m = mask ? mask[y * W + x]! / 255 : 1;
       if (m === 0) continue;
       const keep = 1 - pa * m;
-      const o = (y * W + x) * 3;
       if (multiply) {
         out[o] = out[o]! * ((pr * m) / 255 + keep);
         out[o + 1] = out[o + 1]! * ((pg * m) / 255 + keep);

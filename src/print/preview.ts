@@ -8,19 +8,40 @@ import { createCanvas } from '@napi-rs/canvas';
 const PREVIEW_PX = 600;
 
 type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
-let pdfjs: Promise<PdfJs> | undefined;
-// loaded on first use: the API role never renders, and pdf.js is large
-const loadPdfJs = () => {
-  pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs');
+let pdfjs: PdfJs | undefined;
+/**
+ * pdf.js, loaded on first use (the API role never renders, and pdf.js is large). Under
+ * tsx (tests, `npm start`) an import of it is rewritten with an inline source map, and
+ * Node, its source maps on for the TypeScript, also reads the map each module names and
+ * keeps all of it: pdf.js's two modules then take 45 MB of heap instead of 12, which
+ * every full garbage collection marks again (a mockup took two of them, 30 ms). So it is
+ * required (Node 20.19 and later require ES modules without a flag) with the maps off.
+ * Its "worker" runs in this thread; required here, it is loaded the same way.
+ */
+const loadPdfJs = (): PdfJs => {
+  if (!pdfjs) {
+    const require = createRequire(import.meta.url);
+    const maps = process.sourceMapsEnabled;
+    process.setSourceMapsEnabled(false);
+    try {
+      (
+        globalThis as { pdfjsWorker?: unknown }
+      ).pdfjsWorker = require('pdfjs-dist/legacy/build/pdf.worker.mjs');
+      pdfjs = require('pdfjs-dist/legacy/build/pdf.mjs') as PdfJs;
+    } finally {
+      process.setSourceMapsEnabled(maps);
+    }
+  }
   return pdfjs;
 };
 
 /** A PDF opened by pdf.js as the print files are drawn: fonts as paths, no system fonts. */
-export async function openPdf(pdf: Uint8Array) {
-  const { getDocument } = await loadPdfJs();
+export async function openPdf(pdf: Uint8Array, { owned = false } = {}) {
+  const { getDocument } = loadPdfJs();
   return getDocument({
-    // pdf.js takes ownership of (detaches) the buffer it is given
-    data: new Uint8Array(pdf),
+    // pdf.js takes ownership of (detaches) the buffer it is given: a copy, unless the
+    // caller hands over one of its own
+    data: owned ? pdf : new Uint8Array(pdf),
     disableFontFace: true,
     useSystemFonts: false,
     isEvalSupported: false,

@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import type { http } from '../scripts/lib/demo-catalog.ts';
 import { renderPrintFile } from '../src/print/pdf.ts';
 import { FilesystemStorage } from '../src/storage/filesystem.ts';
 import { type S3Location, S3Storage } from '../src/storage/s3.ts';
@@ -26,6 +27,62 @@ const PARALLEL = 2; // the machine's cores: raw renders run two at a time, like 
 
 const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+
+type Call = ReturnType<typeof http>;
+
+/** ORDERS notifications at once, watched through one order-list request every 250 ms until all are ready. */
+async function burst(
+  call: Call,
+  notify: (orderId: string) => Promise<unknown>,
+  adminKey: string,
+  prefix: string,
+) {
+  const ids = Array.from({ length: ORDERS }, (_, i) => `${prefix}${i}`);
+  await Promise.all(ids.map(notify));
+  // one order-list query every 250 ms for the whole burst (not one poll per order:
+  // 160 requests a second would measure the bench's polling as much as the pipeline)
+  for (;;) {
+    const page = await call(
+      'GET',
+      `/api/orders?q=${prefix}&limit=${Math.min(200, ORDERS)}`,
+      adminKey,
+    ).catch(() => undefined);
+    const rows: { status: string; orderId: string }[] = page?.orders ?? [];
+    const failed = rows.find((o) => o.status === 'failed');
+    if (failed) throw new Error(`${failed.orderId} failed`);
+    if (rows.filter((o) => o.status === 'ready').length >= ORDERS) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+const peakRssMiB = (pid: number) =>
+  Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+
+/**
+ * The same burst against the split deployment (one process a role, on one host), for
+ * the peak RSS of each role.
+ */
+async function splitPeaks(design: unknown): Promise<string> {
+  const stack = await startServiceStack({ PARTNER_SIMULATOR: 'on' }, [
+    'api',
+    'worker',
+    'projector',
+  ]);
+  try {
+    const { call, label, shop, projectId } = await benchShop(stack, CARD_AREA, design);
+    const notify = (orderId: string) =>
+      call('POST', '/webhook/notifyorder', shop.apiKey, {
+        orderId,
+        items: [{ itemId: 'l1', projectId, quantity: 1 }],
+      });
+    await burst(call, notify, label.adminApiKey, 'SPLIT-');
+    return [...stack.roles]
+      .map(([role, proc]) => `${role} ${peakRssMiB(proc.pid!).toFixed(0)} MiB`)
+      .join(', ');
+  } finally {
+    await stack.stop();
+  }
+}
 
 async function main() {
   let stack: ServiceStack | undefined;
@@ -158,22 +215,7 @@ async function main() {
     const threadsBefore = threadSnapshot(stack.service.pid!);
     const began = performance.now();
     const burstFrom = process.hrtime.bigint() / 1000n;
-    const ids = Array.from({ length: ORDERS }, (_, i) => `MANY-${i}`);
-    await Promise.all(ids.map(notify));
-    // one order-list query every 250 ms for the whole burst (not one poll per order:
-    // 160 requests a second would measure the bench's polling as much as the pipeline)
-    for (;;) {
-      const page = await call(
-        'GET',
-        `/api/orders?q=MANY-&limit=${Math.min(200, ORDERS)}`,
-        label.adminApiKey,
-      ).catch(() => undefined);
-      const rows: { status: string; orderId: string }[] = page?.orders ?? [];
-      const failed = rows.find((o) => o.status === 'failed');
-      if (failed) throw new Error(`${failed.orderId} failed`);
-      if (rows.filter((o) => o.status === 'ready').length >= ORDERS) break;
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    await burst(call, notify, label.adminApiKey, 'MANY-');
     const burstSeconds = (performance.now() - began) / 1000;
     const previewsDuring = (await previewsDrawn()) - earlier;
     console.log(`previews drawn during the burst: ${previewsDuring}`);
@@ -193,8 +235,7 @@ async function main() {
       service: stack.service.pid,
       'bench (this process)': process.pid,
     });
-    const status = readFileSync(`/proc/${stack.service.pid}/status`, 'utf8');
-    const peakRss = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+    const peakRss = peakRssMiB(stack.service.pid!);
 
     console.log(
       `\n${ORDERS} one-item orders (A6, 2400x1600 photo, text, barcode); ${SINGLES} single orders for latency; files ${STORAGE === 's3' ? 'in S3 (MinIO on this machine)' : 'under DATA_DIR'}\n`,
@@ -226,6 +267,12 @@ async function main() {
     console.log(
       `\npeak RSS of the service process (API + worker + projector): ${peakRss.toFixed(0)} MiB`,
     );
+    await stack.stop();
+    stack = undefined;
+    if (process.env.BENCH_SPLIT !== '0')
+      console.log(
+        `peak RSS per role in the split deployment, the same burst of ${ORDERS} orders: ${await splitPeaks(design)}`,
+      );
   } finally {
     await stack?.stop();
     await minio?.stop();

@@ -1,20 +1,25 @@
 #!/usr/bin/env node
-// `npm start`: installs what a fresh clone lacks, then runs the service (all roles by
-// default; pass `-- --role api|worker|projector`). SIGINT and SIGTERM to this process, or
-// to the npm that started it, stop the service, which stops its servers, its partner
-// simulator and its Temporal dev server before it exits.
+// `npm start`: installs what a fresh clone lacks, compiles it when its sources changed,
+// then runs the service (all roles by default; pass `-- --role api|worker|projector`).
+// SIGINT and SIGTERM to this process, or to the npm that started it, stop the service,
+// which stops its servers, its partner simulator and its Temporal dev server before it
+// exits.
 import { spawn } from 'node:child_process';
-import { ensureDependencies, ensureTemporalCli, root } from './lib/prepare.mjs';
+import { ensureBuilt, ensureDependencies, ensureTemporalCli, root } from './lib/prepare.mjs';
 
 ensureDependencies();
+ensureBuilt();
 ensureTemporalCli();
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', 'src/main.ts', ...process.argv.slice(2)],
+  ['--conditions=production', 'dist/src/main.js', ...process.argv.slice(2)],
   {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, EDITOR_PLATFORM_STOP_WITH_PARENT: '1' },
+    // glibc gives each thread that allocates an arena of its own (libvips', Temporal's,
+    // the worker threads'), and memory freed in one is not reused by another: two are
+    // enough for a process whose JavaScript runs on one thread
+    env: { MALLOC_ARENA_MAX: '2', ...process.env, EDITOR_PLATFORM_STOP_WITH_PARENT: '1' },
   },
 );
 const pass = (signal) => {

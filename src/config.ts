@@ -54,6 +54,10 @@ const envSchema = z.object({
     z.coerce.number().int().min(0).max(65535).default(8233),
   ),
   TEMPORAL_UI_URL: optionalUrl,
+  TEMPORAL_MAX_CACHED_WORKFLOWS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(2).max(100_000).default(200),
+  ),
   TEMPORAL_METRICS_PORT: z.preprocess(
     emptyAsUndefined,
     z.coerce.number().int().min(0).max(65535).default(0),
@@ -216,6 +220,11 @@ export interface Config {
     uiUrl: string | undefined;
     /** the loopback port of the SDK's own metrics in a worker (0: any free one) */
     metricsPort: number;
+    /**
+     * workflow runs a worker keeps in memory between their tasks (the SDK's default grows
+     * with the heap limit: 2,000 and more on a large host, each run a few hundred KB)
+     */
+    maxCachedWorkflows: number;
   };
   /** a bearer token that may read /metrics besides the operator key */
   metricsToken: string | undefined;
@@ -342,6 +351,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
         uiPort: e.TEMPORAL_UI_PORT,
         uiUrl: e.TEMPORAL_UI_URL,
         metricsPort: e.TEMPORAL_METRICS_PORT,
+        maxCachedWorkflows: e.TEMPORAL_MAX_CACHED_WORKFLOWS,
       },
       metricsToken: e.METRICS_TOKEN,
       overdueSweepMs: e.OVERDUE_SWEEP_MS,

@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+// @ts-expect-error: a plain ES module of the project's scripts, without types
+import { ensureBuilt } from '../../scripts/lib/prepare.mjs';
 import { freePort } from '../../src/db/database.ts';
 import { startLocalTemporal } from '../../src/temporal/dev-server.ts';
 import { searchAttributeTypes } from '../../src/temporal/search-attributes.ts';
@@ -31,6 +33,8 @@ export interface ServiceStack {
   operatorKey: string;
   dataDir: string;
   service: ChildProcess;
+  /** each service process by its role */
+  roles: Map<string, ChildProcess>;
   /** starts another service process of one role on the same database and Temporal; its base URL */
   addProcess(role: string): Promise<string>;
   stop(): Promise<void>;
@@ -38,9 +42,13 @@ export interface ServiceStack {
 
 /**
  * What the benchmarks measure against: a throwaway PostgreSQL cluster, the Temporal dev
- * server and the service as its own process (all roles), ready to answer.
+ * server and the service as its own process (all roles), ready to answer; or, with
+ * `roles`, one process a role (the first serves `base`, and the partner simulator).
  */
-export async function startServiceStack(env: Record<string, string> = {}): Promise<ServiceStack> {
+export async function startServiceStack(
+  env: Record<string, string> = {},
+  roles: string[] = ['all'],
+): Promise<ServiceStack> {
   // BENCH_PG_STATS=1: PostgreSQL counts its statements (pg_stat_statements), for topStatements
   const cluster = await startPostgresCluster({ statementStats: !!process.env.BENCH_PG_STATS });
   // as the embedded default runs it: with the workflows' search attributes
@@ -51,6 +59,7 @@ export async function startServiceStack(env: Record<string, string> = {}): Promi
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-'));
   const operatorKey = randomBytes(32).toString('base64url');
   const shared = {
+    MALLOC_ARENA_MAX: '2', // as `npm start` sets it
     ...process.env,
     DATA_DIR: dataDir,
     DATABASE_URL: cluster.url,
@@ -64,17 +73,23 @@ export async function startServiceStack(env: Record<string, string> = {}): Promi
   const profile = process.env.BENCH_PROFILE_DIR
     ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE_DIR]
     : [];
+  // compiled, as `npm start` runs it
+  ensureBuilt();
   const processes: ChildProcess[] = [];
-  const spawnService = async (role: string, extra: Record<string, string>) => {
+  const spawnService = async (
+    role: string,
+    extra: Record<string, string>,
+    until: 'readyz' | 'livez' = 'readyz',
+  ) => {
     const port = await freePort();
     const proc = spawn(
       process.execPath,
-      [...profile, '--import', 'tsx', 'src/main.ts', '--role', role],
+      [...profile, '--conditions=production', 'dist/src/main.js', '--role', role],
       { env: { ...shared, PORT: String(port), ...extra }, stdio: ['ignore', 'ignore', 'inherit'] },
     );
     processes.push(proc);
     const base = `http://127.0.0.1:${port}`;
-    await waitFor(`${base}/readyz`, proc);
+    await waitFor(`${base}/${until}`, proc);
     return { proc, base };
   };
   const stop = async () => {
@@ -84,10 +99,26 @@ export async function startServiceStack(env: Record<string, string> = {}): Promi
     cluster.stop();
   };
   try {
-    const { proc: service, base } = await spawnService('all', {});
+    // the first process sets the database up; split, a role may be ready only once the
+    // others run (the API's read models need the projector): all are started, then waited for
+    const first = await spawnService(roles[0]!, {}, roles.length > 1 ? 'livez' : 'readyz');
+    const { proc: service, base } = first;
+    const byRole = new Map([[roles[0]!, service]]);
+    for (const role of roles.slice(1))
+      byRole.set(role, (await spawnService(role, { PARTNER_SIMULATOR: 'off' }, 'livez')).proc);
+    if (roles.length > 1) await waitFor(`${base}/readyz`, service);
     const addProcess = async (role: string) =>
       (await spawnService(role, { PARTNER_SIMULATOR: 'off' })).base;
-    return { base, databaseUrl: cluster.url, operatorKey, dataDir, service, addProcess, stop };
+    return {
+      base,
+      databaseUrl: cluster.url,
+      operatorKey,
+      dataDir,
+      service,
+      roles: byRole,
+      addProcess,
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;

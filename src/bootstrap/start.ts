@@ -34,7 +34,7 @@ import { Metrics } from '../metrics/metrics.ts';
 import { startPartnerSimulator } from '../partner/simulator.ts';
 import { ImageChecks, MockupDrawing } from '../print/image-work.ts';
 import { renderLoad } from '../print/load.ts';
-import { PreviewRenderer } from '../print/preview.ts';
+import { PreviewRenderer } from '../print/preview-renderer.ts';
 import { every } from '../processes.ts';
 import type { ReactionRunner } from '../reactions/reactor.ts';
 import type { FileStorage } from '../storage/port.ts';

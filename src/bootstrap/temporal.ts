@@ -158,6 +158,7 @@ export function startWorkerRole(
     temporal.target,
     options.wrapActivities?.(activities) ?? activities,
     log.child({ part: 'worker' }),
+    { maxCachedWorkflows: config.temporal.maxCachedWorkflows },
   );
   stops.add(() => worker.stop());
   reactions.start();

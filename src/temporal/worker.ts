@@ -110,8 +110,17 @@ const workflowBundle = () => {
   return bundle;
 };
 
+/** How much a worker keeps in memory (TEMPORAL_MAX_CACHED_WORKFLOWS); the SDK's defaults otherwise. */
+export interface WorkerBounds {
+  maxCachedWorkflows?: number;
+}
+
 /** A worker that is made once: it ends when it is shut down or when it fails. */
-export async function createWorker(target: TemporalTarget, activities: Activities) {
+export async function createWorker(
+  target: TemporalTarget,
+  activities: Activities,
+  bounds: WorkerBounds = {},
+) {
   const connection = await NativeConnection.connect({ address: target.address });
   try {
     const worker = await Worker.create({
@@ -120,6 +129,11 @@ export async function createWorker(target: TemporalTarget, activities: Activitie
       taskQueue: target.taskQueue,
       workflowBundle: await workflowBundle(),
       activities,
+      // one V8 context for all workflow runs (the SDK's default, said here as it is relied on)
+      reuseV8Context: true,
+      ...(bounds.maxCachedWorkflows !== undefined
+        ? { maxCachedWorkflows: bounds.maxCachedWorkflows }
+        : {}),
     });
     return {
       worker,
@@ -150,6 +164,7 @@ export function superviseWorker(
   target: TemporalTarget,
   activities: Activities,
   log: Logger,
+  bounds: WorkerBounds = {},
 ): SupervisedWorker {
   let stopping = false;
   let current: Awaited<ReturnType<typeof createWorker>> | undefined;
@@ -159,7 +174,7 @@ export function superviseWorker(
     let failures = 0;
     while (!stopping) {
       try {
-        current = await createWorker(target, activities);
+        current = await createWorker(target, activities, bounds);
         if (stopping) break;
         detail = 'running';
         failures = 0;

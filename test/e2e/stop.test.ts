@@ -67,7 +67,7 @@ describe('npm start, stopped', () => {
       throw new Error(`${(err as Error).message}\n${out.slice(-3000)}`);
     }
     const tree = descendants(npm.pid!);
-    expect(tree.some((p) => p.cmd.includes('src/main.ts'))).toBe(true);
+    expect(tree.some((p) => p.cmd.includes('dist/src/main.js'))).toBe(true);
     expect(tree.some((p) => p.cmd.includes('start-dev'))).toBe(true);
     // a request in flight when the signal comes is still answered by its handler. In
     // flight for certain: the server has taken its headers (it sent 100 Continue) and

@@ -240,12 +240,15 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
   async waitFor(name: string, position: Position, timeoutMs = 3000): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      // this process's own commits are known at once; another process's are read
+      // this process's own commits are known at once; another process's are read (a
+      // projection this process runs is read only until it committed here)
       const known = this.committed.get(name);
       if (known && comparePositions(known, position) >= 0) return true;
-      if (comparePositions(await this.checkpoint(name), position) >= 0) return true;
+      const here = known !== undefined && this.owned.has(name);
+      if (!here && comparePositions(await this.checkpoint(name), position) >= 0) return true;
       if (Date.now() >= deadline) return false;
-      await this.progress.wait(Math.min(50, Math.max(1, deadline - Date.now())));
+      // woken by this process's next commit; polled when another process runs it
+      await this.progress.wait(Math.min(here ? 250 : 50, Math.max(1, deadline - Date.now())));
     }
   }
 

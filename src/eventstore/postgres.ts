@@ -187,6 +187,15 @@ function toRecorded(row: EventRow): RecordedEvent {
   };
 }
 
+/** readAll requests made in one turn of the event loop, and the query they share */
+interface ReadBatch {
+  types: Set<string>;
+  all: boolean;
+  rows: Promise<EventRow[]>;
+  /** callers served so far: all but the first get copies */
+  taken: number;
+}
+
 /** xid8 has no negative values; START maps to the lowest one. */
 const xid = (p: Position) => (p.commit < 0n ? '0' : p.commit.toString());
 
@@ -349,7 +358,52 @@ export class PostgresEventStore implements EventStore {
     return r.rows.map(toRecorded);
   }
 
+  /** readAll requests not sent yet, by position and page size: they go as one query */
+  private readonly readBatches = new Map<string, ReadBatch>();
+
+  /**
+   * Every subscriber of a process (projections, reactors) is woken by the same append
+   * and, caught up, reads from the same position: the requests made in the same turn of
+   * the event loop go to PostgreSQL as one query (with the data of every type any of them
+   * looks into), sent after the last of them was made, so each sees all it would have
+   * seen alone. Each caller gets events of its own (the data copied for all but the first).
+   */
   async readAll({ after, limit, dataOf }: ReadAllOptions): Promise<RecordedEvent[]> {
+    const key = `${after.commit}/${after.prepare}/${limit}`;
+    let batch = this.readBatches.get(key);
+    if (!batch) {
+      const fresh: ReadBatch = {
+        types: new Set(),
+        all: false,
+        taken: 0,
+        rows: Promise.resolve([]),
+      };
+      fresh.rows = new Promise<void>((r) => setImmediate(r)).then(() => {
+        // from here on, a request starts a batch of its own
+        this.readBatches.delete(key);
+        return this.readPage(after, limit, fresh.all ? null : [...fresh.types]);
+      });
+      batch = fresh;
+      this.readBatches.set(key, batch);
+    }
+    if (dataOf) for (const t of dataOf) batch.types.add(t);
+    else batch.all = true;
+    const rows = await batch.rows;
+    const copy = batch.taken++ > 0;
+    return rows.map((row) =>
+      toRecorded(
+        copy
+          ? { ...row, data: structuredClone(row.data), metadata: structuredClone(row.metadata) }
+          : row,
+      ),
+    );
+  }
+
+  private async readPage(
+    after: Position,
+    limit: number,
+    dataOf: string[] | null,
+  ): Promise<EventRow[]> {
     const r = await this.pool.query<EventRow>(
       `SELECT seq, tx_id::text AS tx_text, event_id, stream_id, revision, type, schema_version,
          CASE WHEN $4::text[] IS NULL OR type = ANY($4::text[]) THEN data ELSE '{}'::json END AS data,
@@ -358,9 +412,9 @@ export class PostgresEventStore implements EventStore {
        WHERE (tx_id, seq) > ($1::xid8, $2::bigint)
          AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
        ORDER BY tx_id, seq LIMIT $3`,
-      [xid(after), after.prepare.toString(), limit, dataOf ?? null],
+      [xid(after), after.prepare.toString(), limit, dataOf],
     );
-    return r.rows.map(toRecorded);
+    return r.rows;
   }
 
   subscribeAll(

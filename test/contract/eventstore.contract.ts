@@ -223,6 +223,33 @@ export function eventStoreContract(name: string, open: () => Promise<StoreUnderT
       expect(page[1]!.data.big).toBeUndefined();
     });
 
+    it('gives readers at one position at once the same page, each the data it looks into, each its own', async () => {
+      const s = stream('Shared');
+      const head = await store.headPosition();
+      const { position } = await store.append(
+        s,
+        [ev('Left', { side: 'left' }), ev('Right', { side: 'right' })],
+        'no_stream',
+      );
+      await visible(store, position);
+      const ours = (page: RecordedEvent[]) => page.filter((e) => e.streamId === s);
+      const [left, right, all] = (
+        await Promise.all([
+          store.readAll({ after: head, limit: 100, dataOf: ['Left'] }),
+          store.readAll({ after: head, limit: 100, dataOf: ['Right'] }),
+          store.readAll({ after: head, limit: 100 }),
+        ])
+      ).map(ours) as [RecordedEvent[], RecordedEvent[], RecordedEvent[]];
+      for (const page of [left, right, all])
+        expect(page.map((e) => e.type)).toEqual(['Left', 'Right']);
+      expect(left[0]!.data).toEqual({ side: 'left' });
+      expect(right[1]!.data).toEqual({ side: 'right' });
+      expect(all.map((e) => e.data)).toEqual([{ side: 'left' }, { side: 'right' }]);
+      // what one reader does to its events, another does not see
+      (all[0]!.data as { side: string }).side = 'changed';
+      expect(left[0]!.data).toEqual({ side: 'left' });
+    });
+
     it('subscribes to all events from a checkpoint and resumes after it', async () => {
       const s = stream('Sub');
       const head = await store.headPosition();

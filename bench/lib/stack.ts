@@ -62,7 +62,7 @@ export async function startServiceStack(
     MALLOC_ARENA_MAX: '2', // as `npm start` sets it
     ...process.env,
     DATA_DIR: dataDir,
-    DATABASE_URL: cluster.url,
+    DATABASE_URL: process.env.BENCH_PG_TCP ? cluster.url : cluster.socketUrl,
     TEMPORAL_ADDRESS: temporal.address,
     OPERATOR_API_KEY: operatorKey,
     EDITOR_TOKEN_SECRET: randomBytes(32).toString('base64url'),

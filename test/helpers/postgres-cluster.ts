@@ -20,6 +20,8 @@ export function postgresBinDir(): string {
 
 export interface PostgresCluster {
   url: string;
+  /** the same server through its Unix socket (what a service on the same host would use) */
+  socketUrl: string;
   /** stops the server for good and removes its files */
   stop(): void;
   /** stops the server as a crash would (immediate) or politely (fast), keeping its data */
@@ -73,6 +75,7 @@ export async function startPostgresCluster(
   start();
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    socketUrl: `postgres://postgres@localhost/postgres?host=${encodeURIComponent(dir)}&port=${port}`,
     stop() {
       try {
         run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);

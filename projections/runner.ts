@@ -31,6 +31,29 @@ export interface RunnerOptions extends BaseOptions {
 
 const ANALYZE_AFTER = 5000;
 
+/** A projection's page, read and ready to be committed. */
+interface PageToCommit {
+  p: Projection;
+  /** the checkpoint it was read from */
+  from: Position;
+  page: RecordedEvent[];
+  /** the page's events the projection handles */
+  handled: RecordedEvent[];
+}
+
+interface Settle {
+  resolve(outcome: 'done' | 'moved'): void;
+  reject(err: unknown): void;
+}
+
+/** The shared transaction failed: the page is to be committed on its own. */
+class GroupFailed extends Error {
+  override name = 'GroupFailed';
+  constructor(readonly reason: unknown) {
+    super('the shared transaction failed');
+  }
+}
+
 const PROJECTION_VERSIONS_SCHEMA = `
 CREATE TABLE IF NOT EXISTS projection_versions (
   name    text PRIMARY KEY,
@@ -40,7 +63,8 @@ CREATE TABLE IF NOT EXISTS projection_versions (
 /**
  * Runs projections. Each batch: read a page of events (outside any transaction: see
  * database.ts on PGlite), then in one transaction re-check the stored checkpoint, apply
- * the events the projection handles and move the checkpoint past the whole page.
+ * the events the projection handles and move the checkpoint past the whole page. The
+ * pages of projections woken by the same append share that transaction.
  * When the batch fails, it is tried again event by event (each in a savepoint) to find
  * the one at fault; after `parkAfter` failures that event is parked in the same
  * transaction that applies the rest of the page, so nothing else is held back.
@@ -137,17 +161,160 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
     });
     if (page.length === 0) return 0;
     const handled = page.filter((e) => p.handles.has(e.type));
-    let outcome: 'done' | 'moved';
-    try {
-      outcome = await this.commitPage(p, client, from, page, handled, false);
-    } catch (err) {
-      if (handled.length === 0 || isTransient(err)) throw err;
-      // find the event at fault: the page again, event by event
-      outcome = await this.commitPage(p, client, from, page, handled, true);
-    }
+    const outcome = await this.commit({ p, from, page, handled }, client);
     if (outcome === 'moved') return this.batchSize;
     this.sinceAnalyze.set(p.name, (this.sinceAnalyze.get(p.name) ?? 0) + page.length);
     return page.length;
+  }
+
+  /**
+   * Commits a page together with the pages other projections are ready to commit; when
+   * that transaction fails, on a transaction of its own, and when that fails too, event
+   * by event to find the one at fault. A projection whose own transaction failed commits
+   * alone until one succeeds again, so a broken projection does not fail everyone's.
+   */
+  private async commit(page: PageToCommit, client: pg.PoolClient): Promise<'done' | 'moved'> {
+    const { p, from, handled } = page;
+    if (!this.alone.has(p.name)) {
+      try {
+        return await this.together(page);
+      } catch (err) {
+        if (!(err instanceof GroupFailed)) throw err;
+      }
+    }
+    try {
+      const outcome = await this.commitPage(p, client, from, page.page, handled, false);
+      this.alone.delete(p.name);
+      return outcome;
+    } catch (err) {
+      this.alone.add(p.name);
+      if (handled.length === 0 || isTransient(err)) throw err;
+      return await this.commitPage(p, client, from, page.page, handled, true);
+    }
+  }
+
+  /** projections that commit on their own transaction (theirs failed last time) */
+  private readonly alone = new Set<string>();
+  /** pages waiting for the next shared transaction */
+  private waiting: (PageToCommit & Settle)[] = [];
+  private groupRunning = false;
+
+  /**
+   * The projections woken by one append finish their pages in the same turn of the event
+   * loop: those pages (and any that come while a shared transaction runs) are committed
+   * in one transaction, one at a time, instead of one transaction each.
+   */
+  private together(page: PageToCommit): Promise<'done' | 'moved'> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ ...page, resolve, reject });
+      if (this.groupRunning) return;
+      this.groupRunning = true;
+      setImmediate(() => void this.commitGroups());
+    });
+  }
+
+  private async commitGroups(): Promise<void> {
+    try {
+      while (this.waiting.length > 0) await this.commitGroup(this.waiting.splice(0));
+    } finally {
+      this.groupRunning = false;
+    }
+  }
+
+  /**
+   * One transaction for several projections' pages: each checkpoint checked (a page whose
+   * checkpoint moved meanwhile is left out and its step starts over), the handled events
+   * applied, the checkpoints moved. Any failure rolls back all of it; each page is then
+   * committed again on its own.
+   */
+  private async commitGroup(members: (PageToCommit & Settle)[]): Promise<void> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      for (const m of members) m.reject(new GroupFailed(err));
+      return;
+    }
+    let destroy = false;
+    try {
+      await client.query('BEGIN');
+      const now = await this.lockedCheckpoints(
+        client,
+        members.map((m) => m.p.name),
+      );
+      const moving = members.filter(
+        (m) => comparePositions(now.get(m.p.name) ?? START, m.from) === 0,
+      );
+      const changed = moving.filter((m) => m.handled.length > 0);
+      for (const m of changed) await m.p.apply(client, m.handled);
+      const ends = moving.map((m) => ({ name: m.p.name, at: m.page[m.page.length - 1]!.position }));
+      await this.saveCheckpoints(client, ends);
+      const names = changed.map((m) => m.p.name);
+      // delivered at commit to other processes' caches of these read models
+      if (names.length > 0)
+        await client.query(
+          `SELECT pg_notify('${READ_MODEL_CHANNEL}', n) FROM unnest($1::text[]) n`,
+          [names],
+        );
+      for (const name of names) this.onCommit(name, 'committing');
+      try {
+        await client.query('COMMIT');
+        for (const { name, at } of ends) this.committed.set(name, at);
+        this.progress.notify();
+      } finally {
+        for (const name of names) this.onCommit(name, 'committed');
+      }
+      for (const m of members) {
+        if (moving.includes(m)) m.resolve('done');
+        else {
+          // reset by a rebuild (or moved by another runner) since it was read: start over
+          this.committed.delete(m.p.name);
+          m.resolve('moved');
+        }
+      }
+    } catch (err) {
+      destroy = isTransient(err);
+      await client.query('ROLLBACK').catch(() => {});
+      for (const m of members) m.reject(new GroupFailed(err));
+    } finally {
+      client.release(destroy || undefined);
+    }
+  }
+
+  private async lockedCheckpoints(
+    client: pg.PoolClient,
+    names: string[],
+  ): Promise<Map<string, Position>> {
+    // in one order, as every other holder of these rows takes one row only
+    const r = await client.query<{ name: string; commit_pos: string; prepare_pos: string }>(
+      `SELECT name, commit_pos, prepare_pos FROM projection_checkpoints
+       WHERE name = ANY($1::text[]) ORDER BY name FOR UPDATE`,
+      [names],
+    );
+    return new Map(
+      r.rows.map((row) => [
+        row.name,
+        { commit: BigInt(row.commit_pos), prepare: BigInt(row.prepare_pos) },
+      ]),
+    );
+  }
+
+  private async saveCheckpoints(
+    client: pg.PoolClient,
+    ends: { name: string; at: Position }[],
+  ): Promise<void> {
+    if (ends.length === 0) return;
+    await client.query(
+      `INSERT INTO projection_checkpoints (name, commit_pos, prepare_pos, updated_at)
+       SELECT name, c, p, now() FROM unnest($1::text[], $2::numeric[], $3::numeric[]) AS x(name, c, p)
+       ON CONFLICT (name) DO UPDATE
+         SET commit_pos = excluded.commit_pos, prepare_pos = excluded.prepare_pos, updated_at = now()`,
+      [
+        ends.map((e) => e.name),
+        ends.map((e) => e.at.commit.toString()),
+        ends.map((e) => e.at.prepare.toString()),
+      ],
+    );
   }
 
   /**

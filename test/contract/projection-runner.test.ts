@@ -311,4 +311,79 @@ describe('projection runner (PostgreSQL)', () => {
       await small.close();
     }
   }, 60_000);
+  it('commits the pages of projections woken together in one transaction; one that fails holds none back', async () => {
+    const together = (i: number, failOn?: string): Projection => ({
+      name: `together-${i}`,
+      tables: [`test_together_${i}`],
+      schema: `CREATE TABLE IF NOT EXISTS test_together_${i} (event_id uuid PRIMARY KEY, tx bigint NOT NULL)`,
+      handles: new Set(['Together', 'TogetherPoison']),
+      async apply(tx, events) {
+        for (const e of events) {
+          if (e.type === failOn) throw new Error('poison');
+          await tx.query(`INSERT INTO test_together_${i} VALUES ($1, txid_current())`, [e.id]);
+        }
+      },
+    });
+    const all = [together(0), together(1), together(2, 'TogetherPoison')];
+    const runner = new ProjectionRunner(db.pool, store, all, log, {
+      batchSize: 1000,
+      parkAfter: 1,
+    });
+    await runner.migrate();
+    const drain = () =>
+      Promise.all(
+        all.map(async (p) => {
+          while ((await runner.advance(p)) > 0);
+        }),
+      );
+    await drain();
+    const appendAndDrain = async (events: NewEvent[]) => {
+      const { position } = await store.append(`T-${randomUUID()}`, events, 'no_stream');
+      await visible(store, position);
+      // woken by one append: each has its checkpoint in memory and reads the same page
+      await drain();
+    };
+    const rows = async (i: number) =>
+      (
+        await db.pool.query<{ event_id: string; tx: string }>(
+          `SELECT event_id, tx FROM test_together_${i} ORDER BY event_id`,
+        )
+      ).rows;
+    const first = [ev('Together'), ev('Together')];
+    await appendAndDrain(first);
+    const [zero, one, two] = [await rows(0), await rows(1), await rows(2)];
+    expect(zero.map((r) => r.event_id).sort()).toEqual(first.map((e) => e.id).sort());
+    expect(new Set(zero.map((r) => r.tx)).size).toBe(1);
+    // all three in the one transaction
+    expect(one).toEqual(zero);
+    expect(two).toEqual(zero);
+    // a page one of them fails on: the others apply it, the failing one parks its poison
+    // and applies the rest
+    const poison = ev('TogetherPoison');
+    const second = [ev('Together'), poison, ev('Together')];
+    await appendAndDrain(second);
+    const ids = (r: { event_id: string }[]) => r.map((x) => x.event_id).sort();
+    expect(ids(await rows(0))).toEqual([...first, ...second].map((e) => e.id).sort());
+    expect(ids(await rows(1))).toEqual(ids(await rows(0)));
+    expect(ids(await rows(2))).toEqual(
+      [...first, ...second]
+        .filter((e) => e !== poison)
+        .map((e) => e.id)
+        .sort(),
+    );
+    expect((await runner.parked('together-2')).map((e) => e.eventId)).toEqual([poison.id]);
+    // and the next page is shared again
+    const third = [ev('Together')];
+    await appendAndDrain(third);
+    const txOf = async (i: number) =>
+      (
+        await db.pool.query<{ tx: string }>(
+          `SELECT tx FROM test_together_${i} WHERE event_id = $1`,
+          [third[0]!.id],
+        )
+      ).rows[0]?.tx;
+    expect(await txOf(0)).toBeDefined();
+    expect(await txOf(1)).toBe(await txOf(0));
+    for (const s of await runner.status()) expect(s.behind).toBe(0);
+  });
 });

@@ -18,7 +18,7 @@ import type { EventMetadata, EventStore, Position } from '../eventstore/port.ts'
 import { WrongExpectedRevisionError } from '../eventstore/port.ts';
 import { DEFAULT_PROFILE_DESCRIPTION, DEFAULT_PROFILE_SHA256 } from '../print/profiles.ts';
 import { workflowIds } from '../temporal/contract.ts';
-import { handleCommand, loadState } from './command-handler.ts';
+import { handleCommand, loadState, readState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
 
 export interface Notification {
@@ -61,32 +61,53 @@ const answerOf = (state: Extract<OrderState, { exists: true }>): NotificationAns
   })),
 });
 
+/** The projects (and cart items) a notification names, read at once: one query. */
+async function readLines(store: EventStore, n: Notification) {
+  const carts = await Promise.all(
+    n.items.map((line) =>
+      line.cartItemId
+        ? loadState(store, cartItemAggregate, cartItemStream(line.cartItemId))
+        : undefined,
+    ),
+  );
+  const projectIds = n.items.map((line, i) => {
+    const cart = carts[i];
+    return cart ? (cart.status === 'active' ? cart.projectId : undefined) : line.projectId;
+  });
+  const projects = await Promise.all(
+    projectIds.map((id) =>
+      id ? loadState(store, projectAggregate, projectStream(id)) : undefined,
+    ),
+  );
+  return n.items.map((line, i) => ({
+    line,
+    cart: carts[i],
+    projectId: projectIds[i],
+    project: projects[i],
+  }));
+}
+
 /** What each notified item is: its project's design and product, copied into the order. */
 async function resolveItems(
-  store: EventStore,
   pool: pg.Pool,
   labelId: string,
-  n: Notification,
+  lines: Awaited<ReturnType<typeof readLines>>,
 ): Promise<OrderItem[]> {
   const problems: string[] = [];
   const seen = new Set<string>();
   const items: OrderItem[] = [];
-  for (const line of n.items) {
+  for (const { line, cart, projectId, project } of lines) {
     if (seen.has(line.itemId)) problems.push(`item ${line.itemId} appears twice`);
     seen.add(line.itemId);
-    let projectId = line.projectId;
     let cartItemId: string | undefined;
     if (line.cartItemId) {
-      const cart = await loadState(store, cartItemAggregate, cartItemStream(line.cartItemId));
-      if (cart.status !== 'active' || cart.labelId !== labelId) {
+      if (cart?.status !== 'active' || cart.labelId !== labelId) {
         problems.push(`unknown cart item ${line.cartItemId}`);
         continue;
       }
-      projectId = cart.projectId;
       cartItemId = line.cartItemId;
     }
-    const project = await loadState(store, projectAggregate, projectStream(projectId!));
-    if (project.status !== 'active' || project.labelId !== labelId) {
+    if (project?.status !== 'active' || project.labelId !== labelId) {
       problems.push(`unknown project ${projectId}`);
       continue;
     }
@@ -143,7 +164,13 @@ async function recordOrder(
   const bodyHash = createHash('sha256').update(canonical(n)).digest('hex');
   const stream = orderStream(labelId, n.orderId);
   for (let attempt = 0; attempt < 3; attempt++) {
-    const existing = await loadState(store, orderAggregate, stream);
+    // the order, its label and its projects, read in one query
+    const [read, label, lines] = await Promise.all([
+      readState(store, orderAggregate, stream),
+      loadState(store, labelAggregate, labelStream(labelId)),
+      readLines(store, n),
+    ]);
+    const existing = read.state;
     if (existing.exists) {
       if (existing.bodyHash !== bodyHash) {
         throw new DomainError(
@@ -154,8 +181,7 @@ async function recordOrder(
       }
       return { answer: answerOf(existing), position: undefined };
     }
-    const items = await resolveItems(store, pool, labelId, n);
-    const label = await loadState(store, labelAggregate, labelStream(labelId));
+    const items = await resolveItems(pool, labelId, lines);
     if (!label.exists) throw new DomainError('not_found', 'label not found', 'label_not_found');
     const hasCustomer = n.customer && (n.customer.name || n.customer.email);
     const key = hasCustomer || n.giftMessage ? await ensureOwnerKey(pool, labelId) : undefined;
@@ -190,6 +216,7 @@ async function recordOrder(
           at: new Date(),
         },
         { ...metadata, labelId },
+        { read },
       );
       if (!r.state.exists) throw new Error('order not recorded');
       return { answer: answerOf(r.state), position: r.appended?.position };

@@ -187,6 +187,11 @@ function toRecorded(row: EventRow): RecordedEvent {
   };
 }
 
+interface Settle<T> {
+  resolve(value: T): void;
+  reject(err: unknown): void;
+}
+
 /** readAll requests made in one turn of the event loop, and the query they share */
 interface ReadBatch {
   types: Set<string>;
@@ -349,13 +354,48 @@ export class PostgresEventStore implements EventStore {
     return revision == null ? 'no_stream' : BigInt(revision);
   }
 
-  async readStream(streamId: string, from = 0n): Promise<RecordedEvent[]> {
-    const r = await this.pool.query<EventRow>({
-      name: 'es-read-stream-from',
-      text: `${SELECT_EVENT} WHERE stream_id = $1 AND revision >= $2 ORDER BY revision`,
-      values: [streamId, from.toString()],
-    });
-    return r.rows.map(toRecorded);
+  /** readStream requests of this turn of the event loop, sent together after it */
+  private streamReads: { streamId: string; from: bigint; settle: Settle<EventRow[]> }[] = [];
+
+  /**
+   * Reads made in the same turn of the event loop (a command reading the streams it
+   * decides on at once, say) go to PostgreSQL as one query, read in one snapshot.
+   */
+  readStream(streamId: string, from = 0n): Promise<RecordedEvent[]> {
+    return new Promise<EventRow[]>((resolve, reject) => {
+      if (this.streamReads.length === 0) setImmediate(() => void this.sendStreamReads());
+      this.streamReads.push({ streamId, from, settle: { resolve, reject } });
+    }).then((rows) => rows.map(toRecorded));
+  }
+
+  private async sendStreamReads(): Promise<void> {
+    const reads = this.streamReads;
+    this.streamReads = [];
+    try {
+      if (reads.length === 1) {
+        const [{ streamId, from, settle }] = reads as [(typeof reads)[0]];
+        const r = await this.pool.query<EventRow>({
+          name: 'es-read-stream-from',
+          text: `${SELECT_EVENT} WHERE stream_id = $1 AND revision >= $2 ORDER BY revision`,
+          values: [streamId, from.toString()],
+        });
+        return settle.resolve(r.rows);
+      }
+      const r = await this.pool.query<EventRow & { i: string }>({
+        name: 'es-read-streams-from',
+        text: `SELECT r.i, e.seq, e.tx_id::text AS tx_text, e.event_id, e.stream_id, e.revision,
+                 e.type, e.schema_version, e.data, e.metadata, e.recorded_at
+               FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS r(stream_id, from_rev, i)
+               JOIN es_events e ON e.stream_id = r.stream_id AND e.revision >= r.from_rev
+               ORDER BY r.i, e.revision`,
+        values: [reads.map((x) => x.streamId), reads.map((x) => x.from.toString())],
+      });
+      const rows = reads.map((): EventRow[] => []);
+      for (const row of r.rows) rows[Number(row.i) - 1]!.push(row);
+      reads.forEach((x, i) => x.settle.resolve(rows[i]!));
+    } catch (err) {
+      for (const x of reads) x.settle.reject(err);
+    }
   }
 
   /** readAll requests not sent yet, by position and page size: they go as one query */

@@ -79,6 +79,14 @@ const LOOK_AHEAD = 2_000;
 const IDLE_MS = 1_000;
 /** the shortest time between two claims while there is work */
 const CLAIM_GAP_MS = 10;
+
+/**
+ * A wait until the next row falls due (none: IDLE_MS), at least 5 ms and at most
+ * IDLE_MS; PostgreSQL's extract gives a numeric, which comes as a string.
+ */
+const idleFor = (ms: number | string | null | undefined) =>
+  ms === null || ms === undefined ? IDLE_MS : Math.max(5, Math.min(IDLE_MS, Number(ms)));
+const NOTHING_CLAIMED = { rows: [] as Leased[], nextDueMs: IDLE_MS };
 /** attempts recorded together at most */
 const RECORD_BATCH = 500;
 
@@ -177,7 +185,7 @@ export class WebhookDispatcher {
           }
         }
         const room = this.cap - this.inFlight;
-        const rows = room > 0 ? await this.claim(room) : [];
+        const { rows, nextDueMs } = room > 0 ? await this.claim(room) : NOTHING_CLAIMED;
         this.lastError = undefined;
         // each endpoint read once a round: its state, its key and its address checked
         const targets = new Map<string, Promise<Target | undefined>>();
@@ -191,7 +199,7 @@ export class WebhookDispatcher {
         }
         // a claim is one query however many rows it takes: the next waits for a moment, or
         // for half the room to come free, not for each attempt's end
-        if (rows.length === 0) await this.sleep(await this.idleMs());
+        if (rows.length === 0) await this.sleep(nextDueMs);
         else await this.sleep(CLAIM_GAP_MS);
       } catch (err) {
         this.lastError = describeError(err);
@@ -241,24 +249,14 @@ export class WebhookDispatcher {
     }
   }
 
-  /** How long until the next row falls due (at most IDLE_MS). */
-  private async idleMs(): Promise<number> {
-    if (this.inFlight >= this.cap) return IDLE_MS;
-    const r = await this.deps.db.query<{ ms: number | null }>(
-      `SELECT extract(epoch FROM min(GREATEST(due_at, COALESCE(leased_until, due_at))) - now()) * 1000 AS ms
-       FROM webhook_queue`,
-    );
-    const ms = r.rows[0]?.ms;
-    return ms === null || ms === undefined ? IDLE_MS : Math.max(5, Math.min(IDLE_MS, ms));
-  }
-
   /**
    * Leases up to `room` due rows, each endpoint at most its free share: `maxInFlight`
    * minus its leased rows (ordered: its oldest row alone, once nothing of it is leased);
-   * a rate-limited endpoint at most a second's worth.
+   * a rate-limited endpoint at most a second's worth. With nothing taken, also how long
+   * until the next row falls due (at most IDLE_MS), read in the same query.
    */
-  private async claim(room: number): Promise<Leased[]> {
-    const r = await this.deps.db.query<Leased>(
+  private async claim(room: number): Promise<{ rows: Leased[]; nextDueMs: number }> {
+    const r = await this.deps.db.query<{ rows: Leased[]; ms: string | null }>(
       `WITH due AS (
          SELECT delivery_id, run, integration_id, commit_pos, prepare_pos, due_at FROM webhook_queue
          WHERE due_at <= now() AND (leased_until IS NULL OR leased_until < now())
@@ -296,14 +294,20 @@ export class WebhookDispatcher {
                AND o.delivery_id || ':' || o.run <> ALL($6::text[])))
          ORDER BY k.due_at LIMIT $1
          FOR UPDATE OF q SKIP LOCKED
+       ), claimed AS (
+         UPDATE webhook_queue q SET leased_until = now() + $2 * interval '1 millisecond',
+           leased_by = $3
+         FROM picked p, webhook_queue_endpoints e
+         WHERE q.delivery_id = p.delivery_id AND q.run = p.run AND e.integration_id = q.integration_id
+           AND (q.leased_until IS NULL OR q.leased_until < now())
+         RETURNING q.delivery_id, q.run, q.integration_id, q.label_id, q.message, q.attempt,
+           e.rate_per_second, e.ordered
        )
-       UPDATE webhook_queue q SET leased_until = now() + $2 * interval '1 millisecond',
-         leased_by = $3
-       FROM picked p, webhook_queue_endpoints e
-       WHERE q.delivery_id = p.delivery_id AND q.run = p.run AND e.integration_id = q.integration_id
-         AND (q.leased_until IS NULL OR q.leased_until < now())
-       RETURNING q.delivery_id, q.run, q.integration_id, q.label_id, q.message, q.attempt,
-         e.rate_per_second, e.ordered`,
+       -- the next due time is read before this query's leases (one snapshot): it counts
+       -- only when nothing was leased
+       SELECT COALESCE((SELECT json_agg(c) FROM claimed c), '[]'::json) AS rows,
+         (SELECT extract(epoch FROM min(GREATEST(due_at, COALESCE(leased_until, due_at))) - now()) * 1000
+          FROM webhook_queue) AS ms`,
       [
         room,
         this.leaseMs,
@@ -313,9 +317,10 @@ export class WebhookDispatcher {
         this.settledRuns(),
       ],
     );
-    for (const row of r.rows)
+    const { rows, ms } = r.rows[0]!;
+    for (const row of rows)
       this.sending.set(row.integration_id, (this.sending.get(row.integration_id) ?? 0) + 1);
-    return r.rows;
+    return { rows, nextDueMs: idleFor(ms) };
   }
 
   private settledRuns(): string[] {

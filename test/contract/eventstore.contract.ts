@@ -178,6 +178,36 @@ export function eventStoreContract(name: string, open: () => Promise<StoreUnderT
       expect(await store.readStream(stream('NoTail'), 2n)).toEqual([]);
     });
 
+    it('reads streams asked for at once each as alone: tails, missing ones, one stream twice', async () => {
+      const a = stream('AtOnceA');
+      const b = stream('AtOnceB');
+      await store.append(a, [ev('A1'), ev('A2')], 'no_stream');
+      await store.append(b, [ev('B1'), ev('B2'), ev('B3')], 'no_stream');
+      const reads = await Promise.all([
+        store.readStream(a),
+        store.readStream(b, 1n),
+        store.readStream(stream('AtOnceMissing')),
+        store.readStream(a, 1n),
+        store.readStream(b, 5n),
+      ]);
+      expect(reads.map((r) => r.map((e) => [e.type, e.revision]))).toEqual([
+        [
+          ['A1', 0n],
+          ['A2', 1n],
+        ],
+        [
+          ['B2', 1n],
+          ['B3', 2n],
+        ],
+        [],
+        [['A2', 1n]],
+        [],
+      ]);
+      // each its own events: one caller's change is not another's
+      (reads[3]![0]!.data as Record<string, unknown>).changed = true;
+      expect(reads[0]![1]!.data).not.toHaveProperty('changed');
+    });
+
     it('reads a missing stream as empty', async () => {
       expect(await store.readStream(stream('Nothing'))).toEqual([]);
     });

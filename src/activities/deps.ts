@@ -1,4 +1,6 @@
 import type pg from 'pg';
+import type { FoldedStates } from '../app/folded-states.ts';
+import type { OrderState } from '../domain/order/decider.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import type { Renders } from '../print/image-work.ts';
 import type { FileStorage } from '../storage/port.ts';
@@ -16,4 +18,6 @@ export interface ActivityDeps {
   observeRender?: (seconds: number, outcome: 'ready' | 'failed') => void;
   /** the read models */
   db: pg.Pool;
+  /** orders' states as this process last appended them: a step decides on it unread */
+  orderStates?: FoldedStates<OrderState>;
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
-import { derivedIds, handleCommand, readState } from '../app/command-handler.ts';
+import { derivedIds, handleCommand, readState, type StreamState } from '../app/command-handler.ts';
 import { designImages } from '../app/images.ts';
 import { loadOutputProfile } from '../app/print-settings.ts';
 import {
@@ -19,6 +19,12 @@ import type { ActivityDeps } from './deps.ts';
 import { beat } from './heartbeat.ts';
 
 const meta = { actor: 'workflow:print' };
+
+type OrderFound = Extract<OrderState, { exists: true }>;
+interface Loaded {
+  s: OrderFound;
+  read: StreamState<OrderState>;
+}
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 /**
@@ -78,6 +84,31 @@ async function render(
 }
 
 /**
+ * When an item has nothing to render (it is missing, its barcode moved past `version`,
+ * it failed, or its file has its barcode): what its rendering answers instead.
+ */
+function settledItem(s: OrderFound, orderItemId: string, version: number | undefined) {
+  const item = s.items.get(orderItemId);
+  if (!item)
+    return () => {
+      throw ApplicationFailure.nonRetryable(`no item ${orderItemId}`, 'OrderItemNotFound');
+    };
+  const target = version ?? item.barcodeVersion;
+  if (item.barcodeVersion !== target) return () => ({ outcome: 'superseded' as const });
+  const done = item.files.at(-1);
+  if (
+    item.status === 'failed' ||
+    (done &&
+      done.barcode.value === item.barcode.value &&
+      done.barcode.format === item.barcode.format)
+  ) {
+    const outcome = item.status === 'failed' ? ('failed' as const) : ('ready' as const);
+    return () => ({ outcome, sha256: done?.sha256 });
+  }
+  return undefined;
+}
+
+/**
  * The print pipeline's activities: each reads the order's stream and appends with ids
  * derived from what it records, so a retried activity appends nothing twice and writes
  * the same content-addressed file again at most.
@@ -85,24 +116,49 @@ async function render(
 export function orderActivities(deps: ActivityDeps) {
   const { store, storage } = deps;
   const observe = deps.observeRender ?? (() => {});
+  const kept = deps.orderStates;
   /** reads the order once; `read` lets the command that follows skip a second read */
-  const load = async (stream: string) => {
+  const load = async (stream: string): Promise<Loaded> => {
     const read = await readState(store, orderAggregate, stream);
     const s = read.state;
     if (!s.exists) throw ApplicationFailure.nonRetryable(`no order in ${stream}`, 'OrderNotFound');
+    kept?.keep(stream, read.revision!, s);
     return { s, read };
   };
-  /** an order command with ids derived from the stream and `idParts`: a retry appends nothing twice */
-  const run = (
+  /**
+   * The order as this process last appended or read it, unread (`kept`: maybe behind,
+   * which the next append at its revision finds out); read when there is none.
+   */
+  const loadKept = async (stream: string): Promise<Loaded> => {
+    const k = kept?.peek(stream);
+    if (!k?.state.exists) return load(stream);
+    return { s: k.state, read: { revision: k.revision, state: k.state, kept: true } };
+  };
+  /**
+   * An order command with ids derived from the stream and `idParts`: a retry appends
+   * nothing twice. A step of the print run (`inRun`) adds the run it decided in.
+   */
+  const command = async (
+    inRun: boolean,
     stream: string,
-    read: Awaited<ReturnType<typeof load>>['read'] | undefined,
+    read: Loaded['read'] | undefined,
     command: OrderCommand,
     ...idParts: string[]
-  ) =>
-    handleCommand(store, orderAggregate, stream, command, meta, {
-      eventIds: derivedIds(stream, ...idParts),
+  ) => {
+    const r = await handleCommand(store, orderAggregate, stream, command, meta, {
+      // the run of the state the command is decided on: a state read again after a
+      // conflict may be a later run's
+      eventIds: (i, decidedOn) =>
+        derivedIds(stream, ...idParts, ...(inRun && decidedOn.exists ? runOf(decidedOn) : []))(i),
       ...(read ? { read } : {}),
     });
+    // an append of events all there already tells no revision the state is at
+    if (r.appended && !r.appended.duplicate) kept?.keep(stream, r.appended.nextRevision, r.state);
+    return r;
+  };
+  type CommandArgs = Parameters<typeof command> extends [boolean, ...infer A] ? A : never;
+  const run = (...args: CommandArgs) => command(false, ...args);
+  const runStep = (...args: CommandArgs) => command(true, ...args);
 
   /**
    * What a run's derived ids add: nothing for the first run (ids as they always were),
@@ -112,13 +168,12 @@ export function orderActivities(deps: ActivityDeps) {
 
   return {
     async startRendering(stream: string): Promise<string[]> {
-      const { s, read } = await load(stream);
-      const r = await run(
+      const { read } = await loadKept(stream);
+      const r = await runStep(
         stream,
         read,
         { type: 'StartRendering', at: new Date() },
         'rendering',
-        ...runOf(s),
       );
       if (!r.state.exists)
         throw ApplicationFailure.nonRetryable(`no order in ${stream}`, 'OrderNotFound');
@@ -133,24 +188,17 @@ export function orderActivities(deps: ActivityDeps) {
      * retried); a newer barcode update makes this rendering moot.
      */
     async renderOrderItem(stream: string, orderItemId: string, version?: number) {
-      const { s, read } = await load(stream);
-      const item = s.items.get(orderItemId);
-      if (!item)
-        throw ApplicationFailure.nonRetryable(`no item ${orderItemId}`, 'OrderItemNotFound');
-      const target = version ?? item.barcodeVersion;
-      if (item.barcodeVersion !== target) return { outcome: 'superseded' as const };
-      const done = item.files.at(-1);
-      if (
-        item.status === 'failed' ||
-        (done &&
-          done.barcode.value === item.barcode.value &&
-          done.barcode.format === item.barcode.format)
-      ) {
-        return {
-          outcome: item.status === 'failed' ? ('failed' as const) : ('ready' as const),
-          sha256: done?.sha256,
-        };
+      let loaded = await loadKept(stream);
+      let settled = settledItem(loaded.s, orderItemId, version);
+      // nothing to render, on a kept state: only the order as it is now may say so
+      if (settled && loaded.read.kept) {
+        loaded = await load(stream);
+        settled = settledItem(loaded.s, orderItemId, version);
       }
+      if (settled) return settled();
+      const { s, read } = loaded;
+      const item = s.items.get(orderItemId)!;
+      const target = version ?? item.barcodeVersion;
       let rendered: RenderedFile;
       const timing = { began: performance.now() };
       const took = () => (performance.now() - timing.began) / 1000;
@@ -159,13 +207,12 @@ export function orderActivities(deps: ActivityDeps) {
       } catch (err) {
         if (!(err instanceof RenderError)) throw err;
         observe(took(), 'failed');
-        await run(
+        await runStep(
           stream,
           read,
           { type: 'FailItem', orderItemId, reason: err.message, kind: err.kind, at: new Date() },
           'failed',
           orderItemId,
-          ...runOf(s),
         );
         return { outcome: 'failed' as const, reason: err.message };
       }
@@ -175,7 +222,7 @@ export function orderActivities(deps: ActivityDeps) {
       const storageKey = `${s.labelId}/${orderItemId}/${hash}.pdf`;
       await storage.put(storageKey, file.bytes);
       beat();
-      const r = await run(
+      const r = await runStep(
         stream,
         read,
         {
@@ -197,7 +244,6 @@ export function orderActivities(deps: ActivityDeps) {
         'print',
         orderItemId,
         String(target),
-        ...runOf(s),
       );
       observe(took(), 'ready');
       return r.events.length === 0 && r.appended === undefined
@@ -229,14 +275,8 @@ export function orderActivities(deps: ActivityDeps) {
     },
 
     async completeOrder(stream: string) {
-      const { s: before, read } = await load(stream);
-      const r = await run(
-        stream,
-        read,
-        { type: 'CompleteOrder', at: new Date() },
-        'complete',
-        ...runOf(before),
-      );
+      const { read } = await loadKept(stream);
+      const r = await runStep(stream, read, { type: 'CompleteOrder', at: new Date() }, 'complete');
       const s = r.state;
       if (!s.exists)
         throw ApplicationFailure.nonRetryable(`no order in ${stream}`, 'OrderNotFound');

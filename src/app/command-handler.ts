@@ -21,9 +21,21 @@ export interface CommandOptions<S> {
    * Ids for the decided events (default: random). Ids derived from what is recorded
    * (`derivedIds`) make a retried command, a retried activity say, append nothing twice.
    */
-  eventIds?: (index: number) => string;
-  /** the stream as the caller has just read and folded it: spares a read */
-  read?: { stored: RecordedEvent[]; state: S };
+  eventIds?: (index: number, decidedOn: S) => string;
+  /**
+   * The stream's state at a revision, as the caller has it: spares a read. `kept`: a
+   * state kept from earlier, maybe behind the stream, so only an append at its revision
+   * proves it current; a command it refuses or finds nothing to do for is decided again
+   * on a read.
+   */
+  read?: StreamState<S>;
+}
+
+/** A stream's state and its last revision (undefined: no stream yet). */
+export interface StreamState<S> {
+  revision: bigint | undefined;
+  state: S;
+  kept?: true;
 }
 
 /** Event ids derived from business facts: the same facts, the same ids. */
@@ -48,21 +60,31 @@ export async function handleCommand<C, E extends { type: string; data: unknown }
 ): Promise<Handled<E, S>> {
   const eventId = options.eventIds ?? (() => randomUUID());
   const { events: registry, decider } = aggregate;
-  for (let attempt = 0; ; attempt++) {
-    const { stored, state } =
-      options.read && attempt === 0 ? options.read : await readState(store, aggregate, streamId);
-    const events = decider.decide(command, state);
-    if (events.length === 0) return { events, state, appended: undefined };
-    const expected = stored.length === 0 ? 'no_stream' : stored[stored.length - 1]!.revision;
+  let given = options.read;
+  for (let conflicts = 0; ; ) {
+    const { revision, state, kept }: StreamState<S> =
+      given ?? (await readState(store, aggregate, streamId));
+    given = undefined;
+    let events: E[];
+    try {
+      events = decider.decide(command, state);
+    } catch (err) {
+      if (kept) continue;
+      throw err;
+    }
+    if (events.length === 0) {
+      if (kept) continue;
+      return { events, state, appended: undefined };
+    }
     try {
       const appended = await store.append(
         streamId,
-        events.map((e, i) => ({ id: eventId(i), ...registry.serialize(e), metadata })),
-        expected,
+        events.map((e, i) => ({ id: eventId(i, state), ...registry.serialize(e), metadata })),
+        revision ?? 'no_stream',
       );
       return { events, state: events.reduce(decider.evolve, state), appended };
     } catch (err) {
-      if (err instanceof WrongExpectedRevisionError && attempt === 0) continue;
+      if (err instanceof WrongExpectedRevisionError && (kept || conflicts++ === 0)) continue;
       throw err;
     }
   }
@@ -82,10 +104,11 @@ export async function readState<C, E extends { type: string; data: unknown }, S>
   store: EventStore,
   aggregate: Aggregate<C, E, S, never>,
   streamId: string,
-): Promise<{ stored: RecordedEvent[]; state: S }> {
+): Promise<{ stored: RecordedEvent[]; revision: bigint | undefined; state: S }> {
   const stored = await store.readStream(streamId);
   return {
     stored,
+    revision: stored.at(-1)?.revision,
     state: fold(
       aggregate.decider,
       stored.map((e) => aggregate.events.deserialize(e)),

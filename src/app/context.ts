@@ -6,6 +6,7 @@ import type { ImageChecks, MockupDrawing } from '../print/image-work.ts';
 import type { FileStorage } from '../storage/port.ts';
 import type { WebhookTargets } from '../webhooks/address.ts';
 import type { CommandBatches } from './command-batches.ts';
+import type { FoldedStates } from './folded-states.ts';
 
 /** Waits until a read model has taken an append, so a caller reads its own write. */
 export interface ReadModels {
@@ -38,6 +39,8 @@ export interface AppContext {
   mockupDrawing: MockupDrawing;
   /** where webhooks may go (WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE) */
   webhookTargets: WebhookTargets;
+  /** orders' states as this process last appended them (PostgreSQL event store) */
+  orderStates?: FoldedStates<OrderState>;
   /** shop-floor commands on orders: decided together per order, on states kept between them */
   orderCommands: CommandBatches<OrderCommand, OrderEvent, OrderState>;
   /** told when an item reaches a stage, with the time since its order's receipt (metrics) */

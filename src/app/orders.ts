@@ -155,7 +155,7 @@ export async function receiveOrder(
 }
 
 async function recordOrder(
-  { store, pool, inkMethods }: AppContext,
+  { store, pool, inkMethods, orderStates }: AppContext,
   labelId: string,
   source: { channel: 'shop' | 'fulfillment'; integrationId?: string },
   n: Notification,
@@ -219,6 +219,9 @@ async function recordOrder(
         { read },
       );
       if (!r.state.exists) throw new Error('order not recorded');
+      // its print run, in this process, starts from this state unread
+      if (r.appended && !r.appended.duplicate)
+        orderStates?.keep(stream, r.appended.nextRevision, r.state);
       return { answer: answerOf(r.state), position: r.appended?.position };
     } catch (err) {
       const raced =

@@ -2,11 +2,13 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { KEY_OWNER_STREAMS } from '../app/auth.ts';
 import { AUTH_THROTTLE_SCHEMA } from '../app/auth-throttle.ts';
+import { FoldedStates } from '../app/folded-states.ts';
 import { StreamStateCache } from '../app/stream-state-cache.ts';
 import type { Config } from '../config.ts';
 import { ChangeFeed } from '../db/change-feed.ts';
 import { connectPostgres, type Database, inTransaction, openPglite } from '../db/database.ts';
 import { ENCRYPTION_KEYS_SCHEMA } from '../db/encryption-keys.ts';
+import type { OrderState } from '../domain/order/decider.ts';
 import { EsdbEventStore } from '../eventstore/esdb.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import { PostgresEventStore } from '../eventstore/postgres.ts';
@@ -14,6 +16,9 @@ import { FilesystemStorage } from '../storage/filesystem.ts';
 import type { FileStorage } from '../storage/port.ts';
 import { S3Storage } from '../storage/s3.ts';
 import type { Stops } from './stops.ts';
+
+/** the orders in production now; an older one is read whole again at its next step */
+const ORDERS_KEPT = 1_000;
 
 export interface DataParts {
   db: Database;
@@ -26,6 +31,12 @@ export interface DataParts {
   storage: FileStorage;
   /** design images, content-addressed */
   images: FileStorage;
+  /**
+   * Orders' states as this process last appended them: the next step on an order
+   * decides on it unread, and its append at that revision proves it current. Absent on
+   * EventStoreDB, whose client does not tell an idempotent append's duplicate.
+   */
+  orderStates: FoldedStates<OrderState> | undefined;
 }
 
 /** The database (PostgreSQL, or PGlite embedded), the event store, the change feed and file storage. */
@@ -63,7 +74,9 @@ export async function openData(config: Config, log: Logger, stops: Stops): Promi
   const images = s3
     ? S3Storage.open(s3, 'images')
     : await FilesystemStorage.open(path.join(config.dataDir, 'images'));
-  return { db, feed, store, principals, storage, images };
+  const orderStates =
+    store.kind === 'postgres' ? new FoldedStates<OrderState>(ORDERS_KEPT) : undefined;
+  return { db, feed, store, principals, storage, images, orderStates };
 }
 
 /**

@@ -139,8 +139,12 @@ export async function startApp(
       imageChecks,
       mockupDrawing,
       webhookTargets: config.webhooks,
-      // the orders on the shop floor now; an order past these is read whole again when scanned
-      orderCommands: new CommandBatches(store, orderAggregate, new FoldedStates(1_000)),
+      orderCommands: new CommandBatches(
+        store,
+        orderAggregate,
+        data.orderStates ?? new FoldedStates(1_000),
+      ),
+      ...(data.orderStates ? { orderStates: data.orderStates } : {}),
       observeStage: (labelId, stage, seconds) =>
         metrics.stageReached.observe({ label: labelId, stage }, seconds),
     };

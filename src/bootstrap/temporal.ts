@@ -153,6 +153,7 @@ export function startWorkerRole(
     renders,
     ...(options.observeRender ? { observeRender: options.observeRender } : {}),
     db: data.db.pool,
+    ...(data.orderStates ? { orderStates: data.orderStates } : {}),
   });
   const worker = superviseWorker(
     temporal.target,

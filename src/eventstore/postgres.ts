@@ -209,28 +209,47 @@ export class PostgresEventStore implements EventStore {
   /** Woken after each local append, so local subscribers do not wait for their poll. */
   /** local appends (by type) and, probed, any movement of the visible head */
   readonly appended = new WakeSignal(async (last) => {
-    const head = await this.headPosition();
+    const since = last?.split('/') as [string, string] | undefined;
+    const { head, types } = await this.headAndTypesSince(
+      since && { commit: BigInt(since[0]), prepare: BigInt(since[1]) },
+    );
     const key = `${head.commit}/${head.prepare}`;
     if (last === undefined || last === key) return { head: key };
-    const [commit, prepare] = last.split('/') as [string, string];
-    return {
-      head: key,
-      types: await this.typesBetween({ commit: BigInt(commit), prepare: BigInt(prepare) }, head),
-    };
+    return { head: key, types };
   });
 
-  /** The types of the events after `from` up to `to`; undefined when there are very many. */
-  private async typesBetween(from: Position, to: Position): Promise<string[] | undefined> {
+  /**
+   * The visible head and the types of the events after `since` up to it (undefined when
+   * there are very many), in one query: the wake signal's probe, several times a second.
+   */
+  private async headAndTypesSince(
+    since: Position | undefined,
+  ): Promise<{ head: Position; types: string[] | undefined }> {
     const cap = 5000;
-    const r = await this.pool.query<{ types: string[] | null; n: string }>(
-      `SELECT array_agg(DISTINCT type) AS types, count(*) AS n FROM (
-         SELECT type FROM es_events
-         WHERE (tx_id, seq) > ($1::xid8, $2::bigint) AND (tx_id, seq) <= ($3::xid8, $4::bigint)
-         LIMIT $5) t`,
-      [xid(from), from.prepare.toString(), xid(to), to.prepare.toString(), cap + 1],
+    const r = await this.pool.query<{
+      seq: string;
+      tx_text: string;
+      types: string[] | null;
+      n: string | null;
+    }>(
+      `SELECT h.seq, h.tx_id::text AS tx_text, t.types, t.n
+       FROM (SELECT seq, tx_id FROM es_events
+             WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot())
+             ORDER BY tx_id DESC, seq DESC LIMIT 1) h
+       LEFT JOIN LATERAL (
+         SELECT array_agg(DISTINCT type) AS types, count(*) AS n FROM (
+           SELECT type FROM es_events
+           WHERE $1::xid8 IS NOT NULL AND (tx_id, seq) > ($1::xid8, $2::bigint)
+             AND (tx_id, seq) <= (h.tx_id, h.seq)
+           LIMIT $3) x) t ON true`,
+      [since ? xid(since) : null, since ? since.prepare.toString() : null, cap + 1],
     );
-    const row = r.rows[0]!;
-    return Number(row.n) > cap ? undefined : (row.types ?? []);
+    const row = r.rows[0];
+    if (!row) return { head: START, types: [] };
+    return {
+      head: { commit: BigInt(row.tx_text), prepare: BigInt(row.seq) },
+      types: Number(row.n ?? 0) > cap ? undefined : (row.types ?? []),
+    };
   }
 
   constructor(
@@ -355,7 +374,8 @@ export class PostgresEventStore implements EventStore {
   }
 
   /** readStream requests of this turn of the event loop, sent together after it */
-  private streamReads: { streamId: string; from: bigint; settle: Settle<EventRow[]> }[] = [];
+  private readonly streamReads: { streamId: string; from: bigint; settle: Settle<EventRow[]> }[] =
+    [];
 
   /**
    * Reads made in the same turn of the event loop (a command reading the streams it
@@ -369,8 +389,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   private async sendStreamReads(): Promise<void> {
-    const reads = this.streamReads;
-    this.streamReads = [];
+    const reads = this.streamReads.splice(0);
     try {
       if (reads.length === 1) {
         const [{ streamId, from, settle }] = reads as [(typeof reads)[0]];
@@ -392,7 +411,7 @@ export class PostgresEventStore implements EventStore {
       });
       const rows = reads.map((): EventRow[] => []);
       for (const row of r.rows) rows[Number(row.i) - 1]!.push(row);
-      reads.forEach((x, i) => x.settle.resolve(rows[i]!));
+      for (const [i, x] of reads.entries()) x.settle.resolve(rows[i]!);
     } catch (err) {
       for (const x of reads) x.settle.reject(err);
     }

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Position, RecordedEvent } from '../eventstore/port.ts';
+import { describeError } from '../subscriptions/parked.ts';
 import { type Subscriber, SubscriptionRunner } from '../subscriptions/runner.ts';
 
 /**
@@ -11,20 +12,34 @@ export interface Reactor extends Subscriber {
   react(event: RecordedEvent): Promise<void>;
 }
 
+/** how long a reactor's checkpoint may trail what this process has reacted to */
+const SAVE_EVERY_MS = 250;
+
 /**
  * Runs reactors: the events of a page are reacted to in order, then the checkpoint moves
- * past the page (past the last one reacted to, when one fails): after a crash at most a
- * page of reactions runs again, which their idempotence makes harmless. A reaction
- * that fails because a dependency is down is retried until it is back (the checkpoint
- * stays); one that keeps failing on its event is parked after `parkAfter` tries.
+ * past the page (past the last one reacted to, when one fails). The checkpoints of all
+ * reactors are saved together, at most SAVE_EVERY_MS after their pages (and when the
+ * runner stops): after a crash the reactions of that time run again, which their
+ * idempotence makes harmless. A reaction that fails because a dependency is down is
+ * retried until it is back (the checkpoint stays); one that keeps failing on its event
+ * is parked after `parkAfter` tries.
  */
 export class ReactionRunner extends SubscriptionRunner<Reactor> {
   protected readonly kind = 'reactor' as const;
   /** where this process left each reactor: one runs in one process at a time */
   private readonly at = new Map<string, Position>();
+  /** reactors whose place here is past their stored checkpoint */
+  private readonly unsaved = new Set<string>();
+  private saveTimer: NodeJS.Timeout | undefined;
+  private saving: Promise<void> = Promise.resolve();
 
   protected override forget(name: string): void {
     this.at.delete(name);
+    this.unsaved.delete(name);
+  }
+
+  protected override async position(name: string): Promise<Position> {
+    return (this.owned.has(name) && this.at.get(name)) || (await this.checkpoint(name));
   }
 
   async step(r: Reactor, client: pg.PoolClient): Promise<number> {
@@ -56,10 +71,42 @@ export class ReactionRunner extends SubscriptionRunner<Reactor> {
       }
       done = event.position;
     }
-    const last = page[page.length - 1]!.position;
-    await this.saveCheckpoint(client, r.name, last);
-    this.at.set(r.name, last);
+    this.at.set(r.name, page[page.length - 1]!.position);
+    this.unsaved.add(r.name);
+    this.saveTimer ??= setTimeout(() => {
+      this.saving = this.saveUnsaved();
+    }, SAVE_EVERY_MS);
     return page.length;
+  }
+
+  /** Saves every reactor's place in one statement; a checkpoint only ever moves forward. */
+  private async saveUnsaved(): Promise<void> {
+    this.saveTimer = undefined;
+    const names = [...this.unsaved].filter((n) => this.at.has(n));
+    this.unsaved.clear();
+    if (names.length === 0) return;
+    const at = names.map((n) => this.at.get(n)!);
+    try {
+      await this.pool.query(
+        `INSERT INTO projection_checkpoints (name, commit_pos, prepare_pos, updated_at)
+         SELECT name, c, p, now() FROM unnest($1::text[], $2::numeric[], $3::numeric[]) AS x(name, c, p)
+         ON CONFLICT (name) DO UPDATE
+           SET commit_pos = excluded.commit_pos, prepare_pos = excluded.prepare_pos, updated_at = now()
+           WHERE (projection_checkpoints.commit_pos, projection_checkpoints.prepare_pos)
+                 < (excluded.commit_pos, excluded.prepare_pos)`,
+        [names, at.map((p) => p.commit.toString()), at.map((p) => p.prepare.toString())],
+      );
+    } catch (err) {
+      // tried again with the next page, or at stop
+      for (const n of names) this.unsaved.add(n);
+      this.log.warn({ error: describeError(err) }, 'reactor checkpoints not saved; will retry');
+    }
+  }
+
+  protected override async beforeRelease(): Promise<void> {
+    clearTimeout(this.saveTimer);
+    await this.saving;
+    await this.saveUnsaved();
   }
 
   protected retryOne(r: Reactor, event: RecordedEvent): Promise<void> {

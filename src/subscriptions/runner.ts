@@ -143,6 +143,9 @@ export abstract class SubscriptionRunner<S extends Subscriber> {
     this.wakeups?.notify();
     await Promise.all(this.loops);
     this.loops = [];
+    await this.beforeRelease().catch((err) =>
+      this.log.warn({ error: describeError(err) }, `${this.kind} runner stopped uncleanly`),
+    );
     const held = this.lockClient;
     this.lockClient = undefined;
     // destroyed, not pooled: a pooled session would keep any lock it still holds
@@ -264,6 +267,14 @@ export abstract class SubscriptionRunner<S extends Subscriber> {
   /** Hook when this process takes a subscriber (again): drop what it remembered of it. */
   protected forget(_name: string): void {}
 
+  /** Hook when the loops have ended, before the locks go (reactors save their checkpoints). */
+  protected async beforeRelease(): Promise<void> {}
+
+  /** Where a subscriber is: its stored checkpoint (a reactor this process runs is further on). */
+  protected position(name: string): Promise<Position> {
+    return this.checkpoint(name);
+  }
+
   /** Hook after a subscriber caught up (projections analyze after bulk loads). */
   protected async afterCatchUp(_s: S): Promise<void> {}
 
@@ -350,7 +361,7 @@ export abstract class SubscriptionRunner<S extends Subscriber> {
     const parked = await countParked(this.pool);
     const out: SubscriptionStatus[] = [];
     for (const name of this.byName.keys()) {
-      const cp = await this.checkpoint(name);
+      const cp = await this.position(name);
       const failing = this.failing.get(name);
       out.push({
         name,
@@ -380,7 +391,7 @@ export abstract class SubscriptionRunner<S extends Subscriber> {
         );
         continue;
       }
-      const lag = await this.lagSeconds(await this.checkpoint(name));
+      const lag = await this.lagSeconds(await this.position(name));
       if (lag * 1000 > maxLagMs) out.push(`${this.kind} ${name} is ${Math.round(lag)} s behind`);
     }
     return out;

@@ -73,4 +73,71 @@ describe('reaction runner (PostgreSQL)', () => {
       await otherReaders;
     }
   });
+  it('saves the checkpoints of its reactors together, soon after their pages, and at stop', async () => {
+    const reacted: string[] = [];
+    const reactor = (name: string) => ({
+      name,
+      handles: new Set(['Saved']),
+      async react(e: RecordedEvent) {
+        reacted.push(`${name}:${e.id}`);
+      },
+    });
+    const runner = new ReactionRunner(
+      db.pool,
+      store,
+      [reactor('saving-a'), reactor('saving-b')],
+      pino({ level: 'silent' }),
+      { wakeups: store.appended },
+    );
+    const stored = async () =>
+      (
+        await db.pool.query<{ name: string; commit: string; prepare: string; updated_at: Date }>(
+          `SELECT name, commit_pos::text AS commit, prepare_pos::text AS prepare, updated_at
+           FROM projection_checkpoints WHERE name LIKE 'saving-%' ORDER BY name`,
+        )
+      ).rows;
+    const append = async () => {
+      const id = randomUUID();
+      const r = await store.append(
+        `saved-${id}`,
+        [{ id, type: 'Saved', schemaVersion: 1, data: {}, metadata: {} }],
+        'no_stream',
+      );
+      return { id, position: r.position };
+    };
+    runner.start();
+    try {
+      const first = await append();
+      const deadline = Date.now() + 10_000;
+      const at = (p: { commit: bigint; prepare: bigint }) => ({
+        commit: p.commit.toString(),
+        prepare: p.prepare.toString(),
+      });
+      while (reacted.length < 2 && Date.now() < deadline) await sleep(10);
+      // both reacted; their checkpoints follow within the save interval, in one statement
+      while (
+        (await stored()).filter((r) => r.commit === at(first.position).commit).length < 2 &&
+        Date.now() < deadline
+      )
+        await sleep(20);
+      const saved = await stored();
+      expect(saved.map((r) => ({ commit: r.commit, prepare: r.prepare }))).toEqual([
+        at(first.position),
+        at(first.position),
+      ]);
+      expect(saved[0]!.updated_at.getTime()).toBe(saved[1]!.updated_at.getTime());
+      // the status of a reactor this process runs is where it is, saved or not yet
+      const second = await append();
+      while (reacted.length < 4 && Date.now() < deadline) await sleep(5);
+      for (const s of await runner.status()) expect(s.behind).toBe(0);
+      await runner.stop();
+      expect((await stored()).map((r) => ({ commit: r.commit, prepare: r.prepare }))).toEqual([
+        at(second.position),
+        at(second.position),
+      ]);
+    } finally {
+      await runner.stop();
+    }
+    expect(reacted).toHaveLength(4);
+  });
 });

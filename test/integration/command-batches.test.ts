@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CommandBatches } from '../../src/app/command-batches.ts';
-import { handleCommand } from '../../src/app/command-handler.ts';
+import { handleCommand, type StreamState } from '../../src/app/command-handler.ts';
 import { FoldedStates } from '../../src/app/folded-states.ts';
 import { connectPostgres, type Database } from '../../src/db/database.ts';
 import { type LabelState, labelAggregate } from '../../src/domain/label/decider.ts';
@@ -108,5 +108,60 @@ describe('command batches and folded states', () => {
     expect(hours).toEqual([24, 72, 24, 5, 6]);
     const folds = await folded.read(store, labelAggregate, stream);
     expect(folds.state).toMatchObject({ shipWithinHours: 6 });
+  });
+  it('decides a command on a kept state unread, and on a read when that state may be behind', async () => {
+    const labelId = await created();
+    const stream = labelStream(labelId);
+    /** the states commands were decided on, as their event ids were derived */
+    const decidedOn: number[] = [];
+    const set = (shipWithinHours: number, read?: StreamState<LabelState>) =>
+      handleCommand(
+        store,
+        labelAggregate,
+        stream,
+        { type: 'SetShipDeadline', shipWithinHours, at },
+        meta,
+        read
+          ? {
+              read,
+              eventIds: (_i, s) => {
+                if (s.exists) decidedOn.push(s.shipWithinHours);
+                return randomUUID();
+              },
+            }
+          : {},
+      );
+    const keptAfter = (r: Awaited<ReturnType<typeof set>>) => ({
+      revision: r.appended!.nextRevision,
+      state: r.state,
+      kept: true as const,
+    });
+    const mine = await set(24);
+    // current: decided on it without a read, appended at its revision
+    const onKept = await set(12, keptAfter(mine));
+    expect(onKept.appended?.nextRevision).toBe(mine.appended!.nextRevision + 1n);
+    expect(decidedOn).toEqual([24]);
+    // behind: another writer moved the stream; nothing to do on the kept state (12 -> 12
+    // is none) is decided again on the stream as it is (72 -> 12 is a change)
+    const behind = keptAfter(onKept);
+    await set(72);
+    expect((await set(12, behind)).events).toHaveLength(1);
+    expect(decidedOn).toEqual([24, 72]);
+    // a change decided on a kept state that is behind meets the append and is decided
+    // again, with ids from the state it was decided on at last
+    await set(5);
+    await set(6, behind);
+    expect(decidedOn).toEqual([24, 72, 12, 5]);
+    // a refusal on a kept state (here: no label yet) is decided again on a read
+    const refused = await set(7, {
+      revision: undefined,
+      state: labelAggregate.decider.initialState,
+      kept: true,
+    });
+    expect(refused.events).toHaveLength(1);
+    const hours = (await store.readStream(stream))
+      .filter((e) => e.type === 'LabelShipDeadlineSet')
+      .map((e) => e.data.shipWithinHours);
+    expect(hours).toEqual([24, 12, 72, 12, 5, 6, 7]);
   });
 });

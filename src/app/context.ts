@@ -5,6 +5,7 @@ import type { EventStore, Position } from '../eventstore/port.ts';
 import type { ImageChecks, MockupDrawing } from '../print/image-work.ts';
 import type { FileStorage } from '../storage/port.ts';
 import type { WebhookTargets } from '../webhooks/address.ts';
+import type { CachedReads } from './cached-reads.ts';
 import type { CommandBatches } from './command-batches.ts';
 import type { FoldedStates } from './folded-states.ts';
 
@@ -39,6 +40,8 @@ export interface AppContext {
   mockupDrawing: MockupDrawing;
   /** where webhooks may go (WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE) */
   webhookTargets: WebhookTargets;
+  /** read-model queries every order repeats, answered from memory until they change */
+  reads: CachedReads;
   /** orders' states as this process last appended them (PostgreSQL event store) */
   orderStates?: FoldedStates<OrderState>;
   /** shop-floor commands on orders: decided together per order, on states kept between them */

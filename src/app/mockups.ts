@@ -1,13 +1,6 @@
 import { createHash } from 'node:crypto';
-import type pg from 'pg';
 import sharp from 'sharp';
-import {
-  findOrderItemMockup,
-  orderItemMockups,
-  type TemplateRow,
-  templatesFor,
-} from '#projections/mockups';
-import { findOffering } from '#projections/offerings';
+import { findOrderItemMockup, orderItemMockups, type TemplateRow } from '#projections/mockups';
 import { findOrderItem } from '#projections/orders';
 import { labelAggregate } from '../domain/label/decider.ts';
 import { labelStream } from '../domain/label/events.ts';
@@ -22,6 +15,7 @@ import { JobCrashedError, JobDeadlineError } from '../print/process-pool.ts';
 import { DEFAULT_PROFILE_DESCRIPTION, DEFAULT_PROFILE_SHA256 } from '../print/profiles.ts';
 import type { FileStorage } from '../storage/port.ts';
 import { mockupPath } from '../webhooks/messages.ts';
+import type { CachedReads } from './cached-reads.ts';
 import { loadState, readState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
 import { designImages, loadImage } from './images.ts';
@@ -73,12 +67,12 @@ export async function templateToDraw(
 
 /** A label's templates for a product (by its SKU, base SKU and colour), with its configuration. */
 export async function productTemplates(
-  pool: pg.Pool,
+  reads: CachedReads,
   labelId: string,
   product: { supplier: string; sku: string },
 ) {
-  const offering = await findOffering(pool, product.supplier, product.sku);
-  const templates = await templatesFor(pool, labelId, {
+  const offering = await reads.offering(product.supplier, product.sku);
+  const templates = await reads.templates(labelId, {
     sku: product.sku,
     baseSKU: offering?.config.baseSKU ?? '',
     productColor: offering?.config.productColor ?? '',
@@ -165,7 +159,7 @@ export async function projectMockups(
 ): Promise<{ ready: true; revision: number; mockups: ProjectMockup[] } | { ready: false }> {
   const { content, revision } = await accessibleProject(ctx, access, projectId);
   const { offering, templates: matching } = await productTemplates(
-    ctx.pool,
+    ctx.reads,
     access.labelId,
     content,
   );

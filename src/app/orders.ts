@@ -1,6 +1,4 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type pg from 'pg';
-import { findOffering } from '#projections/offerings';
 import { productionOf } from '#projections/order-production';
 import { findOrder, findOrderItem } from '#projections/orders';
 import { encrypt, ensureOwnerKey } from '../db/encryption-keys.ts';
@@ -18,6 +16,7 @@ import type { EventMetadata, EventStore, Position } from '../eventstore/port.ts'
 import { WrongExpectedRevisionError } from '../eventstore/port.ts';
 import { DEFAULT_PROFILE_DESCRIPTION, DEFAULT_PROFILE_SHA256 } from '../print/profiles.ts';
 import { workflowIds } from '../temporal/contract.ts';
+import type { CachedReads } from './cached-reads.ts';
 import { handleCommand, loadState, readState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
 
@@ -89,7 +88,7 @@ async function readLines(store: EventStore, n: Notification) {
 
 /** What each notified item is: its project's design and product, copied into the order. */
 async function resolveItems(
-  pool: pg.Pool,
+  reads: CachedReads,
   labelId: string,
   lines: Awaited<ReturnType<typeof readLines>>,
 ): Promise<OrderItem[]> {
@@ -112,7 +111,7 @@ async function resolveItems(
       continue;
     }
     const { sku, supplier, design } = project.content;
-    const offering = await findOffering(pool, supplier, sku);
+    const offering = await reads.offering(supplier, sku);
     if (!offering || offering.renamed_to !== null || !offering.config.published) {
       problems.push(`project ${projectId}: ${supplier} ${sku} is not offered any more`);
       continue;
@@ -155,7 +154,7 @@ export async function receiveOrder(
 }
 
 async function recordOrder(
-  { store, pool, inkMethods, orderStates }: AppContext,
+  { store, pool, inkMethods, orderStates, reads }: AppContext,
   labelId: string,
   source: { channel: 'shop' | 'fulfillment'; integrationId?: string },
   n: Notification,
@@ -181,7 +180,7 @@ async function recordOrder(
       }
       return { answer: answerOf(existing), position: undefined };
     }
-    const items = await resolveItems(pool, labelId, lines);
+    const items = await resolveItems(reads, labelId, lines);
     if (!label.exists) throw new DomainError('not_found', 'label not found', 'label_not_found');
     const hasCustomer = n.customer && (n.customer.name || n.customer.email);
     const key = hasCustomer || n.giftMessage ? await ensureOwnerKey(pool, labelId) : undefined;

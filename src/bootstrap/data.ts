@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { KEY_OWNER_STREAMS } from '../app/auth.ts';
 import { AUTH_THROTTLE_SCHEMA } from '../app/auth-throttle.ts';
+import { type CachedReads, cachedReads } from '../app/cached-reads.ts';
 import { FoldedStates } from '../app/folded-states.ts';
 import { StreamStateCache } from '../app/stream-state-cache.ts';
 import type { Config } from '../config.ts';
@@ -37,6 +38,8 @@ export interface DataParts {
    * EventStoreDB, whose client does not tell an idempotent append's duplicate.
    */
   orderStates: FoldedStates<OrderState> | undefined;
+  /** read-model queries every order repeats, answered from memory until they change */
+  reads: CachedReads;
 }
 
 /** The database (PostgreSQL, or PGlite embedded), the event store, the change feed and file storage. */
@@ -76,7 +79,8 @@ export async function openData(config: Config, log: Logger, stops: Stops): Promi
     : await FilesystemStorage.open(path.join(config.dataDir, 'images'));
   const orderStates =
     store.kind === 'postgres' ? new FoldedStates<OrderState>(ORDERS_KEPT) : undefined;
-  return { db, feed, store, principals, storage, images, orderStates };
+  const reads = cachedReads(db.pool, feed);
+  return { db, feed, store, principals, storage, images, orderStates, reads };
 }
 
 /**

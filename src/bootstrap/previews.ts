@@ -29,6 +29,7 @@ export function createPreviewRunner(
       mockupsReactor({
         store: data.store,
         pool: data.db.pool,
+        reads: data.reads,
         storage: data.storage,
         images: data.images,
         drawing: draw.mockups,

@@ -145,6 +145,7 @@ export async function startApp(
         data.orderStates ?? new FoldedStates(1_000),
       ),
       ...(data.orderStates ? { orderStates: data.orderStates } : {}),
+      reads: data.reads,
       observeStage: (labelId, stage, seconds) =>
         metrics.stageReached.observe({ label: labelId, stage }, seconds),
     };

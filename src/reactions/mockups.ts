@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
+import { type CachedReads, uncachedReads } from '../app/cached-reads.ts';
 import { derivedIds, handleCommand, readState } from '../app/command-handler.ts';
 import { productTemplates, templateToDraw } from '../app/mockups.ts';
 import { templateImages } from '../domain/mockup-template/events.ts';
@@ -16,6 +17,8 @@ const ORDER_MOCKUP_MAX_WIDTH = 2000;
 export interface MockupReactorDeps {
   store: EventStore;
   pool: pg.Pool;
+  /** the product's configuration and templates (default: each from the database) */
+  reads?: CachedReads;
   storage: FileStorage;
   images: FileStorage;
   drawing: MockupDrawing;
@@ -45,7 +48,11 @@ export function mockupsReactor(deps: MockupReactorDeps): Reactor {
       const item = order.items.get(e.data.orderItemId);
       // a print file made over since is drawn when its own event comes
       if (!item || item.files[item.files.length - 1]?.sha256 !== e.data.sha256) return;
-      const { templates } = await productTemplates(deps.pool, order.labelId, item.item);
+      const { templates } = await productTemplates(
+        deps.reads ?? uncachedReads(deps.pool),
+        order.labelId,
+        item.item,
+      );
       const todo = templates
         .map((t) => ({
           t,

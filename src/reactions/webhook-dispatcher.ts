@@ -197,10 +197,12 @@ export class WebhookDispatcher {
           }
           this.send(row, target);
         }
-        // a claim is one query however many rows it takes: the next waits for a moment, or
-        // for half the room to come free, not for each attempt's end
-        if (rows.length === 0) await this.sleep(nextDueMs);
-        else await this.sleep(CLAIM_GAP_MS);
+        // a claim is one query however many rows it takes: a full one is followed by the
+        // next after a moment (or once half the room is free), not after each attempt's
+        // end; after one that took all it could, the next row falls due by its time, or a
+        // change of the queue (a new row, an attempt recorded) wakes the loop sooner
+        if (rows.length >= room) await this.sleep(CLAIM_GAP_MS);
+        else await this.sleep(nextDueMs);
       } catch (err) {
         this.lastError = describeError(err);
         this.deps.log.warn({ error: this.lastError }, 'webhook dispatch failed; trying again');
@@ -252,8 +254,8 @@ export class WebhookDispatcher {
   /**
    * Leases up to `room` due rows, each endpoint at most its free share: `maxInFlight`
    * minus its leased rows (ordered: its oldest row alone, once nothing of it is leased);
-   * a rate-limited endpoint at most a second's worth. With nothing taken, also how long
-   * until the next row falls due (at most IDLE_MS), read in the same query.
+   * a rate-limited endpoint at most a second's worth. Also how long until the next row
+   * it did not take falls due (at most IDLE_MS), read in the same query.
    */
   private async claim(room: number): Promise<{ rows: Leased[]; nextDueMs: number }> {
     const r = await this.deps.db.query<{ rows: Leased[]; ms: string | null }>(
@@ -303,11 +305,13 @@ export class WebhookDispatcher {
          RETURNING q.delivery_id, q.run, q.integration_id, q.label_id, q.message, q.attempt,
            e.rate_per_second, e.ordered
        )
-       -- the next due time is read before this query's leases (one snapshot): it counts
-       -- only when nothing was leased
+       -- when the next row not leased now falls due (this query's own leases are not seen
+       -- in its snapshot: its rows are left out by name)
        SELECT COALESCE((SELECT json_agg(c) FROM claimed c), '[]'::json) AS rows,
          (SELECT extract(epoch FROM min(GREATEST(due_at, COALESCE(leased_until, due_at))) - now()) * 1000
-          FROM webhook_queue) AS ms`,
+          FROM webhook_queue w
+          WHERE NOT EXISTS (SELECT 1 FROM claimed c
+                            WHERE c.delivery_id = w.delivery_id AND c.run = w.run)) AS ms`,
       [
         room,
         this.leaseMs,

@@ -29,8 +29,12 @@ for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => pass(signal
 process.on('SIGHUP', () => pass('SIGTERM'));
 // npm exits on SIGTERM without passing it on: when the process that started us is gone
 // (we were handed to another parent), the service is stopped as if it got SIGTERM
+// once: a second SIGTERM stops the service at once, cutting off the requests in flight
 const parent = process.ppid;
-setInterval(() => {
-  if (process.ppid !== parent) pass('SIGTERM');
-}, 250).unref();
+const orphaned = setInterval(() => {
+  if (process.ppid === parent) return;
+  clearInterval(orphaned);
+  pass('SIGTERM');
+}, 250);
+orphaned.unref();
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -53,13 +53,16 @@ async function main() {
     },
     'started',
   );
-  let stopping = false;
+  let stopping: number | undefined;
   const shutdown = async (why: string) => {
-    if (stopping) {
+    if (stopping !== undefined) {
+      // the same signal twice at once (from the terminal to the process group, and passed
+      // on by `npm start`) is one request to stop; a second one later means "now"
+      if (Date.now() - stopping < 1000) return;
       log.warn({ why }, 'stopping at once');
       process.exit(1);
     }
-    stopping = true;
+    stopping = Date.now();
     log.info({ why }, 'stopping: finishing requests in flight');
     setTimeout(() => {
       log.error('stop took too long; exiting');
@@ -73,9 +76,12 @@ async function main() {
   // started by `npm start` (scripts/start.mjs): if that process is killed outright, stop too
   if (process.env.EDITOR_PLATFORM_STOP_WITH_PARENT === '1') {
     const parent = process.ppid;
-    setInterval(() => {
-      if (process.ppid !== parent) void shutdown('parent process gone');
-    }, 1000).unref();
+    const orphaned = setInterval(() => {
+      if (process.ppid === parent) return;
+      clearInterval(orphaned);
+      void shutdown('parent process gone');
+    }, 1000);
+    orphaned.unref();
   }
 }
 

@@ -106,6 +106,10 @@ describe('npm start, stopped', () => {
       45_000,
       50,
     );
+    // a second later still: the stop waits for it, however many times `npm start` has
+    // noticed that npm is gone (it passes the signal on once; a second signal would stop
+    // the service at once, cutting this request off)
+    await new Promise((r) => setTimeout(r, 1000));
     req.end(body);
     const inFlight = await answered;
     expect(inFlight.status, inFlight.text).toBe(201);

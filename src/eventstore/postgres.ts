@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { STREAM_CHANNEL } from '../db/change-feed.ts';
 import {
   type AppendResult,
+  comparePositions,
   type EventStore,
   type ExpectedRevision,
   type NewEvent,
@@ -192,13 +193,12 @@ interface Settle<T> {
   reject(err: unknown): void;
 }
 
-/** readAll requests made in one turn of the event loop, and the query they share */
-interface ReadBatch {
-  types: Set<string>;
-  all: boolean;
-  rows: Promise<EventRow[]>;
-  /** callers served so far: all but the first get copies */
-  taken: number;
+/** A reader's request for a page of the log, waiting for the turn's query. */
+interface PageRequest {
+  after: Position;
+  limit: number;
+  dataOf: string[] | undefined;
+  settle: Settle<RecordedEvent[]>;
 }
 
 /** xid8 has no negative values; START maps to the lowest one. */
@@ -417,45 +417,103 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
-  /** readAll requests not sent yet, by position and page size: they go as one query */
-  private readonly readBatches = new Map<string, ReadBatch>();
+  /** readAll requests of this turn of the event loop, sent together after it */
+  private readonly pageRequests: PageRequest[] = [];
 
   /**
-   * Every subscriber of a process (projections, reactors) is woken by the same append
-   * and, caught up, reads from the same position: the requests made in the same turn of
-   * the event loop go to PostgreSQL as one query (with the data of every type any of them
-   * looks into), sent after the last of them was made, so each sees all it would have
-   * seen alone. Each caller gets events of its own (the data copied for all but the first).
+   * Every subscriber of a process (projections, reactors) is woken by appends and reads
+   * a page from where it stands. The requests made in one turn of the event loop go to
+   * PostgreSQL as one query, sent after the last of them: the events after the earliest
+   * position, each with its data when a reader at or before it looks into its type. Each
+   * reader takes the events after its own position; the query's page reaching the
+   * visible end (fewer rows than asked) means each has all it would have read alone.
+   * When it did not, a reader left short is asked again (with the others left short) in
+   * the next turn. Each caller gets events of its own (data copied for all but the first).
    */
-  async readAll({ after, limit, dataOf }: ReadAllOptions): Promise<RecordedEvent[]> {
-    const key = `${after.commit}/${after.prepare}/${limit}`;
-    let batch = this.readBatches.get(key);
-    if (!batch) {
-      const fresh: ReadBatch = {
-        types: new Set(),
-        all: false,
-        taken: 0,
-        rows: Promise.resolve([]),
-      };
-      fresh.rows = new Promise<void>((r) => setImmediate(r)).then(() => {
-        // from here on, a request starts a batch of its own
-        this.readBatches.delete(key);
-        return this.readPage(after, limit, fresh.all ? null : [...fresh.types]);
-      });
-      batch = fresh;
-      this.readBatches.set(key, batch);
-    }
-    if (dataOf) for (const t of dataOf) batch.types.add(t);
-    else batch.all = true;
-    const rows = await batch.rows;
-    const copy = batch.taken++ > 0;
-    return rows.map((row) =>
-      toRecorded(
-        copy
-          ? { ...row, data: structuredClone(row.data), metadata: structuredClone(row.metadata) }
-          : row,
-      ),
+  readAll({ after, limit, dataOf }: ReadAllOptions): Promise<RecordedEvent[]> {
+    return new Promise<RecordedEvent[]>((resolve, reject) => {
+      this.requestPage({ after, limit, dataOf, settle: { resolve, reject } });
+    });
+  }
+
+  private requestPage(request: PageRequest): void {
+    if (this.pageRequests.length === 0) setImmediate(() => void this.sendPageRequests());
+    this.pageRequests.push(request);
+  }
+
+  private async sendPageRequests(): Promise<void> {
+    const requests = this.pageRequests.splice(0);
+    let rows: EventRow[];
+    const from = requests.reduce(
+      (min, q) => (comparePositions(q.after, min) < 0 ? q.after : min),
+      requests[0]!.after,
     );
+    const limit = Math.max(...requests.map((q) => q.limit));
+    try {
+      rows =
+        requests.length === 1
+          ? await this.readPage(from, limit, requests[0]!.dataOf ?? null)
+          : await this.readPageFor(from, limit, requests);
+    } catch (err) {
+      for (const q of requests) q.settle.reject(err);
+      return;
+    }
+    const complete = rows.length < limit;
+    const positions = rows.map((r) => ({ commit: BigInt(r.tx_text), prepare: BigInt(r.seq) }));
+    const taken = new Uint8Array(rows.length);
+    for (const q of requests) {
+      let i = 0;
+      while (i < rows.length && comparePositions(positions[i]!, q.after) <= 0) i++;
+      const end = Math.min(rows.length, i + q.limit);
+      if (end - i < q.limit && !complete) {
+        this.requestPage(q);
+        continue;
+      }
+      const page: RecordedEvent[] = [];
+      for (; i < end; i++) {
+        const row = rows[i]!;
+        const copy = taken[i]! > 0;
+        taken[i] = 1;
+        page.push(
+          toRecorded(
+            copy
+              ? { ...row, data: structuredClone(row.data), metadata: structuredClone(row.metadata) }
+              : row,
+          ),
+        );
+      }
+      q.settle.resolve(page);
+    }
+  }
+
+  /** A page for several readers: an event's data when a reader after whose position it lies looks into its type. */
+  private async readPageFor(
+    from: Position,
+    limit: number,
+    requests: PageRequest[],
+  ): Promise<EventRow[]> {
+    const r = await this.pool.query<EventRow>(
+      `SELECT seq, tx_id::text AS tx_text, event_id, stream_id, revision, type, schema_version,
+         CASE WHEN EXISTS (
+           SELECT 1 FROM unnest($4::xid8[], $5::bigint[], $6::text[]) AS c(tx, seq, types)
+           WHERE (e.tx_id, e.seq) > (c.tx, c.seq)
+             AND (c.types IS NULL OR e.type = ANY(string_to_array(c.types, ',')))
+         ) THEN data ELSE '{}'::json END AS data,
+         metadata, recorded_at
+       FROM es_events e
+       WHERE (tx_id, seq) > ($1::xid8, $2::bigint)
+         AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+       ORDER BY tx_id, seq LIMIT $3`,
+      [
+        xid(from),
+        from.prepare.toString(),
+        limit,
+        requests.map((q) => xid(q.after)),
+        requests.map((q) => q.after.prepare.toString()),
+        requests.map((q) => (q.dataOf ? q.dataOf.join(',') : null)),
+      ],
+    );
+    return r.rows;
   }
 
   private async readPage(

@@ -280,6 +280,58 @@ export function eventStoreContract(name: string, open: () => Promise<StoreUnderT
       expect(left[0]!.data).toEqual({ side: 'left' });
     });
 
+    it('gives readers at different positions at once each the page it would read alone', async () => {
+      const s = stream('Apart');
+      const head = await store.headPosition();
+      const types = ['A', 'B', 'C', 'D', 'E', 'F'];
+      const { position } = await store.append(
+        s,
+        types.map((t) => ev(t, { t })),
+        'no_stream',
+      );
+      await visible(store, position);
+      const mine = (await store.readAll({ after: head, limit: 1000 })).filter(
+        (e) => e.streamId === s,
+      );
+      expect(mine.map((e) => e.type)).toEqual(types);
+      const at = (i: number) => mine[i]!.position;
+      const asks = [
+        { after: head, limit: 2, dataOf: ['A'] },
+        { after: at(1), limit: 3, dataOf: ['D'] },
+        { after: at(3), limit: 10 },
+        { after: at(5), limit: 5, dataOf: [] },
+        { after: at(0), limit: 1, dataOf: ['B'] },
+      ];
+      const together = await Promise.all(asks.map((q) => store.readAll(q)));
+      const alone: RecordedEvent[][] = [];
+      for (const q of asks) alone.push(await store.readAll(q));
+      const shape = (page: RecordedEvent[]) => page.map((e) => [e.id, e.type, e.position]);
+      expect(together.map(shape)).toEqual(alone.map(shape));
+      // only events of this test: nothing else was appended meanwhile
+      expect(together.map((page) => page.map((e) => e.type))).toEqual([
+        ['A', 'B'],
+        ['C', 'D', 'E'],
+        ['E', 'F'],
+        [],
+        ['B'],
+      ]);
+      expect(together[0]![0]!.data).toEqual({ t: 'A' });
+      expect(together[1]![1]!.data).toEqual({ t: 'D' });
+      expect(together[2]!.map((e) => e.data)).toEqual([{ t: 'E' }, { t: 'F' }]);
+      expect(together[4]![0]!.data).toEqual({ t: 'B' });
+      // E is in two pages: each reader its own
+      (together[1]![2]!.data as { t: string }).t = 'changed';
+      expect(together[2]![0]!.data).toEqual({ t: 'E' });
+      // a page the earliest reader fills says nothing of the events after it: the reader
+      // beyond it gets its own page, not a short one
+      const [early, late] = await Promise.all([
+        store.readAll({ after: head, limit: 3 }),
+        store.readAll({ after: at(3), limit: 2 }),
+      ]);
+      expect(early!.map((e) => e.type)).toEqual(['A', 'B', 'C']);
+      expect(late!.map((e) => e.type)).toEqual(['E', 'F']);
+    });
+
     it('subscribes to all events from a checkpoint and resumes after it', async () => {
       const s = stream('Sub');
       const head = await store.headPosition();

@@ -260,7 +260,7 @@ async function main() {
         )}; the raw render used ${rawCpuSeconds.toFixed(1)} CPU-s for as many (${((2 * ORDERS) / rawRate).toFixed(1)} on 2 cores)`,
     );
     console.log(`by thread: service ${serviceThreadsSpent}; raw render ${rawThreadsSpent}`);
-    console.log(`PostgreSQL transactions per order: ${txPerOrder.toFixed(0)}`);
+    console.log(`PostgreSQL transactions per order: ${txPerOrder.toFixed(1)}`);
     console.log(
       `render time per item, 2 at a time: in the service's activity ${serviceRenderMs.toFixed(0)} ms, raw ${((2 * 1000) / rawRate).toFixed(0)} ms`,
     );

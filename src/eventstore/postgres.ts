@@ -201,6 +201,9 @@ interface PageRequest {
   settle: Settle<RecordedEvent[]>;
 }
 
+/** local event ids remembered (a few seconds of a busy process's appends) */
+const LOCAL_IDS_KEPT = 10_000;
+
 /** xid8 has no negative values; START maps to the lowest one. */
 const xid = (p: Position) => (p.commit < 0n ? '0' : p.commit.toString());
 
@@ -319,12 +322,48 @@ export class PostgresEventStore implements EventStore {
       }
       const last = rows.reduce((x, y) => (BigInt(x.seq) > BigInt(y.seq) ? x : y));
       this.onAppended(streamId);
+      this.appendedHere(events.map((e) => e.id));
       this.appended.notify(events.map((e) => e.type));
       return {
         nextRevision: first + BigInt(events.length - 1),
         position: { commit: BigInt(last.tx_text), prepare: BigInt(last.seq) },
       };
     }
+  }
+
+  /** ids of events this process appended lately: their readers were told at the append */
+  private readonly localIds = new Set<string>();
+
+  private appendedHere(ids: string[]): void {
+    for (const id of ids) this.localIds.add(id);
+    // the oldest go first (a Set keeps insertion order)
+    for (const id of this.localIds) {
+      if (this.localIds.size <= LOCAL_IDS_KEPT) break;
+      this.localIds.delete(id);
+    }
+  }
+
+  /**
+   * A page that reached the visible end, read from at or before the head the wake signal
+   * knows, shows the head as a probe would: readers of the types past that head (those
+   * not appended here) are told, and the probe's next query is spared.
+   */
+  private sawHead(from: Position, rows: EventRow[], positions: Position[]): void {
+    const known = this.appended.head;
+    if (known === undefined) return;
+    const [commit, prepare] = known.split('/') as [string, string];
+    const head = { commit: BigInt(commit), prepare: BigInt(prepare) };
+    if (comparePositions(from, head) > 0) return; // what lies between is unseen
+    const last = positions.at(-1);
+    if (!last || comparePositions(last, head) <= 0) {
+      this.appended.observed(known, []);
+      return;
+    }
+    const types = new Set<string>();
+    for (const [i, row] of rows.entries())
+      if (comparePositions(positions[i]!, head) > 0 && !this.localIds.has(row.event_id))
+        types.add(row.type);
+    this.appended.observed(`${last.commit}/${last.prepare}`, [...types]);
   }
 
   async appendEach(appends: { streamId: string; event: NewEvent }[]): Promise<void> {
@@ -343,6 +382,7 @@ export class PostgresEventStore implements EventStore {
         }
       }
       for (const a of chunk) this.onAppended(a.streamId);
+      this.appendedHere(chunk.map((a) => a.event.id));
       this.appended.notify([...new Set(chunk.map((a) => a.event.type))]);
     }
   }
@@ -460,6 +500,7 @@ export class PostgresEventStore implements EventStore {
     }
     const complete = rows.length < limit;
     const positions = rows.map((r) => ({ commit: BigInt(r.tx_text), prepare: BigInt(r.seq) }));
+    if (complete) this.sawHead(from, rows, positions);
     const taken = new Uint8Array(rows.length);
     for (const q of requests) {
       let i = 0;

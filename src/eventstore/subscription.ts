@@ -141,12 +141,38 @@ export class WakeSignal {
     }
   }
 
+  /** the head as a probe or a reader last saw it */
+  get head(): string | undefined {
+    return this.last;
+  }
+
+  /** when a reader last told the head (`observed`): a probe within probeMs of it is skipped */
+  private observedAt = 0;
+
+  /**
+   * A reader saw the head: it read up to the visible end, from at or before the last head
+   * known here. `types`: those of the events it saw past that head that were not
+   * appended by this process (their readers were told then). They are told as a probe
+   * would tell them, and the next probe waits a full interval: while readers keep
+   * reading to the end, the probe's query is not needed.
+   */
+  observed(head: string, types: readonly string[]): void {
+    if (this.last !== undefined && head !== this.last && types.length > 0) this.notify(types);
+    this.last = head;
+    this.observedAt = performance.now();
+  }
+
   /** one chain of probes at a time: a probe in flight when the last waiter left ends it */
   private startProbing(): void {
     if (!this.probe || this.timer || this.probing) return;
     const probe = this.probe;
     const tick = async () => {
       this.timer = undefined;
+      const fresh = this.probeMs - (performance.now() - this.observedAt);
+      if (fresh > 0) {
+        if (this.waiting > 0) this.timer = setTimeout(tick, fresh);
+        return;
+      }
       this.probing = true;
       try {
         const { head, types } = await probe(this.last);

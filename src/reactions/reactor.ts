@@ -13,7 +13,7 @@ export interface Reactor extends Subscriber {
 }
 
 /** how long a reactor's checkpoint may trail what this process has reacted to */
-const SAVE_EVERY_MS = 250;
+const SAVE_EVERY_MS = 1000;
 
 /**
  * Runs reactors: the events of a page are reacted to in order, then the checkpoint moves

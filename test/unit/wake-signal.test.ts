@@ -83,4 +83,39 @@ describe('WakeSignal', () => {
     expect(probes).toBeGreaterThan(whileWaiting);
     reader.close();
   });
+  it('takes the head a reader saw instead of probing, and wakes the readers of the types it saw', async () => {
+    let probes = 0;
+    const signal = new WakeSignal(async () => {
+      probes++;
+      return { head: 'h0', types: [] };
+    }, 50);
+    const orders = signal.reader(wantsOrders);
+    // the first probe learns the head
+    await orders.wait(80);
+    const probed = probes;
+    expect(probed).toBeGreaterThanOrEqual(1);
+    expect(signal.head).toBe('h0');
+    // readers read to the end every 20 ms: no probe meanwhile
+    const waiting = elapsed(orders.wait(200));
+    const until = performance.now() + 260;
+    while (performance.now() < until) {
+      await sleep(20);
+      signal.observed('h0', []);
+    }
+    expect(await waiting).toBeGreaterThanOrEqual(190);
+    expect(probes).toBe(probed);
+    // a reader saw other processes' orders past the head: the readers of orders wake
+    const woken = elapsed(orders.wait(5000));
+    signal.observed('h1', ['OrderReceived']);
+    expect(await woken).toBeLessThan(100);
+    expect(signal.head).toBe('h1');
+    // and events of other types past it wake nobody of orders
+    const untouched = elapsed(orders.wait(150));
+    signal.observed('h2', ['PriceSet']);
+    expect(await untouched).toBeGreaterThanOrEqual(140);
+    // once readers stop telling, the probe takes over again
+    await orders.wait(200);
+    expect(probes).toBeGreaterThan(probed);
+    orders.close();
+  });
 });

@@ -174,10 +174,13 @@ export class WakeSignal {
         return;
       }
       this.probing = true;
+      const observedBefore = this.observedAt;
       try {
         const { head, types } = await probe(this.last);
         if (this.last !== undefined && head !== this.last) this.notify(types);
-        this.last = head;
+        // a reader that told the head while the probe was out may know a later one: it
+        // stays (moved back, the readers ahead of it could no longer tell it)
+        if (this.observedAt === observedBefore) this.last = head;
       } catch {
         // the store is away: the readers' own time-outs keep them going
       } finally {

@@ -131,8 +131,10 @@ export class WebhookDispatcher {
 
   start(): void {
     this.unsubscribe = this.deps.changes.subscribe((c) => {
-      if ((c.kind === 'readModel' && c.projection === 'webhook-queue') || c.kind === 'unknown')
-        this.wake();
+      // a commit under way shows nothing yet: its end (here, or another process's) does
+      const queueChanged =
+        c.kind === 'readModel' && c.projection === 'webhook-queue' && c.phase !== 'committing';
+      if (queueChanged || c.kind === 'unknown') this.wake();
     });
     this.loop = this.run();
   }

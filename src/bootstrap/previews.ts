@@ -30,6 +30,7 @@ export function createPreviewRunner(
         store: data.store,
         pool: data.db.pool,
         reads: data.reads,
+        ...(data.orderStates ? { orderStates: data.orderStates } : {}),
         storage: data.storage,
         images: data.images,
         drawing: draw.mockups,

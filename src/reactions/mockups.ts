@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { type CachedReads, uncachedReads } from '../app/cached-reads.ts';
 import { derivedIds, handleCommand, readState } from '../app/command-handler.ts';
+import type { FoldedStates } from '../app/folded-states.ts';
 import { productTemplates, templateToDraw } from '../app/mockups.ts';
 import { templateImages } from '../domain/mockup-template/events.ts';
-import { mockupKey, orderAggregate } from '../domain/order/decider.ts';
+import { mockupKey, type OrderState, orderAggregate } from '../domain/order/decider.ts';
 import { orderEvents } from '../domain/order/events.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import type { MockupDrawing } from '../print/image-work.ts';
@@ -19,6 +20,8 @@ export interface MockupReactorDeps {
   pool: pg.Pool;
   /** the product's configuration and templates (default: each from the database) */
   reads?: CachedReads;
+  /** orders' states this process keeps: an item with no template needs no read */
+  orderStates?: FoldedStates<OrderState>;
   storage: FileStorage;
   images: FileStorage;
   drawing: MockupDrawing;
@@ -42,17 +45,22 @@ export function mockupsReactor(deps: MockupReactorDeps): Reactor {
     async react(stored) {
       const e = orderEvents.deserialize(stored);
       if (e.type !== 'PrintFileGenerated') return;
+      const reads = deps.reads ?? uncachedReads(deps.pool);
+      // the label and the item's product never change: an order state this process keeps
+      // tells whether any template matches, and with none there is nothing to read
+      const kept = deps.orderStates?.peek(stored.streamId)?.state;
+      const keptItem = kept?.exists ? kept.items.get(e.data.orderItemId) : undefined;
+      if (kept?.exists && keptItem) {
+        const { templates } = await productTemplates(reads, kept.labelId, keptItem.item);
+        if (templates.length === 0) return;
+      }
       const read = await readState(deps.store, orderAggregate, stored.streamId);
       const order = read.state;
       if (!order.exists || order.status === 'cancelled') return;
       const item = order.items.get(e.data.orderItemId);
       // a print file made over since is drawn when its own event comes
       if (!item || item.files[item.files.length - 1]?.sha256 !== e.data.sha256) return;
-      const { templates } = await productTemplates(
-        deps.reads ?? uncachedReads(deps.pool),
-        order.labelId,
-        item.item,
-      );
+      const { templates } = await productTemplates(reads, order.labelId, item.item);
       const todo = templates
         .map((t) => ({
           t,

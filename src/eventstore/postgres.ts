@@ -201,9 +201,6 @@ interface PageRequest {
   settle: Settle<RecordedEvent[]>;
 }
 
-/** local event ids remembered (a few seconds of a busy process's appends) */
-const LOCAL_IDS_KEPT = 10_000;
-
 /** xid8 has no negative values; START maps to the lowest one. */
 const xid = (p: Position) => (p.commit < 0n ? '0' : p.commit.toString());
 
@@ -322,7 +319,6 @@ export class PostgresEventStore implements EventStore {
       }
       const last = rows.reduce((x, y) => (BigInt(x.seq) > BigInt(y.seq) ? x : y));
       this.onAppended(streamId);
-      this.appendedHere(events.map((e) => e.id));
       this.appended.notify(events.map((e) => e.type));
       return {
         nextRevision: first + BigInt(events.length - 1),
@@ -331,22 +327,11 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
-  /** ids of events this process appended lately: their readers were told at the append */
-  private readonly localIds = new Set<string>();
-
-  private appendedHere(ids: string[]): void {
-    for (const id of ids) this.localIds.add(id);
-    // the oldest go first (a Set keeps insertion order)
-    for (const id of this.localIds) {
-      if (this.localIds.size <= LOCAL_IDS_KEPT) break;
-      this.localIds.delete(id);
-    }
-  }
-
   /**
    * A page that reached the visible end, read from at or before the head the wake signal
-   * knows, shows the head as a probe would: readers of the types past that head (those
-   * not appended here) are told, and the probe's next query is spared.
+   * knows, shows the head as a probe would: readers of the types past that head are told,
+   * and the probe's next query is spared. Events appended here count too: their readers
+   * were told at the append, but may have read before the events became visible.
    */
   private sawHead(from: Position, rows: EventRow[], positions: Position[]): void {
     const known = this.appended.head;
@@ -361,8 +346,7 @@ export class PostgresEventStore implements EventStore {
     }
     const types = new Set<string>();
     for (const [i, row] of rows.entries())
-      if (comparePositions(positions[i]!, head) > 0 && !this.localIds.has(row.event_id))
-        types.add(row.type);
+      if (comparePositions(positions[i]!, head) > 0) types.add(row.type);
     this.appended.observed(`${last.commit}/${last.prepare}`, [...types]);
   }
 
@@ -382,7 +366,6 @@ export class PostgresEventStore implements EventStore {
         }
       }
       for (const a of chunk) this.onAppended(a.streamId);
-      this.appendedHere(chunk.map((a) => a.event.id));
       this.appended.notify([...new Set(chunk.map((a) => a.event.type))]);
     }
   }

@@ -151,10 +151,9 @@ export class WakeSignal {
 
   /**
    * A reader saw the head: it read up to the visible end, from at or before the last head
-   * known here. `types`: those of the events it saw past that head that were not
-   * appended by this process (their readers were told then). They are told as a probe
-   * would tell them, and the next probe waits a full interval: while readers keep
-   * reading to the end, the probe's query is not needed.
+   * known here. `types`: those of the events it saw past that head. Their readers are
+   * told as a probe would tell them, and the next probe waits a full interval: while
+   * readers keep reading to the end, the probe's query is not needed.
    */
   observed(head: string, types: readonly string[]): void {
     if (this.last !== undefined && head !== this.last && types.length > 0) this.notify(types);

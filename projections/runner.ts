@@ -299,24 +299,6 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
     );
   }
 
-  private async saveCheckpoints(
-    client: pg.PoolClient,
-    ends: { name: string; at: Position }[],
-  ): Promise<void> {
-    if (ends.length === 0) return;
-    await client.query(
-      `INSERT INTO projection_checkpoints (name, commit_pos, prepare_pos, updated_at)
-       SELECT name, c, p, now() FROM unnest($1::text[], $2::numeric[], $3::numeric[]) AS x(name, c, p)
-       ON CONFLICT (name) DO UPDATE
-         SET commit_pos = excluded.commit_pos, prepare_pos = excluded.prepare_pos, updated_at = now()`,
-      [
-        ends.map((e) => e.name),
-        ends.map((e) => e.at.commit.toString()),
-        ends.map((e) => e.at.prepare.toString()),
-      ],
-    );
-  }
-
   /**
    * One transaction: check the checkpoint is still `from`, apply the handled events,
    * move the checkpoint to the end of the page. With `isolate`, each event gets a

@@ -85,16 +85,11 @@ export class ReactionRunner extends SubscriptionRunner<Reactor> {
     const names = [...this.unsaved].filter((n) => this.at.has(n));
     this.unsaved.clear();
     if (names.length === 0) return;
-    const at = names.map((n) => this.at.get(n)!);
     try {
-      await this.pool.query(
-        `INSERT INTO projection_checkpoints (name, commit_pos, prepare_pos, updated_at)
-         SELECT name, c, p, now() FROM unnest($1::text[], $2::numeric[], $3::numeric[]) AS x(name, c, p)
-         ON CONFLICT (name) DO UPDATE
-           SET commit_pos = excluded.commit_pos, prepare_pos = excluded.prepare_pos, updated_at = now()
-           WHERE (projection_checkpoints.commit_pos, projection_checkpoints.prepare_pos)
-                 < (excluded.commit_pos, excluded.prepare_pos)`,
-        [names, at.map((p) => p.commit.toString()), at.map((p) => p.prepare.toString())],
+      await this.saveCheckpoints(
+        this.pool,
+        names.map((name) => ({ name, at: this.at.get(name)! })),
+        true,
       );
     } catch (err) {
       // tried again with the next page, or at stop

@@ -338,16 +338,36 @@ export abstract class SubscriptionRunner<S extends Subscriber> {
       : START;
   }
 
-  protected async saveCheckpoint(
+  protected saveCheckpoint(db: Pick<pg.Pool, 'query'>, name: string, at: Position): Promise<void> {
+    return this.saveCheckpoints(db, [{ name, at }]);
+  }
+
+  /**
+   * Stores several subscribers' checkpoints in one statement; `forwardOnly` leaves one
+   * that is already further on (a place saved late must not move it back).
+   */
+  protected async saveCheckpoints(
     db: Pick<pg.Pool, 'query'>,
-    name: string,
-    at: Position,
+    ends: { name: string; at: Position }[],
+    forwardOnly = false,
   ): Promise<void> {
+    if (ends.length === 0) return;
     await db.query(
       `INSERT INTO projection_checkpoints (name, commit_pos, prepare_pos, updated_at)
-       VALUES ($1, $2, $3, now())
-       ON CONFLICT (name) DO UPDATE SET commit_pos = $2, prepare_pos = $3, updated_at = now()`,
-      [name, at.commit.toString(), at.prepare.toString()],
+       SELECT name, c, p, now() FROM unnest($1::text[], $2::numeric[], $3::numeric[]) AS x(name, c, p)
+       ON CONFLICT (name) DO UPDATE
+         SET commit_pos = excluded.commit_pos, prepare_pos = excluded.prepare_pos, updated_at = now()
+         ${
+           forwardOnly
+             ? `WHERE (projection_checkpoints.commit_pos, projection_checkpoints.prepare_pos)
+                  < (excluded.commit_pos, excluded.prepare_pos)`
+             : ''
+         }`,
+      [
+        ends.map((e) => e.name),
+        ends.map((e) => e.at.commit.toString()),
+        ends.map((e) => e.at.prepare.toString()),
+      ],
     );
   }
 

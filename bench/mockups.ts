@@ -10,13 +10,14 @@
 // and the composite. One core: one process, libvips on one thread, runs taken A-B-B-A
 // after warm-up; p50 and p95 of each. Both cores: two processes of each at once, for a
 // fixed time, in mockups/s.
-import { fork } from 'node:child_process';
+import { fork, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
-import { drawMockups, drawOnPhoto, encode, type TemplateToDraw } from '../src/mockup/draw.ts';
+import { drawMockups, drawOnPhoto, type TemplateToDraw } from '../src/mockup/draw.ts';
 import type { Quad } from '../src/mockup/quad.ts';
 import { quadSpan } from '../src/mockup/quad.ts';
 import type { Rgba } from '../src/mockup/warp.ts';
+import { MOCKUP_START_HEAP_MIB } from '../src/print/image-work.ts';
 import { renderPdf } from '../src/print/render-job.ts';
 
 sharp.concurrency(1);
@@ -115,8 +116,7 @@ function runner(inp: Inputs, kind: Case, format: 'jpeg' | 'png'): () => Promise<
     return () =>
       drawMockups({ source: { pdf: inp.pdf }, templates: [inp.template], width: SIZE, format });
   if (kind === 'raster')
-    return async () =>
-      encode(await drawOnPhoto(inp.template, SIZE, async () => inp.artwork), format);
+    return () => drawOnPhoto(inp.template, SIZE, format, async () => inp.artwork);
   const left = Math.min(...QUAD.map((p) => p[0]));
   const top = Math.min(...QUAD.map((p) => p[1]));
   return () => {
@@ -203,6 +203,16 @@ async function main() {
   }
 }
 
-if (process.argv[2] === 'child')
+// the mockups are drawn under the V8 settings of the service's mockup processes: this
+// process starts itself again with them (its children inherit them)
+const startHeap = `--initial-old-space-size=${MOCKUP_START_HEAP_MIB}`;
+if (!process.execArgv.includes(startHeap)) {
+  const again = spawnSync(
+    process.execPath,
+    [...process.execArgv, startHeap, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    { stdio: 'inherit' },
+  );
+  process.exit(again.status ?? 1);
+} else if (process.argv[2] === 'child')
   await child(process.argv[3] as Case, process.argv[4] as 'jpeg' | 'png');
 else await main();

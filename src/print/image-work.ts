@@ -100,6 +100,9 @@ export class Renders {
   }
 }
 
+/** The old generation a mockup process starts with (see ProcessPool's startHeapMiB). */
+export const MOCKUP_START_HEAP_MIB = 128;
+
 /**
  * Mockups drawn in image processes: before a sale for the editor and the shop (at normal
  * priority, a user's one at a time), after it for each order item (the worker's, at the
@@ -118,6 +121,9 @@ export class MockupDrawing {
       maxQueuedPerOwner: 8,
       idleMs: 60_000,
       maxHeapMiB: 1024,
+      // a mockup's buffers (the photo, the print file's images, the page) come to 40-50 MB
+      // outside the heap: at V8's default start, two full collections a mockup, 15% of its time
+      startHeapMiB: MOCKUP_START_HEAP_MIB,
       nice: options.nice,
     });
   }

@@ -188,11 +188,14 @@ async function decodeInto(photo: PhotoToDecode, into: Uint8Array) {
  * otherwise as printed (vectors, text, clips, soft masks). The new images are an
  * incremental update appended to the file (new objects under the old numbers, an xref
  * section for them), written straight into one buffer that pdf.js then owns.
+ * `meanwhile` runs once libvips decodes the first image, for work this thread can do
+ * until it is done (not at all when there is none to decode).
  */
 async function withDecodedPhotos(
   file: Buffer,
   doc: PDFDocument,
   scale: number,
+  meanwhile: () => void,
 ): Promise<Uint8Array> {
   const drawn = drawnImageSizes(doc);
   const photos: PhotoToDecode[] = [];
@@ -256,7 +259,9 @@ async function withDecodedPhotos(
     const head = heads[i]!;
     head.copy(out, offsets[i]!);
     const samples = offsets[i]! + head.length;
-    await decodeInto(p, out.subarray(samples, samples + p.width * p.height * 3));
+    const decoding = decodeInto(p, out.subarray(samples, samples + p.width * p.height * 3));
+    if (i === 0) meanwhile();
+    await decoding;
     foot.copy(out, samples + p.width * p.height * 3);
   }
   trailer.copy(out, at);
@@ -287,34 +292,50 @@ function encode(photo: Rgb, format: MockupFormat): Promise<Buffer> {
 const spare: Uint8ClampedArray[] = [];
 const SPARE_KEPT = 2;
 
+interface PhotoToDrawOn {
+  out: Rgb;
+  /** the drawn photo's pixels per pixel of the photo as recorded */
+  sx: number;
+  sy: number;
+}
+
+/** A template's photo at `width`, copied into a buffer to draw on (one of `spare`'s). */
+async function photoToDrawOn(template: TemplateToDraw, width: number): Promise<PhotoToDrawOn> {
+  const photo = await decode(template.photo, width, 3);
+  const at = spare.findIndex((b) => b.length === photo.data.length);
+  const data = at >= 0 ? spare.splice(at, 1)[0]! : new Uint8ClampedArray(photo.data.length);
+  data.set(photo.data);
+  return {
+    out: { width: photo.width, height: photo.height, data },
+    sx: photo.width / template.photo.width,
+    sy: photo.height / template.photo.height,
+  };
+}
+
 /**
  * Draws one template's mockup from artwork already rasterised per page, and encodes it
- * (the bench's entry too).
+ * (the bench's entry too). `photo`, when given, is the template's photo made ready
+ * before.
  */
 export async function drawOnPhoto(
   template: TemplateToDraw,
   width: number,
   format: MockupFormat,
   artworkFor: (page: number, span: { across: number; down: number }) => Promise<Rgba | undefined>,
+  photo: Promise<PhotoToDrawOn> = photoToDrawOn(template, width),
 ): Promise<DrawnMockup> {
-  const photo = await decode(template.photo, width, 3);
-  const sx = photo.width / template.photo.width;
-  const sy = photo.height / template.photo.height;
-  const at = spare.findIndex((b) => b.length === photo.data.length);
-  const data = at >= 0 ? spare.splice(at, 1)[0]! : new Uint8ClampedArray(photo.data.length);
-  data.set(photo.data);
-  const out: Rgb = { width: photo.width, height: photo.height, data };
+  const { out, sx, sy } = await photo;
   try {
     for (const area of template.areas) {
       const quad = scaleQuad(area.corners, sx, sy);
       const art = await artworkFor(area.page, quadSpan(quad));
       if (!art) continue; // the design leaves this print area empty
-      const mask = area.mask ? (await decode(area.mask, photo.width, 1)).data : undefined;
+      const mask = area.mask ? (await decode(area.mask, out.width, 1)).data : undefined;
       warpInto(out, art, quad, area.blend, mask);
     }
     return { bytes: await encode(out, format), width: out.width, height: out.height };
   } finally {
-    spare.unshift(data);
+    spare.unshift(out.data);
     spare.length = Math.min(spare.length, SPARE_KEPT);
   }
 }
@@ -338,15 +359,29 @@ export async function drawMockups(job: MockupJob): Promise<DrawnMockup[]> {
         scale = Math.max(scale, artworkScale(trim, quadSpan(scaleQuad(area.corners, sx, sx))));
     }
   }
-  const doc = await openPdf(await withDecodedPhotos(printFile, parsed, scale), { owned: true });
+  // the first photo is copied while libvips decodes the print file's images
+  let first: Promise<PhotoToDrawOn> | undefined;
+  const decoded = await withDecodedPhotos(printFile, parsed, scale, () => {
+    if (!job.templates[0]) return;
+    first = photoToDrawOn(job.templates[0], job.width);
+    first.catch(() => {}); // its error is the drawing's, below
+  });
+  const doc = await openPdf(decoded, { owned: true });
   try {
     const drawn: DrawnMockup[] = [];
-    for (const template of job.templates) {
+    for (const [i, template] of job.templates.entries()) {
+      const artworkFor = async (page: number, span: { across: number; down: number }) => {
+        const trim = trims[page];
+        return trim ? artworkOf(doc, trim, page, span) : undefined;
+      };
       drawn.push(
-        await drawOnPhoto(template, job.width, job.format, async (page, span) => {
-          const trim = trims[page];
-          return trim ? artworkOf(doc, trim, page, span) : undefined;
-        }),
+        await drawOnPhoto(
+          template,
+          job.width,
+          job.format,
+          artworkFor,
+          (i === 0 ? first : undefined) ?? photoToDrawOn(template, job.width),
+        ),
       );
     }
     return drawn;

@@ -24,6 +24,9 @@ export type Blend = 'multiply' | 'normal';
 
 /** Pixels along a row between exact points of the homography (see warpInto). */
 const STEP = 16;
+/** The red and blue bytes of a pixel word, and a half in each of their 16-bit lanes. */
+const RB = 0xff00ff;
+const HALF = 0x800080;
 
 /**
  * Draws the artwork into the quad on the photo, in place: each photo pixel whose centre
@@ -93,35 +96,23 @@ export function warpInto(photo: Rgb, art: Rgba, quad: Quad, blend: Blend, mask?:
           const p01 = px[i + aw]!;
           const p11 = px[i + aw + 1]!;
           if (!mask && (p00 & p10 & p01 & p11) >>> 24 === 255) {
-            // opaque artwork, no mask (most of a design): the four weights in 1/65,536ths,
-            // integer sums; x * c / 255 rounded is (t + (t >> 8)) >> 8 with t = x * c + 128
+            // opaque artwork, no mask (most of a design): in integers, a row's two pixels
+            // weighed in 1/256ths, then the two rows; red and blue side by side in one
+            // word (each byte times at most 256 fits its 16 bits), rounded at each step.
+            // x * c / 255 rounded is (t + (t >> 8)) >> 8 with t = x * c + 128.
             const fx = ((u - ui) * 256 + 0.5) | 0;
             const fy = ((v - vi) * 256 + 0.5) | 0;
-            const w00 = (256 - fx) * (256 - fy);
-            const w10 = fx * (256 - fy);
-            const w01 = (256 - fx) * fy;
-            const w11 = fx * fy;
-            const r =
-              (w00 * (p00 & 255) +
-                w10 * (p10 & 255) +
-                w01 * (p01 & 255) +
-                w11 * (p11 & 255) +
-                32768) >>
-              16;
-            const gr =
-              (w00 * ((p00 >> 8) & 255) +
-                w10 * ((p10 >> 8) & 255) +
-                w01 * ((p01 >> 8) & 255) +
-                w11 * ((p11 >> 8) & 255) +
-                32768) >>
-              16;
-            const bl =
-              (w00 * ((p00 >> 16) & 255) +
-                w10 * ((p10 >> 16) & 255) +
-                w01 * ((p01 >> 16) & 255) +
-                w11 * ((p11 >> 16) & 255) +
-                32768) >>
-              16;
+            const gx = 256 - fx;
+            const gy = 256 - fy;
+            const rbTop = ((Math.imul(p00 & RB, gx) + Math.imul(p10 & RB, fx) + HALF) | 0) >>> 8;
+            const rbBottom = ((Math.imul(p01 & RB, gx) + Math.imul(p11 & RB, fx) + HALF) | 0) >>> 8;
+            const rb =
+              (((Math.imul(rbTop & RB, gy) + Math.imul(rbBottom & RB, fy) + HALF) | 0) >>> 8) & RB;
+            const gTop = ((p00 >> 8) & 255) * gx + ((p10 >> 8) & 255) * fx;
+            const gBottom = ((p01 >> 8) & 255) * gx + ((p11 >> 8) & 255) * fx;
+            const r = rb & 255;
+            const gr = (gTop * gy + gBottom * fy + 32768) >> 16;
+            const bl = rb >>> 16;
             if (multiply) {
               const tr = bytes[o]! * r + 128;
               const tg = bytes[o + 1]! * gr + 128;

@@ -79,4 +79,53 @@ describe('mockup geometry', () => {
     expect(at(masked, 80, 75)).toEqual([200, 200, 200]);
     expect(at(masked, 120, 75)).toEqual([255, 0, 0]);
   });
+
+  it('copies an artwork exactly into a quad of its own size, and blends halfway colours between pixels', () => {
+    // a 40 x 30 artwork of distinct colours, opaque, laid 1:1 at (10, 20)
+    const aw = 40;
+    const ah = 30;
+    const art = {
+      width: aw,
+      height: ah,
+      data: new Uint8Array(aw * ah * 4).map((_, i) =>
+        i % 4 === 3 ? 255 : ((i >> 2) * 7 + (i % 4) * 61) & 255,
+      ),
+    };
+    const q: Quad = [
+      [10, 20],
+      [10 + aw, 20],
+      [10 + aw, 20 + ah],
+      [10, 20 + ah],
+    ];
+    const out = photo(0);
+    warpInto(out, art, q, 'normal');
+    for (const [x, y] of [
+      [0, 0],
+      [1, 0],
+      [39, 0],
+      [17, 13],
+      [39, 29],
+    ] as const) {
+      const i = (y * aw + x) * 4;
+      expect(at(out, 10 + x, 20 + y)).toEqual([...art.data.subarray(i, i + 3)]);
+    }
+    // the same artwork spread over twice its width: every other photo pixel falls halfway
+    const wide = photo(0);
+    const q2: Quad = [
+      [10, 20],
+      [10 + 2 * aw, 20],
+      [10 + 2 * aw, 20 + ah],
+      [10, 20 + ah],
+    ];
+    warpInto(wide, art, q2, 'normal');
+    // photo x = 10 + 2k + 1 samples the artwork at u = k + 0.25: 3/4 of pixel k, 1/4 of k + 1
+    for (const k of [3, 20]) {
+      const i = (5 * aw + k) * 4;
+      const expected = [0, 1, 2].map((c) =>
+        Math.round((3 * art.data[i + c]! + art.data[i + 4 + c]!) / 4),
+      );
+      const got = at(wide, 10 + 2 * k + 1, 25);
+      for (const c of [0, 1, 2]) expect(Math.abs(got[c]! - expected[c]!)).toBeLessThanOrEqual(1);
+    }
+  });
 });

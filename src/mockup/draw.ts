@@ -72,12 +72,19 @@ function decode(image: ImageBytes, width: number, channels: 1 | 3) {
 
 type Box = { x: number; y: number; width: number; height: number };
 
-/** Pixels per point a page's trim box is drawn at to fill a quad of `span` px. */
-function artworkScale(trim: Box, span: { across: number; down: number }): number {
-  return Math.min(
-    Math.max(span.across / trim.width, span.down / trim.height, 1 / 72),
-    MAX_ARTWORK_PX / Math.max(trim.width, trim.height),
-  );
+/** Pixels per point along the page's x and y. */
+type Scale = { x: number; y: number };
+
+/**
+ * Pixels per point a page's trim box is drawn at to fill a quad of `span` px: across
+ * its width as many pixels as the quad's longer edge across, down its height as many as
+ * the longer edge down (the warp then takes each artwork pixel about once).
+ */
+function artworkScale(trim: Box, span: { across: number; down: number }): Scale {
+  return {
+    x: Math.min(Math.max(span.across / trim.width, 1 / 72), MAX_ARTWORK_PX / trim.width),
+    y: Math.min(Math.max(span.down / trim.height, 1 / 72), MAX_ARTWORK_PX / trim.height),
+  };
 }
 
 /**
@@ -94,13 +101,14 @@ async function artworkOf(
   const p = await pdf.getPage(page + 1);
   const [vx, , , vy2] = p.view as [number, number, number, number];
   const scale = artworkScale(trim, span);
+  // pdf.js scales a page alike both ways: x is stretched after it by x / y
   const viewport = p.getViewport({
-    scale,
-    offsetX: -(trim.x - vx) * scale,
-    offsetY: -(vy2 - (trim.y + trim.height)) * scale,
+    scale: scale.y,
+    offsetX: -(trim.x - vx) * scale.y,
+    offsetY: -(vy2 - (trim.y + trim.height)) * scale.y,
   });
-  const width = Math.max(1, Math.ceil(trim.width * scale));
-  const height = Math.max(1, Math.ceil(trim.height * scale));
+  const width = Math.max(1, Math.ceil(trim.width * scale.x));
+  const height = Math.max(1, Math.ceil(trim.height * scale.y));
   const canvas = createCanvas(width, height);
   const context = canvas.getContext('2d');
   // pdf.js is typed for a browser's canvas; @napi-rs/canvas implements the same API
@@ -109,6 +117,7 @@ async function artworkOf(
     canvasContext: context as unknown as RenderParams['canvasContext'],
     canvas: canvas as unknown as RenderParams['canvas'],
     viewport,
+    transform: [scale.x / scale.y, 0, 0, 1, 0, 0],
   }).promise;
   p.cleanup();
   // the canvas's own pixels, premultiplied, without a copy: the artwork holds the canvas
@@ -182,10 +191,10 @@ async function decodeInto(photo: PhotoToDecode, into: Uint8Array) {
 
 /**
  * The print file with its JPEG images decoded by libvips into plain sRGB samples, each
- * at the largest size a mockup shows it (`scale`, px per pt, the most any page is drawn
- * at) or its own, whichever is less: pdf.js decodes JPEGs and converts CMYK in
- * JavaScript, five times slower than the rest of the page together. The page is
- * otherwise as printed (vectors, text, clips, soft masks). The new images are an
+ * at the largest size a mockup shows it (`scale`, px per pt across and down, the most
+ * any page is drawn at) or its own, whichever is less: pdf.js decodes JPEGs and
+ * converts CMYK in JavaScript, five times slower than the rest of the page together.
+ * The page is otherwise as printed (vectors, text, clips, soft masks). The new images are an
  * incremental update appended to the file (new objects under the old numbers, an xref
  * section for them), written straight into one buffer that pdf.js then owns.
  * `meanwhile` runs once libvips decodes the first image, for work this thread can do
@@ -194,10 +203,10 @@ async function decodeInto(photo: PhotoToDecode, into: Uint8Array) {
 async function withDecodedPhotos(
   file: Buffer,
   doc: PDFDocument,
-  scale: number,
+  scale: Scale,
   meanwhile: () => void,
 ): Promise<Uint8Array> {
-  const drawn = drawnImageSizes(doc);
+  const drawn = drawnImageSizes(doc, scale);
   const photos: PhotoToDecode[] = [];
   for (const [ref, object] of doc.context.enumerateIndirectObjects()) {
     if (!(object instanceof PDFRawStream)) continue;
@@ -209,12 +218,10 @@ async function withDecodedPhotos(
       continue;
     const meta = await sharp(object.contents).metadata();
     let { width = 0, height = 0 } = meta;
+    // pdf.js draws an image's samples into the unit square: either side may shrink alone
     const size = drawn.get(ref.objectNumber);
-    const shown = size ? Math.max((size.width * scale) / width, (size.height * scale) / height) : 1;
-    if (shown < 1) {
-      width = Math.max(1, Math.ceil(width * shown));
-      height = Math.max(1, Math.ceil(height * shown));
-    }
+    if (size && size.width < width) width = Math.max(1, Math.ceil(size.width));
+    if (size && size.height < height) height = Math.max(1, Math.ceil(size.height));
     const smask = dict.get(PDFName.of('SMask'));
     photos.push({
       ref,
@@ -350,15 +357,20 @@ export async function drawMockups(job: MockupJob): Promise<DrawnMockup[]> {
   const parsed = await PDFDocument.load(printFile, { updateMetadata: false });
   const trims = parsed.getPages().map((p) => p.getTrimBox());
   // the most pixels per point any page is drawn at for these templates
-  let scale = 0;
+  const scale: Scale = { x: 0, y: 0 };
   for (const template of job.templates) {
     const sx = job.width / template.photo.width;
     for (const area of template.areas) {
       const trim = trims[area.page];
-      if (trim)
-        scale = Math.max(scale, artworkScale(trim, quadSpan(scaleQuad(area.corners, sx, sx))));
+      if (!trim) continue;
+      const { x, y } = artworkScale(trim, quadSpan(scaleQuad(area.corners, sx, sx)));
+      scale.x = Math.max(scale.x, x);
+      scale.y = Math.max(scale.y, y);
     }
   }
+  // a rotated page's x is the picture's y: the images are decoded for the larger of the two
+  if (parsed.getPages().some((p) => p.getRotation().angle % 360 !== 0))
+    scale.x = scale.y = Math.max(scale.x, scale.y);
   // the first photo is copied while libvips decodes the print file's images
   let first: Promise<PhotoToDrawOn> | undefined;
   const decoded = await withDecodedPhotos(printFile, parsed, scale, () => {

@@ -10,7 +10,10 @@ import {
   PDFRef,
 } from 'pdf-lib';
 
-/** How large a page draws an image: its longest extent on the page along its width and height, pt. */
+/**
+ * How large a page draws an image: its longest extent on the page along its width and
+ * height, in points, or in pixels when the page is drawn at `scale` px per point.
+ */
 export interface DrawnSize {
   width: number;
   height: number;
@@ -24,14 +27,17 @@ export interface DrawnSize {
  * its full size, as before. So a mockup decodes a 300 dpi photo only at the resolution
  * the mockup can show, and never less.
  */
-export function drawnImageSizes(doc: PDFDocument): Map<number, DrawnSize> {
+export function drawnImageSizes(
+  doc: PDFDocument,
+  scale: { x: number; y: number } = { x: 1, y: 1 },
+): Map<number, DrawnSize> {
   const sizes = new Map<number, DrawnSize>();
   const unsure = new Set<number>();
   for (const page of doc.getPages()) {
     const xobjects = xobjectsOf(doc, page);
     const content = contentOf(doc, page);
     if (!content) return new Map();
-    if (!scan(content, xobjects, sizes, unsure)) return new Map();
+    if (!scan(content, xobjects, scale, sizes, unsure)) return new Map();
   }
   // an image a form draws is drawn at a size this reader does not follow
   for (const [, object] of doc.context.enumerateIndirectObjects()) {
@@ -105,6 +111,7 @@ const isDelimiter = (c: number) =>
 function scan(
   s: Uint8Array,
   xobjects: Map<string, PDFRef | undefined>,
+  scale: { x: number; y: number },
   sizes: Map<number, DrawnSize>,
   unsure: Set<number>,
 ): boolean {
@@ -162,8 +169,8 @@ function scan(
         const name = operands.at(-1);
         const ref = typeof name === 'string' ? xobjects.get(name.slice(1)) : undefined;
         if (!ref) return false;
-        const width = Math.hypot(ctm[0], ctm[1]);
-        const height = Math.hypot(ctm[2], ctm[3]);
+        const width = Math.hypot(ctm[0] * scale.x, ctm[1] * scale.y);
+        const height = Math.hypot(ctm[2] * scale.x, ctm[3] * scale.y);
         const seen = sizes.get(ref.objectNumber);
         sizes.set(ref.objectNumber, {
           width: Math.max(width, seen?.width ?? 0),

@@ -100,8 +100,17 @@ export class Renders {
   }
 }
 
-/** The old generation a mockup process starts with (see ProcessPool's startHeapMiB). */
-export const MOCKUP_START_HEAP_MIB = 128;
+/**
+ * A mockup process's garbage collector. A mockup allocates 20-25 MB of buffers outside
+ * V8's heap (the print file with its decoded images, libvips' output, pdf.js's copy of
+ * an image), and V8 answers that growth with a full collection: at its default start,
+ * about two a mockup (15% of its time). Starting the old generation at 128 MiB lets
+ * the heap take three or four mockups before one. One thread for the collector: the
+ * process is CPU work beside other CPU work (renders, the other mockup processes), where
+ * parallel marking threads cost more than they save (0.69 -> 0.74 of a plain composite's
+ * throughput on both cores in the mockup bench).
+ */
+export const MOCKUP_V8_FLAGS = ['--initial-old-space-size=128', '--single-threaded-gc'];
 
 /**
  * Mockups drawn in image processes: before a sale for the editor and the shop (at normal
@@ -121,9 +130,7 @@ export class MockupDrawing {
       maxQueuedPerOwner: 8,
       idleMs: 60_000,
       maxHeapMiB: 1024,
-      // a mockup's buffers (the photo, the print file's images, the page) come to 40-50 MB
-      // outside the heap: at V8's default start, two full collections a mockup, 15% of its time
-      startHeapMiB: MOCKUP_START_HEAP_MIB,
+      v8Flags: MOCKUP_V8_FLAGS,
       nice: options.nice,
     });
   }

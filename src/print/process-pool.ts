@@ -32,12 +32,8 @@ export interface PoolOptions {
   idleMs?: number;
   /** the child's V8 heap limit, MiB: a job that needs more fails instead of swelling the host */
   maxHeapMiB?: number;
-  /**
-   * The old generation the child's V8 starts with, MiB: below it, V8 collects the old
-   * generation only when it fills. Jobs that allocate large buffers of their own set off
-   * a full collection each few jobs otherwise, long before the heap needs one.
-   */
-  startHeapMiB?: number;
+  /** more V8 flags for the child (its garbage collector's settings) */
+  v8Flags?: string[];
   /** the child's CPU priority (a nice value, 0-19) */
   nice?: number;
   /**
@@ -99,11 +95,7 @@ interface Slot {
 const require = createRequire(import.meta.url);
 
 /** How a child runs its module: TypeScript through tsx (tests, `npm start`), compiled JavaScript as it is. */
-function execArgvFor(
-  module: URL,
-  maxHeapMiB: number | undefined,
-  startHeapMiB: number | undefined,
-): string[] {
+function execArgvFor(module: URL, maxHeapMiB: number | undefined, v8Flags: string[]): string[] {
   // the parent's resolution conditions (--conditions=production in the image), in either spelling
   const conditions: string[] = [];
   const argv = process.execArgv;
@@ -113,10 +105,7 @@ function execArgvFor(
     else if ((a === '--conditions' || a === '-C') && argv[i + 1])
       conditions.push(`--conditions=${argv[++i]}`);
   }
-  const heap = [
-    ...(maxHeapMiB ? [`--max-old-space-size=${maxHeapMiB}`] : []),
-    ...(startHeapMiB ? [`--initial-old-space-size=${startHeapMiB}`] : []),
-  ];
+  const heap = [...(maxHeapMiB ? [`--max-old-space-size=${maxHeapMiB}`] : []), ...v8Flags];
   const tsx = module.pathname.endsWith('.ts') ? ['--import', require.resolve('tsx')] : [];
   return [...conditions, ...heap, ...tsx];
 }
@@ -240,7 +229,7 @@ export class ProcessPool {
     const path = fileURLToPath(this.opts.module);
     const child = fork(path, [], {
       serialization: 'advanced',
-      execArgv: execArgvFor(this.opts.module, this.opts.maxHeapMiB, this.opts.startHeapMiB),
+      execArgv: execArgvFor(this.opts.module, this.opts.maxHeapMiB, this.opts.v8Flags ?? []),
       env: {
         ...process.env,
         PROCESS_POOL_NICE: String(this.opts.nice ?? 0),

@@ -1,6 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ImageChecks, Renders } from '../../src/print/image-work.ts';
-import { JobCrashedError, JobDeadlineError } from '../../src/print/process-pool.ts';
+import { readFileSync } from 'node:fs';
+import {
+  IMAGE_PROCESS,
+  ImageChecks,
+  MOCKUP_V8_FLAGS,
+  Renders,
+} from '../../src/print/image-work.ts';
+import { JobCrashedError, JobDeadlineError, ProcessPool } from '../../src/print/process-pool.ts';
 import { processAlive } from '../../src/processes.ts';
 import { renderAll, renderCases, sha256 } from '../helpers/render-cases.ts';
 
@@ -47,6 +53,21 @@ describe('image processes', () => {
     await checks.check('u', check(small, 10));
     expect(checks.pids).toHaveLength(1);
     expect(checks.pids[0]).not.toBe(pid);
+  }, 60_000);
+
+  it('starts its processes with the V8 flags it is given, beside the heap limit', async () => {
+    const pool = new ProcessPool({
+      name: 'flags',
+      module: IMAGE_PROCESS,
+      size: 1,
+      deadlineMs: 60_000,
+      maxHeapMiB: 256,
+      v8Flags: MOCKUP_V8_FLAGS,
+    });
+    pools.push(pool);
+    await pool.run('checkImage', check(small, 10), { owner: 'a' });
+    const argv = readFileSync(`/proc/${pool.pids[0]}/cmdline`, 'utf8').split('\0');
+    expect(argv).toEqual(expect.arrayContaining(['--max-old-space-size=256', ...MOCKUP_V8_FLAGS]));
   }, 60_000);
 
   it('fails only the job whose process was killed; the others go on', async () => {

@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   IMAGE_PROCESS,
   ImageChecks,

@@ -120,8 +120,8 @@ async function artworkOf(
     transform: [scale.x / scale.y, 0, 0, 1, 0, 0],
   }).promise;
   p.cleanup();
-  // the canvas's own pixels, premultiplied, without a copy: the artwork holds the canvas
-  // so that they stay its while the artwork is drawn
+  // the canvas's own pixels, premultiplied, without a copy; the buffer does not hold the
+  // canvas (its memory is freed with the canvas), so the artwork does
   return { width, height, data: canvas.data(), keep: canvas };
 }
 
@@ -293,11 +293,13 @@ function encode(photo: Rgb, format: MockupFormat): Promise<Buffer> {
 
 /**
  * Photo-sized buffers the mockups are drawn in, kept for the next: a new 12 MB buffer a
- * mockup counts as external memory to V8, which then runs a full garbage collection
- * every other mockup.
+ * mockup is memory outside V8's heap, which V8 answers with full garbage collections.
  */
 const spare: Uint8ClampedArray[] = [];
 const SPARE_KEPT = 2;
+
+/** The artworks being warped now, with what owns their pixels. */
+const drawing = new Set<Rgba>();
 
 interface PhotoToDrawOn {
   out: Rgb;
@@ -338,7 +340,14 @@ export async function drawOnPhoto(
       const art = await artworkFor(area.page, quadSpan(quad));
       if (!art) continue; // the design leaves this print area empty
       const mask = area.mask ? (await decode(area.mask, out.width, 1)).data : undefined;
-      warpInto(out, art, quad, area.blend, mask);
+      // a canvas's pixels are its memory, not the buffer's: the canvas must stay reachable
+      // (a collection during the warp would free them under it)
+      drawing.add(art);
+      try {
+        warpInto(out, art, quad, area.blend, mask);
+      } finally {
+        drawing.delete(art);
+      }
     }
     return { bytes: await encode(out, format), width: out.width, height: out.height };
   } finally {

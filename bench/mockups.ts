@@ -17,7 +17,7 @@ import { drawMockups, drawOnPhoto, type TemplateToDraw } from '../src/mockup/dra
 import type { Quad } from '../src/mockup/quad.ts';
 import { quadSpan } from '../src/mockup/quad.ts';
 import type { Rgba } from '../src/mockup/warp.ts';
-import { MOCKUP_V8_FLAGS } from '../src/print/image-work.ts';
+import { IMAGE_V8_FLAGS } from '../src/print/image-work.ts';
 import { renderPdf } from '../src/print/render-job.ts';
 
 sharp.concurrency(1);
@@ -205,12 +205,12 @@ async function main() {
 
 // the mockups are drawn under the V8 settings of the service's mockup processes: this
 // process starts itself again with them (its children inherit them)
-if (!MOCKUP_V8_FLAGS.every((f) => process.execArgv.includes(f))) {
+if (!IMAGE_V8_FLAGS.every((f) => process.execArgv.includes(f))) {
   const again = spawnSync(
     process.execPath,
     [
       ...process.execArgv,
-      ...MOCKUP_V8_FLAGS,
+      ...IMAGE_V8_FLAGS,
       fileURLToPath(import.meta.url),
       ...process.argv.slice(2),
     ],

@@ -58,6 +58,23 @@ async function burst(
 const peakRssMiB = (pid: number) =>
   Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
+/** The peak RSS of each render process the service runs now (its image processes that rendered). */
+function renderProcessPeaks(servicePid: number): number[] {
+  const children = readFileSync(`/proc/${servicePid}/task/${servicePid}/children`, 'utf8')
+    .split(' ')
+    .filter(Boolean)
+    .map(Number);
+  return children
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('image-process');
+      } catch {
+        return false; // ended meanwhile
+      }
+    })
+    .map(peakRssMiB);
+}
+
 /**
  * The same burst against the split deployment (one process a role, on one host), for
  * the peak RSS of each role.
@@ -236,6 +253,7 @@ async function main() {
       'bench (this process)': process.pid,
     });
     const peakRss = peakRssMiB(stack.service.pid!);
+    const renderPeaks = renderProcessPeaks(stack.service.pid!);
 
     console.log(
       `\n${ORDERS} one-item orders (A6, 2400x1600 photo, text, barcode); ${SINGLES} single orders for latency; files ${STORAGE === 's3' ? 'in S3 (MinIO on this machine)' : 'under DATA_DIR'}\n`,
@@ -265,7 +283,7 @@ async function main() {
       `render time per item, 2 at a time: in the service's activity ${serviceRenderMs.toFixed(0)} ms, raw ${((2 * 1000) / rawRate).toFixed(0)} ms`,
     );
     console.log(
-      `\npeak RSS of the service process (API + worker + projector): ${peakRss.toFixed(0)} MiB`,
+      `\npeak RSS of the service process (API + worker + projector): ${peakRss.toFixed(0)} MiB; of its image processes (renders, previews): ${renderPeaks.map((m) => m.toFixed(0)).join(' / ')} MiB`,
     );
     await stack.stop();
     stack = undefined;

@@ -68,6 +68,20 @@ export class ImageChecks {
 }
 
 /**
+ * The garbage collector of the render and mockup processes. A render or a mockup
+ * allocates tens of MB of buffers outside V8's heap (decoded images, the PDF, libvips'
+ * output, pdf.js's copies), and V8 answers that growth with a full collection: for
+ * mockups, at its default start, about two a mockup (15% of its time). Starting the old
+ * generation at 128 MiB lets the heap take several jobs before one. One thread for the
+ * collector: these processes are CPU work beside other CPU work (the other renders, the
+ * service), where parallel marking threads cost more than they save. Measured (A/B, this
+ * machine): the mockup bench's throughput on both cores 0.67-0.71 -> 0.71-0.77 of a plain
+ * composite; the pipeline bench's render time in the activity 1.47-1.59x -> 1.35-1.44x
+ * the raw render, for about 30 MiB more per render process at its peak.
+ */
+export const IMAGE_V8_FLAGS = ['--initial-old-space-size=128', '--single-threaded-gc'];
+
+/**
  * Print files rendered in image processes, one per render slot (RENDER_CONCURRENCY): a
  * render past its time limit is killed, not abandoned to run on; and the worker's own
  * heap holds no render's buffers. Labels take turns when renders wait.
@@ -82,6 +96,7 @@ export class Renders {
       size: processes,
       deadlineMs: timeoutMs,
       maxHeapMiB: 1024,
+      v8Flags: IMAGE_V8_FLAGS,
       warmUp: 'warmUpRenders',
     });
   }
@@ -101,18 +116,6 @@ export class Renders {
 }
 
 /**
- * A mockup process's garbage collector. A mockup allocates 20-25 MB of buffers outside
- * V8's heap (the print file with its decoded images, libvips' output, pdf.js's copy of
- * an image), and V8 answers that growth with a full collection: at its default start,
- * about two a mockup (15% of its time). Starting the old generation at 128 MiB lets
- * the heap take three or four mockups before one. One thread for the collector: the
- * process is CPU work beside other CPU work (renders, the other mockup processes), where
- * parallel marking threads cost more than they save (0.69 -> 0.74 of a plain composite's
- * throughput on both cores in the mockup bench).
- */
-export const MOCKUP_V8_FLAGS = ['--initial-old-space-size=128', '--single-threaded-gc'];
-
-/**
  * Mockups drawn in image processes: before a sale for the editor and the shop (at normal
  * priority, a user's one at a time), after it for each order item (the worker's, at the
  * lowest CPU priority: print files first).
@@ -130,7 +133,7 @@ export class MockupDrawing {
       maxQueuedPerOwner: 8,
       idleMs: 60_000,
       maxHeapMiB: 1024,
-      v8Flags: MOCKUP_V8_FLAGS,
+      v8Flags: IMAGE_V8_FLAGS,
       nice: options.nice,
     });
   }

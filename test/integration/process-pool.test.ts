@@ -1,11 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  IMAGE_PROCESS,
-  ImageChecks,
-  MOCKUP_V8_FLAGS,
-  Renders,
-} from '../../src/print/image-work.ts';
+import { IMAGE_PROCESS, IMAGE_V8_FLAGS, ImageChecks, Renders } from '../../src/print/image-work.ts';
 import { JobCrashedError, JobDeadlineError, ProcessPool } from '../../src/print/process-pool.ts';
 import { processAlive } from '../../src/processes.ts';
 import { renderAll, renderCases, sha256 } from '../helpers/render-cases.ts';
@@ -62,12 +57,12 @@ describe('image processes', () => {
       size: 1,
       deadlineMs: 60_000,
       maxHeapMiB: 256,
-      v8Flags: MOCKUP_V8_FLAGS,
+      v8Flags: IMAGE_V8_FLAGS,
     });
     pools.push(pool);
     await pool.run('checkImage', check(small, 10), { owner: 'a' });
     const argv = readFileSync(`/proc/${pool.pids[0]}/cmdline`, 'utf8').split('\0');
-    expect(argv).toEqual(expect.arrayContaining(['--max-old-space-size=256', ...MOCKUP_V8_FLAGS]));
+    expect(argv).toEqual(expect.arrayContaining(['--max-old-space-size=256', ...IMAGE_V8_FLAGS]));
   }, 60_000);
 
   it('fails only the job whose process was killed; the others go on', async () => {

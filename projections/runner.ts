@@ -388,17 +388,40 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
    */
   async waitFor(name: string, position: Position, timeoutMs = 3000): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
-    for (;;) {
+    for (let waited = false; ; waited = true) {
       // this process's own commits are known at once; another process's are read (a
       // projection this process runs is read only until it committed here)
       const known = this.committed.get(name);
       if (known && comparePositions(known, position) >= 0) return true;
       const here = known !== undefined && this.owned.has(name);
-      if (!here && comparePositions(await this.checkpoint(name), position) >= 0) return true;
+      const stored = here ? undefined : await this.checkpoint(name);
+      if (stored && comparePositions(stored, position) >= 0) return true;
+      // a projection that no append of its types woke stays at its last page, before
+      // `position`: once it has had its moment, the log says whether it has anything to take
+      if (waited && (await this.nothingToTake(name, known ?? stored!, position))) return true;
       if (Date.now() >= deadline) return false;
       // woken by this process's next commit; polled when another process runs it
       await this.progress.wait(Math.min(here ? 250 : 50, Math.max(1, deadline - Date.now())));
     }
+  }
+
+  /**
+   * Whether the log holds no event a projection handles after `from` up to `position`,
+   * with every transaction up to `position` settled (none still open could add one).
+   */
+  private async nothingToTake(name: string, from: Position, position: Position): Promise<boolean> {
+    const p = this.byName.get(name);
+    if (!p) return false;
+    const values: unknown[] = [String(position.commit), String(position.prepare), [...p.handles]];
+    if (from.commit >= 0n) values.push(String(from.commit), String(from.prepare));
+    const { rows } = await this.pool.query<{ settled: boolean; pending: boolean }>(
+      `SELECT pg_snapshot_xmin(pg_current_snapshot()) > $1::text::xid8 AS settled,
+              EXISTS (SELECT 1 FROM es_events WHERE (tx_id, seq) <= ($1::text::xid8, $2::bigint)
+                 AND type = ANY($3::text[])
+                 ${values.length > 3 ? 'AND (tx_id, seq) > ($4::text::xid8, $5::bigint)' : ''}) AS pending`,
+      values,
+    );
+    return rows[0]?.settled === true && rows[0].pending === false;
   }
 
   /**

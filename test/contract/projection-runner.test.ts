@@ -223,6 +223,21 @@ describe('projection runner (PostgreSQL)', () => {
     await runner.stop();
   });
 
+  it('knows a projection woken only by its own types has taken a position past others', async () => {
+    // as the service runs it: woken by appends of the types it handles, never polling
+    const runner = new ProjectionRunner(db.pool, store, [counting()], log, {
+      wakeups: store.appended,
+    });
+    runner.start();
+    const { position } = await store.append(`S-${randomUUID()}`, [ev('Counted')], 'no_stream');
+    expect(await runner.waitFor('counting', position, 5000)).toBe(true);
+    const other = await store.append(`S-${randomUUID()}`, [ev('NotCounted')], 'no_stream');
+    const began = Date.now();
+    expect(await runner.waitFor('counting', other.position, 3000)).toBe(true);
+    expect(Date.now() - began).toBeLessThan(2000);
+    await runner.stop();
+  });
+
   it('rebuilds a projection from the first event when its version changes, and only then', async () => {
     const name = `versioned_${randomUUID().slice(0, 8)}`;
     const versioned = (version: number): Projection => ({

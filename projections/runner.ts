@@ -384,9 +384,17 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
 
   /**
    * Waits until a projection has processed `position` (read-your-writes after an
-   * append). Returns false when the time is up.
+   * append). Returns false when the time is up. `readsOnly`: the caller only reads the
+   * read model, so a projection with nothing of its types up to `position` has it,
+   * though its checkpoint may be short of it (a caller that locks the checkpoint at
+   * `position`, as the image clean-up does, needs the checkpoint there).
    */
-  async waitFor(name: string, position: Position, timeoutMs = 3000): Promise<boolean> {
+  async waitFor(
+    name: string,
+    position: Position,
+    timeoutMs = 3000,
+    { readsOnly = false } = {},
+  ): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     for (let waited = false; ; waited = true) {
       // this process's own commits are known at once; another process's are read (a
@@ -397,8 +405,10 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
       const stored = here ? undefined : await this.checkpoint(name);
       if (stored && comparePositions(stored, position) >= 0) return true;
       // a projection that no append of its types woke stays at its last page, before
-      // `position`: once it has had its moment, the log says whether it has anything to take
-      if (waited && (await this.nothingToTake(name, known ?? stored!, position))) return true;
+      // `position`: once it has had its moment, the log says whether it has anything to
+      // take. Only for a reader: its checkpoint itself may still be short of `position`.
+      if (readsOnly && waited && (await this.nothingToTake(name, known ?? stored!, position)))
+        return true;
       if (Date.now() >= deadline) return false;
       // woken by this process's next commit; polled when another process runs it
       await this.progress.wait(Math.min(here ? 250 : 50, Math.max(1, deadline - Date.now())));

@@ -11,7 +11,7 @@ export function readYourWrites(runner: ProjectionRunner, feed: ChangeFeed): Read
   return {
     async seen(projection, position) {
       if (!position) return true;
-      const seen = await runner.waitFor(projection, position, 3000);
+      const seen = await runner.waitFor(projection, position, 3000, { readsOnly: true });
       feed.publish({ kind: 'readModel', projection, phase: 'seen' });
       return seen;
     },

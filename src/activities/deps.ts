@@ -3,6 +3,7 @@ import type { FoldedStates } from '../app/folded-states.ts';
 import type { OrderState } from '../domain/order/decider.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import type { Renders } from '../print/image-work.ts';
+import type { StoreLocation } from '../storage/location.ts';
 import type { FileStorage } from '../storage/port.ts';
 
 /** What the activities work with, injected by the worker. */
@@ -12,8 +13,10 @@ export interface ActivityDeps {
   storage: FileStorage;
   /** design images, content-addressed */
   images: FileStorage;
+  /** where both stores live: the render processes read images and put print files there */
+  stores: StoreLocation;
   /** the render processes */
-  renders: Renders;
+  renders: Pick<Renders, 'render'>;
   /** told how long each item's rendering took (seconds) and how it ended */
   observeRender?: (seconds: number, outcome: 'ready' | 'failed') => void;
   /** the read models */

@@ -1,7 +1,5 @@
-import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { derivedIds, handleCommand, readState, type StreamState } from '../app/command-handler.ts';
-import { designImages } from '../app/images.ts';
 import { loadOutputProfile } from '../app/print-settings.ts';
 import {
   type ItemState,
@@ -14,7 +12,8 @@ import { RenderError } from '../print/errors.ts';
 import { renderLoad } from '../print/load.ts';
 import { JobDeadlineError } from '../print/process-pool.ts';
 import { DEFAULT_PROFILE_SHA256 } from '../print/profiles.ts';
-import type { RenderedFile, RenderJob } from '../print/render-job.ts';
+import type { RenderJob } from '../print/render-job.ts';
+import type { StoredRender } from '../print/stored-render.ts';
 import type { ActivityDeps } from './deps.ts';
 import { beat } from './heartbeat.ts';
 
@@ -25,22 +24,23 @@ interface Loaded {
   s: OrderFound;
   read: StreamState<OrderState>;
 }
-const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 /**
  * Renders an item's print file as its order says, in a render process: the first
  * renderer (RGB) for orders recorded before PDF/X, the PDF/X-4 one with the order's
- * output profile, marks and inks for the others, which also runs its preflight. The job
- * carries the design's images and the profile, read here from storage. A render past
- * its time limit is killed and fails the item (timeout).
+ * output profile, marks and inks for the others, which also runs its preflight. The
+ * render process reads the design's images from the image store and, with `keep`,
+ * puts the file in the print-file store under that prefix; this process sees its hash
+ * and facts only. A render past its time limit is killed and fails the item (timeout).
  */
 async function render(
   deps: ActivityDeps,
   timing: { began: number },
   order: Extract<OrderState, { exists: true }>,
   item: ItemState,
-  barcode = item.barcode,
-): Promise<RenderedFile> {
+  options: { barcode?: ItemState['barcode']; keep?: string } = {},
+): Promise<StoredRender> {
+  const barcode = options.barcode ?? item.barcode;
   const i = item.item;
   const { print } = order;
   const profile =
@@ -58,7 +58,7 @@ async function render(
       barcode,
       createdAt: order.receivedAt,
     },
-    images: await designImages(deps.images, i.design),
+    images: [],
     profile:
       profile && profile.sha256 !== DEFAULT_PROFILE_SHA256
         ? { sha256: profile.sha256, description: profile.description, bytes: profile.bytes }
@@ -72,7 +72,11 @@ async function render(
   timing.began = performance.now();
   const alive = setInterval(beat, 5000);
   try {
-    return await deps.renders.render(order.labelId, job);
+    return await deps.renders.render(order.labelId, {
+      job,
+      stores: deps.stores,
+      keep: options.keep,
+    });
   } catch (err) {
     if (err instanceof JobDeadlineError)
       throw new RenderError(`rendering took longer than ${err.seconds} s`, 'timeout');
@@ -81,6 +85,12 @@ async function render(
     clearInterval(alive);
     renderLoad.end();
   }
+}
+
+/** where a render asked to keep its file put it */
+function keptAt(file: StoredRender['file']): string {
+  if (!file.storageKey) throw new Error('the render process kept no print file');
+  return file.storageKey;
 }
 
 /**
@@ -114,7 +124,7 @@ function settledItem(s: OrderFound, orderItemId: string, version: number | undef
  * the same content-addressed file again at most.
  */
 export function orderActivities(deps: ActivityDeps) {
-  const { store, storage } = deps;
+  const { store } = deps;
   const observe = deps.observeRender ?? (() => {});
   const kept = deps.orderStates;
   /** reads the order once; `read` lets the command that follows skip a second read */
@@ -199,11 +209,11 @@ export function orderActivities(deps: ActivityDeps) {
       const { s, read } = loaded;
       const item = s.items.get(orderItemId)!;
       const target = version ?? item.barcodeVersion;
-      let rendered: RenderedFile;
+      let rendered: StoredRender;
       const timing = { began: performance.now() };
       const took = () => (performance.now() - timing.began) / 1000;
       try {
-        rendered = await render(deps, timing, s, item);
+        rendered = await render(deps, timing, s, item, { keep: `${s.labelId}/${orderItemId}/` });
       } catch (err) {
         if (!(err instanceof RenderError)) throw err;
         observe(took(), 'failed');
@@ -218,10 +228,6 @@ export function orderActivities(deps: ActivityDeps) {
       }
       beat();
       const { file, preflight: report } = rendered;
-      const hash = sha256(file.bytes);
-      const storageKey = `${s.labelId}/${orderItemId}/${hash}.pdf`;
-      await storage.put(storageKey, file.bytes);
-      beat();
       const r = await runStep(
         stream,
         read,
@@ -230,10 +236,10 @@ export function orderActivities(deps: ActivityDeps) {
           orderItemId,
           forVersion: target,
           file: {
-            storageKey,
-            sha256: hash,
+            storageKey: keptAt(file),
+            sha256: file.sha256,
             pages: file.pages,
-            bytes: file.bytes.length,
+            bytes: file.size,
             barcode: item.barcode,
             images: file.images,
             warnings: file.warnings,
@@ -248,7 +254,7 @@ export function orderActivities(deps: ActivityDeps) {
       observe(took(), 'ready');
       return r.events.length === 0 && r.appended === undefined
         ? { outcome: 'superseded' as const }
-        : { outcome: 'ready' as const, sha256: hash };
+        : { outcome: 'ready' as const, sha256: file.sha256 };
     },
 
     /** Renders the item's current barcode (validating it) and records that it was regenerated. */
@@ -294,14 +300,10 @@ export function orderActivities(deps: ActivityDeps) {
       for (const item of s.items.values()) {
         const recorded = item.files.at(-1);
         if (!recorded) continue;
-        const { file } = await render(
-          deps,
-          { began: performance.now() },
-          s,
-          item,
-          recorded.barcode,
-        );
-        const actual = sha256(file.bytes);
+        const { file } = await render(deps, { began: performance.now() }, s, item, {
+          barcode: recorded.barcode,
+        });
+        const actual = file.sha256;
         results.push({
           orderItemId: item.item.orderItemId,
           expected: recorded.sha256,
@@ -330,8 +332,10 @@ export function orderActivities(deps: ActivityDeps) {
       const recorded = item?.files.at(-1);
       if (!item || !recorded)
         throw ApplicationFailure.nonRetryable(`no print file of ${orderItemId}`, 'NoPrintFile');
-      const { file } = await render(deps, { began: performance.now() }, s, item, recorded.barcode);
-      const actual = sha256(file.bytes);
+      const { file } = await render(deps, { began: performance.now() }, s, item, {
+        barcode: recorded.barcode,
+      });
+      const actual = file.sha256;
       await run(
         stream,
         undefined,

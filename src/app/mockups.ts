@@ -13,12 +13,12 @@ import { DomainError } from '../domain/shared/decider.ts';
 import type { MockupFormat, MockupJob, TemplateToDraw } from '../mockup/draw.ts';
 import { JobCrashedError, JobDeadlineError } from '../print/process-pool.ts';
 import { DEFAULT_PROFILE_DESCRIPTION, DEFAULT_PROFILE_SHA256 } from '../print/profiles.ts';
+import { designImages, loadImage } from '../storage/design-images.ts';
 import type { FileStorage } from '../storage/port.ts';
 import { mockupPath } from '../webhooks/messages.ts';
 import type { CachedReads } from './cached-reads.ts';
 import { loadState, readState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
-import { designImages, loadImage } from './images.ts';
 import { loadOutputProfile } from './print-settings.ts';
 
 export const MAX_MOCKUP_WIDTH = 3000;

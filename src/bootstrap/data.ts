@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { Logger } from 'pino';
 import { KEY_OWNER_STREAMS } from '../app/auth.ts';
 import { AUTH_THROTTLE_SCHEMA } from '../app/auth-throttle.ts';
@@ -13,9 +12,8 @@ import type { OrderState } from '../domain/order/decider.ts';
 import { EsdbEventStore } from '../eventstore/esdb.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import { PostgresEventStore } from '../eventstore/postgres.ts';
-import { FilesystemStorage } from '../storage/filesystem.ts';
+import { openStore, type StoreLocation } from '../storage/location.ts';
 import type { FileStorage } from '../storage/port.ts';
-import { S3Storage } from '../storage/s3.ts';
 import type { Stops } from './stops.ts';
 
 /** the orders in production now; an older one is read whole again at its next step */
@@ -32,6 +30,8 @@ export interface DataParts {
   storage: FileStorage;
   /** design images, content-addressed */
   images: FileStorage;
+  /** where both live, for processes that open them on their own */
+  stores: StoreLocation;
   /**
    * Orders' states as this process last appended them: the next step on an order
    * decides on it unread, and its append at that revision proves it current. Absent on
@@ -70,17 +70,15 @@ export async function openData(config: Config, log: Logger, stops: Stops): Promi
   stops.add(() => store.close());
 
   // S3 when configured (every host sees every file), else folders under DATA_DIR
-  const s3 = config.storage;
-  const storage = s3
-    ? S3Storage.open(s3, 'print-files')
-    : await FilesystemStorage.open(path.join(config.dataDir, 'print-files'));
-  const images = s3
-    ? S3Storage.open(s3, 'images')
-    : await FilesystemStorage.open(path.join(config.dataDir, 'images'));
+  const stores: StoreLocation = config.storage
+    ? { s3: config.storage }
+    : { dataDir: config.dataDir };
+  const storage = await openStore(stores, 'print-files');
+  const images = await openStore(stores, 'images');
   const orderStates =
     store.kind === 'postgres' ? new FoldedStates<OrderState>(ORDERS_KEPT) : undefined;
   const reads = cachedReads(db.pool, feed);
-  return { db, feed, store, principals, storage, images, orderStates, reads };
+  return { db, feed, store, principals, storage, images, stores, orderStates, reads };
 }
 
 /**

@@ -150,6 +150,7 @@ export function startWorkerRole(
     store: data.store,
     storage: data.storage,
     images: data.images,
+    stores: data.stores,
     renders,
     ...(options.observeRender ? { observeRender: options.observeRender } : {}),
     db: data.db.pool,

@@ -17,7 +17,7 @@ const jobs: Record<string, () => Promise<Run>> = {
     return (async (input: { bytes: Uint8Array; n: number }) =>
       imageColours(Buffer.from(input.bytes), input.n)) as Run;
   },
-  renderItem: async () => (await import('./render-job.ts')).renderJob as Run,
+  renderStored: async () => (await import('./stored-render.ts')).renderStored as Run,
   drawMockups: async () => (await import('../mockup/draw.ts')).drawMockups as Run,
   warmUpRenders: async () => (await import('./render-job.ts')).warmUp as Run,
 };

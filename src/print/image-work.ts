@@ -3,7 +3,7 @@ import type { DrawnMockup, MockupJob } from '../mockup/draw.ts';
 import type { ImageToCheck } from './image-checks.ts';
 import type { Rgb } from './inks.ts';
 import { type JobOptions, ProcessPool } from './process-pool.ts';
-import type { RenderedFile, RenderJob } from './render-job.ts';
+import type { StoredRender, StoredRenderJob } from './stored-render.ts';
 
 /** The image process's module: its TypeScript source under tsx, its compiled file in dist/. */
 export const IMAGE_PROCESS = new URL(
@@ -101,8 +101,8 @@ export class Renders {
     });
   }
 
-  render(owner: string, job: RenderJob, whileWaiting?: () => void): Promise<RenderedFile> {
-    return this.pool.run('renderItem', job, { owner, ...(whileWaiting ? { whileWaiting } : {}) });
+  render(owner: string, job: StoredRenderJob, whileWaiting?: () => void): Promise<StoredRender> {
+    return this.pool.run('renderStored', job, { owner, ...(whileWaiting ? { whileWaiting } : {}) });
   }
 
   /** The render processes now, for measurements. */

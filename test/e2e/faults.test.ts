@@ -132,6 +132,7 @@ describe('a worker killed while rendering', () => {
       store: t.app.store,
       storage,
       images,
+      stores: { dataDir: t.config.dataDir },
       renders,
       db: t.app.db.pool,
     });

@@ -1,5 +1,5 @@
-// A worker process for the crash test: a real worker whose file storage writes the
-// print file and then stalls before the activity can record it, so the test can kill
+// A worker process for the crash test: a real worker whose render process puts the print
+// file and which then stalls before the activity can record it, so the test can kill
 // the process at that point. Run with DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE,
 // DATA_DIR; prints "stalled <key>" when it is there.
 import path from 'node:path';
@@ -10,13 +10,11 @@ import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { Renders } from '../../src/print/image-work.ts';
 import { FilesystemStorage } from '../../src/storage/filesystem.ts';
 import { createWorker } from '../../src/temporal/worker.ts';
-import { stallingStorage } from './stalling-storage.ts';
 
 const { config } = loadConfig();
 const db = await connectPostgres(config.databaseUrl!);
 const store = new PostgresEventStore(db.pool);
-const real = await FilesystemStorage.open(path.join(config.dataDir, 'print-files'));
-const stalling = stallingStorage(real, () => true);
+const renders = new Renders(1, 60_000);
 const worker = await createWorker(
   {
     address: config.temporal.address!,
@@ -25,9 +23,17 @@ const worker = await createWorker(
   },
   createActivities({
     store,
-    storage: stalling,
+    storage: await FilesystemStorage.open(path.join(config.dataDir, 'print-files')),
     images: await FilesystemStorage.open(path.join(config.dataDir, 'images')),
-    renders: new Renders(1, 60_000),
+    stores: { dataDir: config.dataDir },
+    renders: {
+      async render(owner, job) {
+        const rendered = await renders.render(owner, job);
+        if (!rendered.file.storageKey) return rendered;
+        console.log(`stalled ${rendered.file.storageKey}`);
+        return new Promise(() => {}); // until the process is killed
+      },
+    },
     db: db.pool,
   }),
 );

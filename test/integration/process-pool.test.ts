@@ -1,8 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IMAGE_PROCESS, IMAGE_V8_FLAGS, ImageChecks, Renders } from '../../src/print/image-work.ts';
 import { JobCrashedError, JobDeadlineError, ProcessPool } from '../../src/print/process-pool.ts';
 import { processAlive } from '../../src/processes.ts';
+import { FilesystemStorage } from '../../src/storage/filesystem.ts';
 import { renderAll, renderCases, sha256 } from '../helpers/render-cases.ts';
 
 /** An SVG with nothing to refuse that takes seconds to draw at 300 mm. */
@@ -92,14 +95,32 @@ describe('image processes', () => {
     expect(done.indexOf('other')).toBeLessThan(done.indexOf('busy-3'));
   }, 60_000);
 
-  it('renders every determinism case in render processes to the bytes rendered here', async () => {
+  it('renders every determinism case in render processes to the bytes rendered here, and keeps them in the store', async () => {
     const renders = new Renders(2, 60_000);
     pools.push(renders);
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'renders-'));
+    const files = await FilesystemStorage.open(path.join(dataDir, 'print-files'));
     const cases = await renderCases();
     const here = await renderAll();
     const there = await Promise.all(
-      cases.map(async (c) => [c.name, sha256((await renders.render('test', c.job)).file.bytes)]),
+      cases.map(async (c) => {
+        const { file } = await renders.render('test', {
+          job: c.job,
+          stores: { dataDir },
+          keep: `cases/${c.name}/`,
+        });
+        const kept = await files.get(file.storageKey!);
+        expect(file.storageKey).toBe(`cases/${c.name}/${file.sha256}.pdf`);
+        expect(kept && sha256(kept)).toBe(file.sha256);
+        expect(file.size).toBe(kept?.length);
+        return [c.name, file.sha256];
+      }),
     );
     expect(Object.fromEntries(there)).toEqual(here);
+    // without a prefix to keep it under, a render is only hashed (replays)
+    const { file } = await renders.render('test', { job: cases[0]!.job, stores: { dataDir } });
+    expect(file.sha256).toBe(here[cases[0]!.name]);
+    expect(file.storageKey).toBeUndefined();
+    expect((await files.list('')).length).toBe(cases.length);
   }, 120_000);
 });

@@ -6,7 +6,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Activities } from '../src/temporal/contract.ts';
+import type { Activities, OrderOutcome } from '../src/temporal/contract.ts';
 import { ORDER_ID, ORDER_STATUS } from '../src/temporal/contract.ts';
 import { BOOKKEEPING, RENDERING } from './policies.ts';
 
@@ -28,23 +28,35 @@ function showStatus(status: string): void {
  * could not be rendered once all the others are done. A cancelled order's workflow is
  * cancelled: it stops at once, and a render still running is recorded by nobody (the
  * order refuses print files once cancelled).
+ *
+ * Started with the order's items (a new order): its renders start the order's rendering
+ * and the last one completes the order in its own append, so the order is ready when its
+ * last file is recorded, not a workflow task later; the workflow completes the order
+ * itself only when no render did (items settled before it ran). Started without them (a
+ * retry, the reconciler, histories from before): a step reads the pending items first.
  */
 export async function saleNotificationWorkflow(
   orderStream: string,
+  items?: string[],
 ): Promise<{ status: string; reason?: string }> {
   // workflows started before the bookkeeping steps became local activities replay as
   // they ran (their histories hold scheduled activities)
   const bookkeeping = patched(LOCAL_BOOKKEEPING) ? local : remote;
   try {
-    const pending = await bookkeeping.startRendering(orderStream);
+    const pending = items ?? (await bookkeeping.startRendering(orderStream));
     showStatus('rendering');
     let next = 0;
+    let completed: OrderOutcome | undefined;
     await Promise.all(
       Array.from({ length: Math.min(PARALLEL_ITEMS, pending.length) }, async () => {
-        while (next < pending.length) await remote.renderOrderItem(orderStream, pending[next++]!);
+        while (next < pending.length) {
+          const item = pending[next++]!;
+          if (!items) await remote.renderOrderItem(orderStream, item);
+          else completed = (await remote.printOrderItem(orderStream, item)).order ?? completed;
+        }
       }),
     );
-    const done = await bookkeeping.completeOrder(orderStream);
+    const done = completed ?? (await bookkeeping.completeOrder(orderStream));
     showStatus(done.status);
     return done;
   } catch (err) {

@@ -14,6 +14,7 @@ import { JobDeadlineError } from '../print/process-pool.ts';
 import { DEFAULT_PROFILE_SHA256 } from '../print/profiles.ts';
 import type { RenderJob } from '../print/render-job.ts';
 import type { StoredRender } from '../print/stored-render.ts';
+import type { OrderOutcome, RenderOutcome } from '../temporal/contract.ts';
 import type { ActivityDeps } from './deps.ts';
 import { beat } from './heartbeat.ts';
 
@@ -146,10 +147,11 @@ export function orderActivities(deps: ActivityDeps) {
   };
   /**
    * An order command with ids derived from the stream and `idParts`: a retry appends
-   * nothing twice. A step of the print run (`inRun`) adds the run it decided in.
+   * nothing twice. A step of the print run (`inRun`) adds the run it decided in;
+   * `followedBy` decides a second command into the same append.
    */
   const command = async (
-    inRun: boolean,
+    how: { inRun: boolean; followedBy?: (s: OrderState) => OrderCommand | undefined },
     stream: string,
     read: Loaded['read'] | undefined,
     command: OrderCommand,
@@ -159,22 +161,116 @@ export function orderActivities(deps: ActivityDeps) {
       // the run of the state the command is decided on: a state read again after a
       // conflict may be a later run's
       eventIds: (i, decidedOn) =>
-        derivedIds(stream, ...idParts, ...(inRun && decidedOn.exists ? runOf(decidedOn) : []))(i),
+        derivedIds(
+          stream,
+          ...idParts,
+          ...(how.inRun && decidedOn.exists ? runOf(decidedOn) : []),
+        )(i),
       ...(read ? { read } : {}),
+      ...(how.followedBy ? { followedBy: how.followedBy } : {}),
     });
     // an append of events all there already tells no revision the state is at
     if (r.appended && !r.appended.duplicate) kept?.keep(stream, r.appended.nextRevision, r.state);
     return r;
   };
-  type CommandArgs = Parameters<typeof command> extends [boolean, ...infer A] ? A : never;
-  const run = (...args: CommandArgs) => command(false, ...args);
-  const runStep = (...args: CommandArgs) => command(true, ...args);
+  type CommandArgs = Parameters<typeof command> extends [unknown, ...infer A] ? A : never;
+  const run = (...args: CommandArgs) => command({ inRun: false }, ...args);
+  const runStep = (...args: CommandArgs) => command({ inRun: true }, ...args);
+  /** a step of the run that also completes the order when it settled the last item */
+  const runLastStep = (...args: CommandArgs) =>
+    command({ inRun: true, followedBy: completion }, ...args);
 
   /**
    * What a run's derived ids add: nothing for the first run (ids as they always were),
    * the retry's number after that, so a retry's events are new events, not duplicates.
    */
   const runOf = (s: { retries: number }) => (s.retries ? [`retry-${s.retries}`] : []);
+
+  /** the order's completion, once no item waits for its file */
+  const completion = (s: OrderState): OrderCommand | undefined =>
+    s.exists &&
+    s.status === 'rendering' &&
+    ![...s.items.values()].some((i) => i.status === 'pending')
+      ? { type: 'CompleteOrder', at: new Date() }
+      : undefined;
+
+  /** an order's outcome, once it has one */
+  const outcomeOf = (s: OrderState): OrderOutcome | undefined =>
+    s.exists && (s.status === 'ready' || s.status === 'failed')
+      ? { status: s.status, ...(s.reason ? { reason: s.reason } : {}) }
+      : undefined;
+
+  async function renderItem(
+    stream: string,
+    orderItemId: string,
+    version: number | undefined,
+    wholeRun: boolean,
+  ): Promise<RenderOutcome & { order?: OrderOutcome }> {
+    let loaded = await loadKept(stream);
+    let settled = settledItem(loaded.s, orderItemId, version);
+    // nothing to render, on a kept state: only the order as it is now may say so
+    if (settled && loaded.read.kept) {
+      loaded = await load(stream);
+      settled = settledItem(loaded.s, orderItemId, version);
+    }
+    if (settled) return settled();
+    if (wholeRun && loaded.s.status === 'received') {
+      await runStep(stream, loaded.read, { type: 'StartRendering', at: new Date() }, 'rendering');
+      loaded = await loadKept(stream);
+    }
+    const { s, read } = loaded;
+    const item = s.items.get(orderItemId)!;
+    const target = version ?? item.barcodeVersion;
+    const step = wholeRun ? runLastStep : runStep;
+    let rendered: StoredRender;
+    const timing = { began: performance.now() };
+    const took = () => (performance.now() - timing.began) / 1000;
+    try {
+      rendered = await render(deps, timing, s, item, { keep: `${s.labelId}/${orderItemId}/` });
+    } catch (err) {
+      if (!(err instanceof RenderError)) throw err;
+      observe(took(), 'failed');
+      const r = await step(
+        stream,
+        read,
+        { type: 'FailItem', orderItemId, reason: err.message, kind: err.kind, at: new Date() },
+        'failed',
+        orderItemId,
+      );
+      const order = wholeRun ? outcomeOf(r.state) : undefined;
+      return { outcome: 'failed' as const, reason: err.message, ...(order ? { order } : {}) };
+    }
+    beat();
+    const { file, preflight: report } = rendered;
+    const r = await step(
+      stream,
+      read,
+      {
+        type: 'RecordPrintFile',
+        orderItemId,
+        forVersion: target,
+        file: {
+          storageKey: keptAt(file),
+          sha256: file.sha256,
+          pages: file.pages,
+          bytes: file.size,
+          barcode: item.barcode,
+          images: file.images,
+          warnings: file.warnings,
+        },
+        ...(report ? { preflight: report } : {}),
+        at: new Date(),
+      },
+      'print',
+      orderItemId,
+      String(target),
+    );
+    observe(took(), 'ready');
+    if (r.events.length === 0 && r.appended === undefined)
+      return { outcome: 'superseded' as const };
+    const order = wholeRun ? outcomeOf(r.state) : undefined;
+    return { outcome: 'ready' as const, sha256: file.sha256, ...(order ? { order } : {}) };
+  }
 
   return {
     async startRendering(stream: string): Promise<string[]> {
@@ -197,65 +293,18 @@ export function orderActivities(deps: ActivityDeps) {
      * stores it and records it. A design that cannot be printed fails the item (not
      * retried); a newer barcode update makes this rendering moot.
      */
-    async renderOrderItem(stream: string, orderItemId: string, version?: number) {
-      let loaded = await loadKept(stream);
-      let settled = settledItem(loaded.s, orderItemId, version);
-      // nothing to render, on a kept state: only the order as it is now may say so
-      if (settled && loaded.read.kept) {
-        loaded = await load(stream);
-        settled = settledItem(loaded.s, orderItemId, version);
-      }
-      if (settled) return settled();
-      const { s, read } = loaded;
-      const item = s.items.get(orderItemId)!;
-      const target = version ?? item.barcodeVersion;
-      let rendered: StoredRender;
-      const timing = { began: performance.now() };
-      const took = () => (performance.now() - timing.began) / 1000;
-      try {
-        rendered = await render(deps, timing, s, item, { keep: `${s.labelId}/${orderItemId}/` });
-      } catch (err) {
-        if (!(err instanceof RenderError)) throw err;
-        observe(took(), 'failed');
-        await runStep(
-          stream,
-          read,
-          { type: 'FailItem', orderItemId, reason: err.message, kind: err.kind, at: new Date() },
-          'failed',
-          orderItemId,
-        );
-        return { outcome: 'failed' as const, reason: err.message };
-      }
-      beat();
-      const { file, preflight: report } = rendered;
-      const r = await runStep(
-        stream,
-        read,
-        {
-          type: 'RecordPrintFile',
-          orderItemId,
-          forVersion: target,
-          file: {
-            storageKey: keptAt(file),
-            sha256: file.sha256,
-            pages: file.pages,
-            bytes: file.size,
-            barcode: item.barcode,
-            images: file.images,
-            warnings: file.warnings,
-          },
-          ...(report ? { preflight: report } : {}),
-          at: new Date(),
-        },
-        'print',
-        orderItemId,
-        String(target),
-      );
-      observe(took(), 'ready');
-      return r.events.length === 0 && r.appended === undefined
-        ? { outcome: 'superseded' as const }
-        : { outcome: 'ready' as const, sha256: file.sha256 };
-    },
+    renderOrderItem: (stream: string, orderItemId: string, version?: number) =>
+      renderItem(stream, orderItemId, version, false),
+
+    /**
+     * An item of an order's print run, where the workflow was started with the order's
+     * items: it starts the order's rendering when nothing has yet, renders as
+     * renderOrderItem does, and the append that settles the last item also completes
+     * the order, whose outcome it answers. No step of its own waits for the workflow
+     * between the file and the order's being ready.
+     */
+    printOrderItem: (stream: string, orderItemId: string) =>
+      renderItem(stream, orderItemId, undefined, true),
 
     /** Renders the item's current barcode (validating it) and records that it was regenerated. */
     async regenerateBarcode(stream: string, orderItemId: string, version: number) {

@@ -16,7 +16,7 @@ export interface Handled<E, S> {
   appended: AppendResult | undefined;
 }
 
-export interface CommandOptions<S> {
+export interface CommandOptions<S, C = never> {
   /**
    * Ids for the decided events (default: random). Ids derived from what is recorded
    * (`derivedIds`) make a retried command, a retried activity say, append nothing twice.
@@ -29,6 +29,12 @@ export interface CommandOptions<S> {
    * on a read.
    */
   read?: StreamState<S>;
+  /**
+   * A command that follows in the same append when the first one decided events: given
+   * the state they lead to, it answers the command, or undefined for none. (An order's
+   * last print file and the order's completion: one append, one step.)
+   */
+  followedBy?: (state: S) => C | undefined;
 }
 
 /** A stream's state and its last revision (undefined: no stream yet). */
@@ -56,7 +62,7 @@ export async function handleCommand<C, E extends { type: string; data: unknown }
   streamId: string,
   command: C,
   metadata: EventMetadata,
-  options: CommandOptions<S> = {},
+  options: CommandOptions<S, C> = {},
 ): Promise<Handled<E, S>> {
   const eventId = options.eventIds ?? (() => randomUUID());
   const { events: registry, decider } = aggregate;
@@ -68,6 +74,12 @@ export async function handleCommand<C, E extends { type: string; data: unknown }
     let events: E[];
     try {
       events = decider.decide(command, state);
+      const next = events.length > 0 ? options.followedBy : undefined;
+      if (next) {
+        const after = events.reduce(decider.evolve, state);
+        const then = next(after);
+        if (then) events = [...events, ...decider.decide(then, after)];
+      }
     } catch (err) {
       if (kept) continue;
       throw err;

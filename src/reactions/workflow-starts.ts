@@ -65,7 +65,10 @@ export function workflowStartsReactor(starts: WorkflowStarts, store: EventStore)
       const e = orderEvents.deserialize(stored);
       switch (e.type) {
         case 'OrderReceived':
-          await starts.order(e.data.labelId, e.data.orderId, stored.streamId);
+          // with its items: the renders start and complete the order themselves
+          await starts.order(e.data.labelId, e.data.orderId, stored.streamId, {
+            items: e.data.items.map((i) => i.orderItemId),
+          });
           break;
         case 'OrderRetryRequested':
         case 'OrderCancelled': {

@@ -64,6 +64,9 @@ export type RenderOutcome =
   | { outcome: 'ready' | 'failed'; sha256: string | undefined; reason?: undefined }
   | { outcome: 'failed'; reason: string; sha256?: undefined };
 
+/** an order's outcome once its run is over */
+export type OrderOutcome = { status: OrderStatus; reason?: string | undefined };
+
 export interface ItemComparison {
   expected: string;
   actual: string;
@@ -79,12 +82,17 @@ export interface Activities {
   // orders
   startRendering(stream: string): Promise<string[]>;
   renderOrderItem(stream: string, orderItemId: string, version?: number): Promise<RenderOutcome>;
+  /** renders an item of its order's run: `order` when this item's append completed the order */
+  printOrderItem(
+    stream: string,
+    orderItemId: string,
+  ): Promise<RenderOutcome & { order?: OrderOutcome | undefined }>;
   regenerateBarcode(
     stream: string,
     orderItemId: string,
     version: number,
   ): Promise<{ outcome: 'superseded' | 'regenerated' }>;
-  completeOrder(stream: string): Promise<{ status: OrderStatus; reason?: string | undefined }>;
+  completeOrder(stream: string): Promise<OrderOutcome>;
   replayOrder(
     stream: string,
     replayId: string,

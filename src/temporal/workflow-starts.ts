@@ -50,13 +50,13 @@ export class WorkflowStarts {
     labelId: string,
     orderId: string,
     orderStream: string,
-    options: { evenAfterCompletion?: boolean } = {},
+    options: { evenAfterCompletion?: boolean; items?: string[] } = {},
   ): Promise<Started> {
     const start = (findable: boolean) =>
       this.client.workflow.start(saleNotificationWorkflow, {
         taskQueue: this.taskQueue,
         workflowId: workflowIds.order(labelId, orderId),
-        args: [orderStream],
+        args: options.items ? [orderStream, options.items] : [orderStream],
         workflowIdReusePolicy: options.evenAfterCompletion
           ? 'ALLOW_DUPLICATE'
           : 'ALLOW_DUPLICATE_FAILED_ONLY',

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { orderStream } from '../../src/domain/order/events.ts';
 import { workflowIds } from '../../src/temporal/contract.ts';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
 import {
@@ -223,6 +224,19 @@ export function saleNotificationSuite(
       expect(h.body.map((e: { revision: number }) => e.revision)).toEqual([
         0, 1, 2, 3, 4, 5, 6, 7, 8,
       ]);
+      // the last print file and the order's readiness: one step, one append
+      const appends = await t.app.db.pool.query<{ type: string; tx: string }>(
+        'SELECT type, tx_id::text AS tx FROM es_events WHERE stream_id = $1 ORDER BY revision',
+        [orderStream(a.labelId, orderId)],
+      );
+      const last = appends.rows.slice(-3);
+      expect(last.map((r) => r.type)).toEqual([
+        'PrintFileGenerated',
+        'PrintFilePreflighted',
+        'OrderReady',
+      ]);
+      expect(new Set(last.map((r) => r.tx)).size).toBe(1);
+      expect(new Set(appends.rows.map((r) => r.tx)).size).toBe(5);
       expect(JSON.stringify(h.body)).not.toMatch(/Grace|grace@example/);
       // images travel as references into the image store, not as megabytes in events
       expect(JSON.stringify(h.body)).not.toContain('data:image');

@@ -24,7 +24,7 @@ describe('sale notification workflow (mocked activities)', () => {
     await native?.close();
   });
 
-  async function run(mocks: Partial<Activities>, items: string[]) {
+  async function run(mocks: Partial<Activities>, items: string[], startedWithItems = false) {
     const taskQueue = `wf-${randomUUID()}`;
     const worker = await Worker.create({
       connection: native,
@@ -36,7 +36,9 @@ describe('sale notification workflow (mocked activities)', () => {
       client.workflow.execute(saleNotificationWorkflow, {
         taskQueue,
         workflowId: `test-${randomUUID()}`,
-        args: [`Order-test-${items.length}`],
+        args: startedWithItems
+          ? [`Order-test-${items.length}`, items]
+          : [`Order-test-${items.length}`],
       }),
     );
   }
@@ -85,5 +87,65 @@ describe('sale notification workflow (mocked activities)', () => {
     );
     expect(rendered).toEqual([]);
     expect(result).toEqual({ status: 'failed', reason: 'l1: broken image' });
+  });
+
+  it('started with the order items, renders them in the run and takes the outcome of the render that completed the order', async () => {
+    const items = ['i1', 'i2', 'i3'];
+    const calls: string[] = [];
+    let inFlight = 0;
+    let most = 0;
+    const result = await run(
+      {
+        startRendering: async () => {
+          calls.push('start');
+          return items;
+        },
+        printOrderItem: async (_stream: string, id: string) => {
+          inFlight++;
+          most = Math.max(most, inFlight);
+          await new Promise((r) => setTimeout(r, 20));
+          inFlight--;
+          calls.push(id);
+          // the render whose append settled the last item completed the order
+          return calls.filter((c) => c.startsWith('i')).length === items.length
+            ? {
+                outcome: 'ready' as const,
+                sha256: `sha-${id}`,
+                order: { status: 'ready' as const },
+              }
+            : { outcome: 'ready' as const, sha256: `sha-${id}` };
+        },
+        completeOrder: async () => {
+          calls.push('complete');
+          return { status: 'ready' as const };
+        },
+      } as Partial<Activities>,
+      items,
+      true,
+    );
+    expect(result).toEqual({ status: 'ready' });
+    expect([...calls].sort()).toEqual(items);
+    expect(most).toBe(2);
+  });
+
+  it('started with the order items, completes the order itself when no render did', async () => {
+    const calls: string[] = [];
+    const result = await run(
+      {
+        printOrderItem: async (_stream: string, id: string) => {
+          calls.push(id);
+          // settled before this run: nothing rendered, nothing completed
+          return { outcome: 'failed' as const, sha256: undefined };
+        },
+        completeOrder: async () => {
+          calls.push('complete');
+          return { status: 'failed' as const, reason: 'i1: broken image' };
+        },
+      } as Partial<Activities>,
+      ['i1'],
+      true,
+    );
+    expect(calls).toEqual(['i1', 'complete']);
+    expect(result).toEqual({ status: 'failed', reason: 'i1: broken image' });
   });
 });

@@ -2,20 +2,25 @@
 // The print pipeline end to end: N one-item orders (an A6 area with a 2400x1600 photo,
 // a text and the barcode), HTTP notification to `ready`, against rendering the same
 // item by calling the render function directly in this process (the raw baseline),
-// in the same run. The service makes PDF/X-4 in CMYK and preflights each file; the
-// raw baseline makes the same CMYK file (and no preflight). Also the latency of a single one-item order against one raw render,
-// and the peak RSS of the service process (API, worker and projector in one).
+// in the same run: before the service starts and again after it stopped (their mean is
+// the baseline: this machine's speed drifts by 10-20% within minutes). The service makes
+// PDF/X-4 in CMYK and preflights each file; the raw baseline makes the same CMYK file (and
+// no preflight). Also the latency of a single one-item order against one raw render, and
+// the peak RSS of the service process (API, worker and projector in one).
 // BENCH_STORAGE=s3: the service keeps print files and images in a MinIO server on this
 // machine (STORAGE_URL) instead of under DATA_DIR.
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { http } from '../scripts/lib/demo-catalog.ts';
-import { renderPrintFile } from '../src/print/pdf.ts';
+import { IMAGE_V8_FLAGS } from '../src/print/image-work.ts';
 import { FilesystemStorage } from '../src/storage/filesystem.ts';
 import { type S3Location, S3Storage } from '../src/storage/s3.ts';
 import { type Minio, minioBinary, startMinio } from '../test/helpers/minio.ts';
-import { CARD_AREA, cardDesign, cardItem } from './lib/card.ts';
+import { CARD_AREA, cardDesign } from './lib/card.ts';
 import { cpuSnapshot, cpuSpent, threadSnapshot, threadsSpent } from './lib/cpu.ts';
 import { benchShop } from './lib/shop.ts';
 import { type ServiceStack, startServiceStack } from './lib/stack.ts';
@@ -23,12 +28,17 @@ import { type ServiceStack, startServiceStack } from './lib/stack.ts';
 const ORDERS = Math.min(200, Number(process.env.BENCH_ORDERS ?? 40)); // one page of the order list
 const SINGLES = Number(process.env.BENCH_SINGLES ?? 15);
 const STORAGE = process.env.BENCH_STORAGE === 's3' ? 's3' : 'filesystem';
-const PARALLEL = 2; // the machine's cores: raw renders run two at a time, like the worker's items
 
 const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
 type Call = ReturnType<typeof http>;
+interface RawFigures {
+  single: number[];
+  rate: number;
+  cpuSeconds: number;
+  threads: string;
+}
 
 /** ORDERS notifications at once, watched through one order-list request every 250 ms until all are ready. */
 async function burst(
@@ -107,30 +117,31 @@ async function main() {
   try {
     const design = await cardDesign();
     const area = CARD_AREA;
-    // raw baseline: the render function in a loop, two at a time, making the same
-    // PDF/X-4 file in CMYK with the default output profile (no preflight, no storage)
-    const rawItem = (n: number) => cardItem(design, `RAW-${n}`);
-    await renderPrintFile(rawItem(0)); // warm up
-    const single: number[] = [];
-    for (let i = 0; i < SINGLES; i++) {
-      const t0 = performance.now();
-      await renderPrintFile(rawItem(i));
-      single.push(performance.now() - t0);
-    }
-    let next = 0;
-    const rawCpu = process.cpuUsage();
-    const rawThreads = threadSnapshot(process.pid);
-    const rawBegan = performance.now();
-    await Promise.all(
-      Array.from({ length: PARALLEL }, async () => {
-        while (next < ORDERS) await renderPrintFile(rawItem(next++));
-      }),
+    // raw baseline (bench/lib/raw-render.ts): in a process of its own under the render
+    // processes' V8 flags, before the service starts and again after it stopped, so a
+    // machine that drifts during the run moves the baseline with the pipeline
+    const designFile = path.join(
+      mkdtempSync(path.join(os.tmpdir(), 'bench-design-')),
+      'design.json',
     );
-    const rawRate = ORDERS / ((performance.now() - rawBegan) / 1000);
-    const { user, system } = process.cpuUsage(rawCpu);
-    const rawCpuSeconds = (user + system) / 1e6;
-    const rawThreadsAfter = threadSnapshot(process.pid);
-    const rawThreadsSpent = threadsSpent(rawThreads, rawThreadsAfter);
+    writeFileSync(designFile, JSON.stringify(design));
+    const raw = (): RawFigures => {
+      const r = spawnSync(
+        process.execPath,
+        [
+          ...process.execArgv,
+          ...IMAGE_V8_FLAGS,
+          fileURLToPath(new URL('./lib/raw-render.ts', import.meta.url)),
+          designFile,
+          String(ORDERS),
+          String(SINGLES),
+        ],
+        { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      if (r.status !== 0) throw new Error(`the raw render ended with ${r.status}`);
+      return JSON.parse(r.stdout.trim().split('\n').at(-1)!);
+    };
+    const rawBefore = raw();
 
     // the service
     let storage: Record<string, string> = {};
@@ -236,7 +247,8 @@ async function main() {
     const burstSeconds = (performance.now() - began) / 1000;
     const previewsDuring = (await previewsDrawn()) - earlier;
     console.log(`previews drawn during the burst: ${previewsDuring}`);
-    if (process.env.BENCH_PROFILE_DIR)
+    // BENCH_WINDOW=1: the burst's bounds, to cut a system-wide `perf record -k CLOCK_MONOTONIC` to it
+    if (process.env.BENCH_PROFILE_DIR || process.env.BENCH_WINDOW)
       console.log(`burst window (monotonic µs): ${burstFrom} ${process.hrtime.bigint() / 1000n}`);
     const pipelineRate = ORDERS / burstSeconds;
     // the statistics collector reports with a delay of up to a second
@@ -254,6 +266,11 @@ async function main() {
     });
     const peakRss = peakRssMiB(stack.service.pid!);
     const renderPeaks = renderProcessPeaks(stack.service.pid!);
+    await stack.stop();
+    stack = undefined;
+    const rawAfter = raw();
+    const rawRate = (rawBefore.rate + rawAfter.rate) / 2;
+    const single = [...rawBefore.single, ...rawAfter.single];
 
     console.log(
       `\n${ORDERS} one-item orders (A6, 2400x1600 photo, text, barcode); ${SINGLES} single orders for latency; files ${STORAGE === 's3' ? 'in S3 (MinIO on this machine)' : 'under DATA_DIR'}\n`,
@@ -261,7 +278,7 @@ async function main() {
     console.log('| measure | pipeline (HTTP to ready) | raw render | ratio |');
     console.log('|---|---:|---:|---:|');
     console.log(
-      `| throughput, items/s | ${pipelineRate.toFixed(2)} | ${rawRate.toFixed(2)} (2 at a time) | ${(pipelineRate / rawRate).toFixed(2)} |`,
+      `| throughput, items/s | ${pipelineRate.toFixed(2)} | ${rawRate.toFixed(2)} (2 at a time; ${rawBefore.rate.toFixed(2)} before the service ran, ${rawAfter.rate.toFixed(2)} after) | ${(pipelineRate / rawRate).toFixed(2)} |`,
     );
     console.log(
       `| one item, p50 ms | ${pct(latency, 50).toFixed(0)} | ${pct(single, 50).toFixed(0)} | +${(pct(latency, 50) - pct(single, 50)).toFixed(0)} ms |`,
@@ -275,9 +292,11 @@ async function main() {
         .map(([name, s]) => `${name} ${s.toFixed(1)} s`)
         .join(
           ', ',
-        )}; the raw render used ${rawCpuSeconds.toFixed(1)} CPU-s for as many (${((2 * ORDERS) / rawRate).toFixed(1)} on 2 cores)`,
+        )}; the raw render used ${rawBefore.cpuSeconds.toFixed(1)} / ${rawAfter.cpuSeconds.toFixed(1)} CPU-s (before / after) for as many (${((2 * ORDERS) / rawRate).toFixed(1)} on 2 cores)`,
     );
-    console.log(`by thread: service ${serviceThreadsSpent}; raw render ${rawThreadsSpent}`);
+    console.log(
+      `by thread: service ${serviceThreadsSpent}; raw render (before) ${rawBefore.threads}`,
+    );
     console.log(`PostgreSQL transactions per order: ${txPerOrder.toFixed(1)}`);
     console.log(
       `render time per item, 2 at a time: in the service's activity ${serviceRenderMs.toFixed(0)} ms, raw ${((2 * 1000) / rawRate).toFixed(0)} ms`,
@@ -285,8 +304,6 @@ async function main() {
     console.log(
       `\npeak RSS of the service process (API + worker + projector): ${peakRss.toFixed(0)} MiB; of its image processes (renders, previews): ${renderPeaks.map((m) => m.toFixed(0)).join(' / ')} MiB`,
     );
-    await stack.stop();
-    stack = undefined;
     if (process.env.BENCH_SPLIT !== '0')
       console.log(
         `peak RSS per role in the split deployment, the same burst of ${ORDERS} orders: ${await splitPeaks(design)}`,

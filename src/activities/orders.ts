@@ -240,7 +240,8 @@ export function orderActivities(deps: ActivityDeps) {
       const order = wholeRun ? outcomeOf(r.state) : undefined;
       return { outcome: 'failed' as const, reason: err.message, ...(order ? { order } : {}) };
     }
-    beat();
+    // no heartbeat of its own here: the render's beats every 5 s tell a long render
+    // alive, and a short one needs none (each is a call the server records)
     const { file, preflight: report } = rendered;
     const r = await step(
       stream,

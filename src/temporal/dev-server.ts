@@ -108,6 +108,10 @@ export async function startLocalTemporal(
     '--log-format',
     'json',
     ...(options.dbFile ? ['--db-filename', options.dbFile] : []),
+    // an activity the workflow task schedules comes back in the task's answer to the
+    // worker that has a free slot, instead of through the task queue and another poll
+    '--dynamic-config-value',
+    'system.enableActivityEagerExecution=true',
     ...(options.uiPort
       ? ['--ui-port', String(options.uiPort), '--ui-ip', '127.0.0.1']
       : ['--headless']),

@@ -22,20 +22,26 @@ describe('order lists, lateness, retry, cancel and metrics', () => {
   let photo: Buffer;
   let photoKey: string;
   /** order streams whose rendering waits for their gate to open */
-  const gates = new Map<
-    string,
-    { open: () => void; opened: Promise<void>; done?: Promise<void> }
-  >();
+  type Gate = { open: () => void; opened: Promise<void>; reached: boolean; done?: Promise<void> };
+  const gates = new Map<string, Gate>();
+  /** a render activity that waits at its order's gate, when it has one */
+  const gated =
+    <A extends [string, ...unknown[]], R>(render: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> => {
+      const gate = gates.get(args[0]);
+      if (!gate) return render(...args);
+      gate.reached = true;
+      const run = gate.opened.then(() => render(...args));
+      gate.done = run.then(() => undefined);
+      return run;
+    };
 
   const hold = (labelId: string, orderId: string) => {
     let open!: () => void;
     const opened = new Promise<void>((r) => {
       open = r;
     });
-    const gate: { open: () => void; opened: Promise<void>; done?: Promise<void> } = {
-      open,
-      opened,
-    };
+    const gate: Gate = { open, opened, reached: false };
     gates.set(orderStream(labelId, orderId), gate);
     return gate;
   };
@@ -46,15 +52,8 @@ describe('order lists, lateness, retry, cancel and metrics', () => {
       {
         wrapActivities: (activities) => ({
           ...activities,
-          async renderOrderItem(stream, orderItemId, version) {
-            const gate = gates.get(stream);
-            if (!gate) return activities.renderOrderItem(stream, orderItemId, version);
-            const run = gate.opened.then(() =>
-              activities.renderOrderItem(stream, orderItemId, version),
-            );
-            gate.done = run.then(() => undefined);
-            return run;
-          },
+          renderOrderItem: gated(activities.renderOrderItem),
+          printOrderItem: gated(activities.printOrderItem),
         }),
       },
     );
@@ -409,7 +408,8 @@ describe('order lists, lateness, retry, cancel and metrics', () => {
       const orderId = `CANCEL-${randomUUID().slice(0, 8)}`;
       const gate = hold(a.labelId, orderId);
       await notify(a, orderId);
-      await orderIn(a, orderId, ['rendering']);
+      // its renders have begun (a new order's renders start its rendering, once through the gate)
+      await until('the renders to begin', async () => (gate.reached ? true : undefined));
       const r = await call('POST', `/api/orders/${orderId}/cancel`, {
         key: a.adminKey,
         body: { reason: 'the customer withdrew it' },

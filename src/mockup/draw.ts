@@ -396,13 +396,7 @@ export async function drawMockups(job: MockupJob): Promise<DrawnMockup[]> {
         return trim ? artworkOf(doc, trim, page, span) : undefined;
       };
       drawn.push(
-        await drawOnPhoto(
-          template,
-          job.width,
-          job.format,
-          artworkFor,
-          (i === 0 ? first : undefined) ?? photoToDrawOn(template, job.width),
-        ),
+        await drawOnPhoto(template, job.width, job.format, artworkFor, i === 0 ? first : undefined),
       );
     }
     return drawn;

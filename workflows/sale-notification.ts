@@ -40,10 +40,11 @@ export async function saleNotificationWorkflow(
   items?: string[],
 ): Promise<{ status: string; reason?: string }> {
   // workflows started before the bookkeeping steps became local activities replay as
-  // they ran (their histories hold scheduled activities)
-  const bookkeeping = patched(LOCAL_BOOKKEEPING) ? local : remote;
+  // they ran (their histories hold scheduled activities); asked where a step is taken,
+  // so a run whose renders complete the order records no marker
+  const bookkeeping = () => (patched(LOCAL_BOOKKEEPING) ? local : remote);
   try {
-    const pending = items ?? (await bookkeeping.startRendering(orderStream));
+    const pending = items ?? (await bookkeeping().startRendering(orderStream));
     showStatus('rendering');
     let next = 0;
     let completed: OrderOutcome | undefined;
@@ -56,7 +57,7 @@ export async function saleNotificationWorkflow(
         }
       }),
     );
-    const done = completed ?? (await bookkeeping.completeOrder(orderStream));
+    const done = completed ?? (await bookkeeping().completeOrder(orderStream));
     showStatus(done.status);
     return done;
   } catch (err) {

@@ -378,13 +378,24 @@ export class WebhookDispatcher {
     this.running.add(p);
   }
 
-  /** Waits for the endpoint's next slot under its rate limit (in this process). */
+  /**
+   * Waits for the endpoint's next slot under its rate limit (in this process). A slot is
+   * taken when its send is due, not booked ahead: timers that fire late (a busy moment)
+   * would otherwise send their booked slots in a bunch, more than the rate in a second.
+   * Sends stay at least 1/rate apart.
+   */
   private async paced(row: Leased): Promise<void> {
     if (!row.rate_per_second) return;
-    const now = performance.now();
-    const at = Math.max(now, this.nextSlot.get(row.integration_id) ?? now);
-    this.nextSlot.set(row.integration_id, at + 1000 / row.rate_per_second);
-    if (at > now) await new Promise((r) => setTimeout(r, at - now));
+    const gap = 1000 / row.rate_per_second;
+    for (;;) {
+      const now = performance.now();
+      const at = this.nextSlot.get(row.integration_id) ?? now;
+      if (at <= now) {
+        this.nextSlot.set(row.integration_id, now + gap);
+        return;
+      }
+      await new Promise((r) => setTimeout(r, at - now));
+    }
   }
 
   private async attempt(row: Leased, target: Promise<Target | undefined>): Promise<void> {

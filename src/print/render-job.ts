@@ -6,9 +6,10 @@ import { defaultOutputProfile, type OutputProfile, outputProfile } from './profi
 import { type PrintItem as CommonItem, renderPrintFile as renderPrintFileV1 } from './v1/pdf.ts';
 
 /**
- * One order item's print file, as an image process renders it: everything it needs is
- * in the job (the design, its images' bytes, the output profile's bytes), so the
- * process reads no storage and the same job gives the same bytes anywhere.
+ * One order item's print file, as renderJob takes it: everything it needs is in the job
+ * (the design, its images' bytes, the output profile's bytes), so rendering reads no
+ * storage and the same job gives the same bytes anywhere. (A render process fills in
+ * the images from the image store first: stored-render.ts.)
  */
 export interface RenderJob {
   /** 1: the first renderer (RGB, PDF 1.7) of orders recorded before PDF/X; 2: PDF/X-4 */

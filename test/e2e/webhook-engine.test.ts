@@ -19,7 +19,10 @@ interface Got {
   valid: boolean;
 }
 
-/** A receiver that keeps what came, by path; `/slow/...` answers after 10 s. */
+/** how long `/slow/...` takes to answer */
+const SLOW_MS = 10_000;
+
+/** A receiver that keeps what came, by path; `/slow/...` answers after SLOW_MS. */
 async function receiver(secrets: Map<string, string>) {
   const got: Got[] = [];
   const server: Server = createServer((req, res) => {
@@ -51,7 +54,7 @@ async function receiver(secrets: Map<string, string>) {
         at: Date.now(),
         valid,
       });
-      if (path.startsWith('/slow')) setTimeout(() => res.writeHead(204).end(), 10_000);
+      if (path.startsWith('/slow')) setTimeout(() => res.writeHead(204).end(), SLOW_MS);
       else res.writeHead(204).end();
     });
   });
@@ -174,7 +177,10 @@ describe('webhook deliveries at speed', () => {
     );
     const latencies = [...appended].map(([id, at]) => hooks.got.find((g) => g.id === id)!.at - at);
     expect(latencies).toHaveLength(200);
-    expect(p95(latencies)).toBeLessThan(1000);
+    // not held behind the slow one: a delivery that waited for it would take SLOW_MS (how
+    // fast deliveries are is the webhooks bench's to measure; 1 s was missed once under
+    // a loaded CI, at 1.2 s)
+    expect(p95(latencies)).toBeLessThan(SLOW_MS / 4);
     // the slow one was sent to meanwhile, and the dead one is retried on its schedule
     expect(hooks.got.some((g) => g.path === '/slow/1')).toBe(true);
     const deliveries = await call(

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Preflight } from '../domain/order/events.ts';
-import { parseImageRef } from '../domain/project/design.ts';
-import { imageSources, loadImage } from '../storage/design-images.ts';
+import { designImages } from '../storage/design-images.ts';
 import { openStore, type StoreLocation, type StoreName } from '../storage/location.ts';
 import type { FileStorage } from '../storage/port.ts';
 import { type RenderedFile, type RenderJob, renderJob } from './render-job.ts';
@@ -14,7 +13,7 @@ import { type RenderedFile, type RenderJob, renderJob } from './render-job.ts';
  * service's own CPU fell from 4.2-4.3 to 2.4 s for 40 orders.)
  */
 export interface StoredRenderJob {
-  /** the job; images it carries are used as they are, the design's others are read from the store */
+  /** the job; when it carries no images, the design's are read from the image store */
   job: RenderJob;
   stores: StoreLocation;
   /**
@@ -48,19 +47,10 @@ function storeAt(at: StoreLocation, name: StoreName): Promise<FileStorage> {
 }
 
 export async function renderStored({ job, stores, keep }: StoredRenderJob): Promise<StoredRender> {
-  const given = new Set(job.images.map(([src]) => src));
-  // data URLs are read where they are; references to the image store are read from it
-  const stored = imageSources(job.item.design).filter(
-    (src) => !given.has(src) && parseImageRef(src) !== undefined,
-  );
-  const images = [...job.images];
-  if (stored.length > 0) {
-    const store = await storeAt(stores, 'images');
-    for (const src of stored) {
-      const image = await loadImage(store, src);
-      if (image) images.push([src, image]);
-    }
-  }
+  const images =
+    job.images.length > 0
+      ? job.images
+      : await designImages(await storeAt(stores, 'images'), job.item.design);
   const { file, preflight } = await renderJob({ ...job, images });
   const { bytes, ...facts } = file;
   const sha256 = createHash('sha256').update(bytes).digest('hex');

@@ -20,20 +20,22 @@ export async function loadImage(images: FileStorage, src: string): Promise<Image
   return bytes && { type: ref.type, bytes };
 }
 
-/** The `src` of every image a design shows, each once. */
-export const imageSources = (design: Design): string[] => [
-  ...new Set(
-    design.areas.flatMap((a) => a.layers.flatMap((l) => (l.type === 'image' ? [l.src] : []))),
-  ),
-];
-
-/** The images a design shows, by their `src`, as a render job carries them; a missing one is left out. */
+/**
+ * The images a design refers to in the image store, by their `src`, as a render job
+ * carries them; a missing one is left out. Data URLs are not among them: a render reads
+ * those where they are.
+ */
 export async function designImages(
   images: FileStorage,
   design: Design,
 ): Promise<[string, Image][]> {
+  const srcs = new Set(
+    design.areas.flatMap((a) =>
+      a.layers.flatMap((l) => (l.type === 'image' && parseImageRef(l.src) ? [l.src] : [])),
+    ),
+  );
   const found: [string, Image][] = [];
-  for (const src of imageSources(design)) {
+  for (const src of srcs) {
     const image = await loadImage(images, src);
     if (image) found.push([src, image]);
   }

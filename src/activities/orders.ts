@@ -214,20 +214,25 @@ export function orderActivities(deps: ActivityDeps) {
       settled = settledItem(loaded.s, orderItemId, version);
     }
     if (settled) return settled();
-    if (wholeRun && loaded.s.status === 'received') {
-      await runStep(stream, loaded.read, { type: 'StartRendering', at: new Date() }, 'rendering');
-      loaded = await loadKept(stream);
-    }
-    const { s, read } = loaded;
+    const { s } = loaded;
     const item = s.items.get(orderItemId)!;
     const target = version ?? item.barcodeVersion;
     const step = wholeRun ? runLastStep : runStep;
-    let rendered: StoredRender;
     const timing = { began: performance.now() };
     const took = () => (performance.now() - timing.began) / 1000;
-    try {
-      rendered = await render(deps, timing, s, item, { keep: `${s.labelId}/${orderItemId}/` });
-    } catch (err) {
+    // the order's rendering starts (where nothing has started it) while the file renders:
+    // the render needs nothing the append decides, and the file is recorded only after
+    // both, so an order that may not start (cancelled meanwhile) records no file
+    const [started, result] = await Promise.allSettled([
+      wholeRun && s.status === 'received'
+        ? runStep(stream, loaded.read, { type: 'StartRendering', at: new Date() }, 'rendering')
+        : undefined,
+      render(deps, timing, s, item, { keep: `${s.labelId}/${orderItemId}/` }),
+    ]);
+    if (started.status === 'rejected') throw started.reason;
+    const { read } = started.value ? await loadKept(stream) : loaded;
+    if (result.status === 'rejected') {
+      const err: unknown = result.reason;
       if (!(err instanceof RenderError)) throw err;
       observe(took(), 'failed');
       const r = await step(
@@ -242,7 +247,7 @@ export function orderActivities(deps: ActivityDeps) {
     }
     // no heartbeat of its own here: the render's beats every 5 s tell a long render
     // alive, and a short one needs none (each is a call the server records)
-    const { file, preflight: report } = rendered;
+    const { file, preflight: report } = result.value;
     const r = await step(
       stream,
       read,

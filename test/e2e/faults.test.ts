@@ -6,6 +6,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../../src/activities/index.ts';
+import { orderStream } from '../../src/domain/order/events.ts';
 import { Renders } from '../../src/print/image-work.ts';
 import { ReactionRunner } from '../../src/reactions/reactor.ts';
 import { workflowStartsReactor } from '../../src/reactions/workflow-starts.ts';
@@ -168,6 +169,74 @@ describe('a worker killed while rendering', () => {
       replacement.worker.shutdown();
       await running;
       await replacement.close();
+      await renders.close();
+    }
+  }, 120_000);
+
+  it('records no file while the order could not start rendering, and the same file once it could', async () => {
+    // the append that starts an order's rendering fails once (the database gone for a
+    // moment), while the render beside it runs to its end
+    let refused = 0;
+    const store = new Proxy(t.app.store, {
+      get(target, prop) {
+        if (prop === 'append')
+          return (streamId: string, events: { type: string }[], ...rest: [never]) => {
+            if (events.some((e) => e.type === 'OrderRenderingStarted') && refused++ === 0)
+              return Promise.reject(new Error('connection terminated'));
+            return target.append(streamId, events as never, ...rest);
+          };
+        const v = Reflect.get(target, prop, target);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    const renders = new Renders(1, 60_000);
+    let rendered = 0;
+    const counted = {
+      render: (...args: Parameters<Renders['render']>) =>
+        renders.render(...args).then((x) => {
+          rendered++;
+          return x;
+        }),
+    };
+    const worker = await createWorker(
+      t.app.temporal!.target,
+      createActivities({
+        store,
+        storage: t.app.storage,
+        images: t.app.images,
+        stores: { dataDir: t.config.dataDir },
+        renders: counted,
+        db: t.app.db.pool,
+      }),
+    );
+    const running = worker.run();
+    try {
+      const { call, label, shop, projects } = await setup(t);
+      const orderId = `NOSTART-${randomUUID().slice(0, 8)}`;
+      const r = await call('POST', '/webhook/notifyorder', {
+        key: shop.apiKey,
+        body: { orderId, items: [{ itemId: 'l0', projectId: projects[0], quantity: 1 }] },
+      });
+      expect(r.status).toBe(200);
+      const order = await orderReady(call, label.adminApiKey, orderId, 60_000);
+      expect(order.status).toBe('ready');
+      expect(refused).toBeGreaterThanOrEqual(1);
+      // the first attempt rendered and recorded nothing; its retry recorded one file
+      expect(rendered).toBe(2);
+      const events = await t.app.store.readStream(orderStream(label.labelId, orderId));
+      expect(events.map((e) => e.type)).toEqual([
+        'OrderReceived',
+        'OrderRenderingStarted',
+        'PrintFileGenerated',
+        'PrintFilePreflighted',
+        'OrderReady',
+      ]);
+      await settled(t);
+      expectOnlyPrintFiles(await t.app.storage.list(label.labelId), label.labelId, order);
+    } finally {
+      worker.worker.shutdown();
+      await running;
+      await worker.close();
       await renders.close();
     }
   }, 120_000);

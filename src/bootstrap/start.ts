@@ -207,6 +207,8 @@ export async function startApp(
             observeRender: (seconds, outcome) =>
               metrics.renderDuration.observe({ outcome }, seconds),
             observeWebhook: (outcome) => metrics.webhookAttempts.inc({ outcome }),
+            observeWorkflowStart: (firstTask) =>
+              metrics.orderWorkflowStarts.inc({ first_task: firstTask }),
           },
         );
         const deadlines = every(

@@ -96,6 +96,8 @@ const RENDER_LIMIT_MS = 60_000;
 export interface WorkerOptions {
   /** told how long each order item's rendering took */
   observeRender?: ActivityDeps['observeRender'];
+  /** told where each order workflow's first task went (see WorkflowStarts.startOn) */
+  observeWorkflowStart?: (firstTask: 'handed_over' | 'queued') => void;
   /** told each webhook attempt's outcome */
   observeWebhook?: (outcome: string, seconds: number) => void;
   /** wraps the worker's activities (fault injection in tests) */
@@ -163,6 +165,7 @@ export function startWorkerRole(
     { maxCachedWorkflows: config.temporal.maxCachedWorkflows },
   );
   stops.add(() => worker.stop());
+  temporal.starts.startOn(() => worker.client(), options.observeWorkflowStart);
   reactions.start();
   stops.add(() => reactions.stop());
   const webhooks = new WebhookDispatcher({

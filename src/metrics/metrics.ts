@@ -47,6 +47,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly orderWorkflowStarts = new Counter({
+    name: `${PREFIX}order_workflow_starts_total`,
+    help: "Order workflows started, by where their first task went: 'handed_over' to this process's worker in the start's answer, or 'queued' through the task queue",
+    labelNames: ['first_task'] as const,
+    registers: [this.registry],
+  });
+
   readonly webhookAttempts = new Counter({
     name: `${PREFIX}webhook_deliveries_total`,
     help: 'Webhook delivery attempts by outcome (delivered, retrying, failed, gone)',

@@ -112,6 +112,12 @@ export async function startLocalTemporal(
     // worker that has a free slot, instead of through the task queue and another poll
     '--dynamic-config-value',
     'system.enableActivityEagerExecution=true',
+    // one server, one partition per task queue: the default four only pass tasks and
+    // polls between each other (a workflow task waited 4.4 ms for its worker, now 3.4)
+    '--dynamic-config-value',
+    'matching.numTaskqueueReadPartitions=1',
+    '--dynamic-config-value',
+    'matching.numTaskqueueWritePartitions=1',
     ...(options.uiPort
       ? ['--ui-port', String(options.uiPort), '--ui-ip', '127.0.0.1']
       : ['--headless']),

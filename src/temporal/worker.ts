@@ -135,10 +135,19 @@ export async function createWorker(
         ? { maxCachedWorkflows: bounds.maxCachedWorkflows }
         : {}),
     });
+    let client: Client | undefined;
     return {
       worker,
       /** resolves when the worker has stopped */
       run: () => worker.run(),
+      /**
+       * A client on the worker's own connection: a workflow it starts with
+       * `requestEagerStart` has its first task handed to this worker in the start's answer.
+       */
+      client: () => {
+        client ??= new Client({ connection, namespace: target.namespace });
+        return client;
+      },
       async close() {
         await connection.close();
       },
@@ -152,6 +161,8 @@ export async function createWorker(
 export interface SupervisedWorker {
   /** RUNNING while it polls; otherwise why not */
   state(): { running: boolean; detail: string };
+  /** a client on the running worker's connection (see createWorker), none while it is not running */
+  client(): Client | undefined;
   stop(): Promise<void>;
 }
 
@@ -198,6 +209,7 @@ export function superviseWorker(
     }
   })();
   return {
+    client: () => (current?.worker.getState() === 'RUNNING' ? current.client() : undefined),
     state: () => ({
       running: current?.worker.getState() === 'RUNNING',
       detail: current ? current.worker.getState().toLowerCase() : detail,

@@ -488,6 +488,10 @@ describe('order lists, lateness, retry, cancel and metrics', () => {
         1,
       );
       expect(delta('editor_platform_render_duration_seconds_count')).toBe(3);
+      // each new order's first workflow task came back with its start, to the worker here
+      expect(
+        delta('editor_platform_order_workflow_starts_total', { first_task: 'handed_over' }),
+      ).toBe(2);
       expect(
         delta('editor_platform_http_request_duration_seconds_count', {
           route: '/webhook/notifyorder',

@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { Client } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workflowIds } from '../../src/temporal/contract.ts';
+import { WorkflowStarts } from '../../src/temporal/workflow-starts.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
 describe('Temporal wiring against the real dev server', () => {
@@ -48,5 +52,32 @@ describe('Temporal wiring against the real dev server', () => {
       }),
     ).rejects.toThrow(/already started/i);
     expect((await first.result()).message).toBe('a');
+  });
+
+  it("starts an order's workflow through the app's client when the local worker's connection is gone", async () => {
+    const { client, target } = t.app.temporal!;
+    const gone = await NativeConnection.connect({ address: target.address });
+    await gone.close();
+    // a task queue nobody polls: the workflow only has to exist
+    const starts = new WorkflowStarts(client, `nobody-${randomUUID()}`);
+    const seen: string[] = [];
+    starts.startOn(
+      () => new Client({ connection: gone, namespace: target.namespace }),
+      (firstTask) => seen.push(firstTask),
+    );
+    const orderId = `LOCAL-GONE-${randomUUID().slice(0, 8)}`;
+    try {
+      expect(
+        await starts.order('label-x', orderId, `Order-label-x-${orderId}`, { items: ['i1'] }),
+      ).toBe('started');
+      expect(seen).toEqual(['queued']);
+      expect(
+        await starts.order('label-x', orderId, `Order-label-x-${orderId}`, { items: ['i1'] }),
+      ).toBe('already');
+      const d = await client.workflow.getHandle(workflowIds.order('label-x', orderId)).describe();
+      expect(d.status.name).toBe('RUNNING');
+    } finally {
+      await client.workflow.getHandle(workflowIds.order('label-x', orderId)).terminate('test over');
+    }
   });
 });

@@ -248,14 +248,9 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
       const changed = moving.filter((m) => m.handled.length > 0);
       for (const m of changed) await m.p.apply(client, m.handled);
       const ends = moving.map((m) => ({ name: m.p.name, at: m.page[m.page.length - 1]!.position }));
-      await this.saveCheckpoints(client, ends);
       const names = changed.map((m) => m.p.name);
-      // delivered at commit to other processes' caches of these read models
-      if (names.length > 0)
-        await client.query(
-          `SELECT pg_notify('${READ_MODEL_CHANNEL}', n) FROM unnest($1::text[]) n`,
-          [names],
-        );
+      // announced at commit to other processes' caches of these read models
+      await this.saveCheckpoints(client, ends, false, names);
       for (const name of names) this.onCommit(name, 'committing');
       try {
         await client.query('COMMIT');
@@ -341,9 +336,13 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
           }
         }
       }
-      // delivered at commit to other processes' caches of this read model
-      if (changes) await client.query(`SELECT pg_notify('${READ_MODEL_CHANNEL}', $1)`, [p.name]);
-      await this.saveCheckpoint(client, p.name, last);
+      // announced at commit to other processes' caches of this read model
+      await this.saveCheckpoints(
+        client,
+        [{ name: p.name, at: last }],
+        false,
+        changes ? [p.name] : [],
+      );
       if (changes) this.onCommit(p.name, 'committing');
       try {
         await client.query('COMMIT');

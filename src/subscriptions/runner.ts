@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { READ_MODEL_CHANNEL } from '../db/change-feed.ts';
 import { isTransient } from '../errors.ts';
 import { type EventStore, type Position, type RecordedEvent, START } from '../eventstore/port.ts';
 import type { WakeSignal } from '../eventstore/subscription.ts';
@@ -344,16 +345,20 @@ export abstract class SubscriptionRunner<S extends Subscriber> {
 
   /**
    * Stores several subscribers' checkpoints in one statement; `forwardOnly` leaves one
-   * that is already further on (a place saved late must not move it back).
+   * that is already further on (a place saved late must not move it back). `notify`
+   * names read models whose change the same statement announces on `READ_MODEL_CHANNEL`
+   * (delivered at commit): one round trip less on every commit that changed something.
    */
   protected async saveCheckpoints(
     db: Pick<pg.Pool, 'query'>,
     ends: { name: string; at: Position }[],
     forwardOnly = false,
+    notify: string[] = [],
   ): Promise<void> {
     if (ends.length === 0) return;
+    const announce = notify.length > 0;
     await db.query(
-      `INSERT INTO projection_checkpoints (name, commit_pos, prepare_pos, updated_at)
+      `${announce ? 'WITH saved AS (' : ''}INSERT INTO projection_checkpoints (name, commit_pos, prepare_pos, updated_at)
        SELECT name, c, p, now() FROM unnest($1::text[], $2::numeric[], $3::numeric[]) AS x(name, c, p)
        ON CONFLICT (name) DO UPDATE
          SET commit_pos = excluded.commit_pos, prepare_pos = excluded.prepare_pos, updated_at = now()
@@ -362,11 +367,12 @@ export abstract class SubscriptionRunner<S extends Subscriber> {
              ? `WHERE (projection_checkpoints.commit_pos, projection_checkpoints.prepare_pos)
                   < (excluded.commit_pos, excluded.prepare_pos)`
              : ''
-         }`,
+         }${announce ? `) SELECT pg_notify('${READ_MODEL_CHANNEL}', n) FROM unnest($4::text[]) n` : ''}`,
       [
         ends.map((e) => e.name),
         ends.map((e) => e.at.commit.toString()),
         ends.map((e) => e.at.prepare.toString()),
+        ...(announce ? [notify] : []),
       ],
     );
   }

@@ -251,19 +251,19 @@ async function main() {
     if (process.env.BENCH_PROFILE_DIR || process.env.BENCH_WINDOW)
       console.log(`burst window (monotonic µs): ${burstFrom} ${process.hrtime.bigint() / 1000n}`);
     const pipelineRate = ORDERS / burstSeconds;
+    // CPU up to the burst's end (the previews drawn after it are not its cost)
+    const serviceThreadsSpent = threadsSpent(threadsBefore, threadSnapshot(stack.service.pid!));
+    const cpu = cpuSpent(cpuBefore, cpuSnapshot(), {
+      service: stack.service.pid,
+      'bench (this process)': process.pid,
+    });
     // the statistics collector reports with a delay of up to a second
     await new Promise((r) => setTimeout(r, 1500));
-    const threadsAfter = threadSnapshot(stack.service.pid!);
-    const serviceThreadsSpent = threadsSpent(threadsBefore, threadsAfter);
     const txPerOrder = ((await transactions()) - txBefore) / ORDERS;
     const rendersAfter = await renderSeconds();
     const serviceRenderMs =
       (1000 * (rendersAfter.sum - rendersBefore.sum)) /
       Math.max(1, rendersAfter.count - rendersBefore.count);
-    const cpu = cpuSpent(cpuBefore, cpuSnapshot(), {
-      service: stack.service.pid,
-      'bench (this process)': process.pid,
-    });
     const peakRss = peakRssMiB(stack.service.pid!);
     const renderPeaks = renderProcessPeaks(stack.service.pid!);
     await stack.stop();

@@ -16,9 +16,13 @@ const local = proxyLocalActivities<Activities>(BOOKKEEPING);
 const PARALLEL_ITEMS = 2;
 const LOCAL_BOOKKEEPING = 'bookkeeping-as-local-activities';
 
-/** The order's status as a search attribute, where the workflow was started with them. */
+/**
+ * The order's status as a search attribute, where the workflow was started with them
+ * and it says otherwise (a new order's workflow starts as 'rendering').
+ */
 function showStatus(status: string): void {
-  if (workflowInfo().typedSearchAttributes.get(ORDER_ID) === undefined) return;
+  const shown = workflowInfo().typedSearchAttributes;
+  if (shown.get(ORDER_ID) === undefined || shown.get(ORDER_STATUS) === status) return;
   upsertSearchAttributes([{ key: ORDER_STATUS, value: status }]);
 }
 

@@ -87,7 +87,9 @@ export class WorkflowStarts {
               typedSearchAttributes: [
                 { key: ORDER_ID, value: orderId },
                 { key: LABEL_ID, value: labelId },
-                { key: ORDER_STATUS, value: 'received' },
+                // a new order's first workflow task starts its renders: shown from the
+                // start, not by an update of the search attribute one task later
+                { key: ORDER_STATUS, value: options.items ? 'rendering' : 'received' },
               ],
             }
           : {}),

@@ -137,6 +137,8 @@ export const ordersProjection: Projection = {
     ...PRODUCTION_EVENTS,
   ]),
   async apply(tx, stored) {
+    /** orders whose items changed: their counts and stage, once each after the page */
+    const recount = new Set<string>();
     for (const s of stored) {
       const e = orderEvents.deserialize(s);
       const at = s.recordedAt.toISOString();
@@ -259,22 +261,24 @@ export const ordersProjection: Projection = {
         default:
           await applyProduction(tx, s, e);
       }
-      // the item counts and the order's stage follow every change of an item
-      if (e.type !== 'OrderReceived') {
-        await tx.query(
-          `UPDATE rm_orders o SET
-             items_ready = c.ready, items_failed = c.failed, items_rendering = c.rendering,
-             stage = c.stage
-           FROM (SELECT count(*) FILTER (WHERE status = 'ready')::int AS ready,
-                        count(*) FILTER (WHERE status = 'failed')::int AS failed,
-                        count(*) FILTER (WHERE status = 'rendering')::int AS rendering,
-                        ${ORDER_STAGE_SQL} AS stage
-                 FROM rm_order_items WHERE stream_id = $1) c
-           WHERE o.stream_id = $1`,
-          [s.streamId],
-        );
-      }
+      if (e.type !== 'OrderReceived') recount.add(s.streamId);
     }
+    // the item counts and the order's stage follow the items (counted from them, so once
+    // per order and page gives what once per event gave: a render's file, its preflight
+    // and the order's readiness are one page)
+    for (const streamId of recount)
+      await tx.query(
+        `UPDATE rm_orders o SET
+           items_ready = c.ready, items_failed = c.failed, items_rendering = c.rendering,
+           stage = c.stage
+         FROM (SELECT count(*) FILTER (WHERE status = 'ready')::int AS ready,
+                      count(*) FILTER (WHERE status = 'failed')::int AS failed,
+                      count(*) FILTER (WHERE status = 'rendering')::int AS rendering,
+                      ${ORDER_STAGE_SQL} AS stage
+               FROM rm_order_items WHERE stream_id = $1) c
+         WHERE o.stream_id = $1`,
+        [streamId],
+      );
   },
 };
 

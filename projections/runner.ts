@@ -311,7 +311,7 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
     const last = page[page.length - 1]!.position;
     await client.query('BEGIN');
     try {
-      const now = await this.lockedCheckpoint(client, p.name);
+      const now = (await this.lockedCheckpoints(client, [p.name])).get(p.name) ?? START;
       if (comparePositions(now, from) !== 0) {
         // reset by a rebuild (or moved by another runner) since we read it: start over
         await client.query('ROLLBACK');
@@ -358,21 +358,12 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
     }
   }
 
-  private async lockedCheckpoint(client: pg.PoolClient, name: string): Promise<Position> {
-    const r = await client.query<{ commit_pos: string; prepare_pos: string }>(
-      'SELECT commit_pos, prepare_pos FROM projection_checkpoints WHERE name = $1 FOR UPDATE',
-      [name],
-    );
-    const row = r.rows[0];
-    return row ? { commit: BigInt(row.commit_pos), prepare: BigInt(row.prepare_pos) } : START;
-  }
-
   /** A parked event applied on its own (after a fix), serialised with the runner's batches. */
   protected async retryOne(p: Projection, event: RecordedEvent): Promise<void> {
     this.onCommit(p.name, 'committing');
     try {
       await inTransaction(this.pool, async (tx) => {
-        await this.lockedCheckpoint(tx, p.name);
+        await this.lockedCheckpoints(tx, [p.name]);
         await p.apply(tx, [event]);
         await tx.query(`SELECT pg_notify('${READ_MODEL_CHANNEL}', $1)`, [p.name]);
       });

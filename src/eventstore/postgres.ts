@@ -204,16 +204,24 @@ interface PageRequest {
 /** xid8 has no negative values; START maps to the lowest one. */
 const xid = (p: Position) => (p.commit < 0n ? '0' : p.commit.toString());
 
+/** A position as the wake signal's head key, and back. */
+const headKey = (p: Position) => `${p.commit}/${p.prepare}`;
+const headOf = (key: string): Position => {
+  const [commit, prepare] = key.split('/') as [string, string];
+  return { commit: BigInt(commit), prepare: BigInt(prepare) };
+};
+
 export class PostgresEventStore implements EventStore {
   readonly kind = 'postgres' as const;
-  /** Woken after each local append, so local subscribers do not wait for their poll. */
-  /** local appends (by type) and, probed, any movement of the visible head */
+  /**
+   * Woken by local appends (by type), so local subscribers do not wait for their poll,
+   * and, probed, by any movement of the visible head
+   */
   readonly appended = new WakeSignal(async (last) => {
-    const since = last?.split('/') as [string, string] | undefined;
     const { head, types } = await this.headAndTypesSince(
-      since && { commit: BigInt(since[0]), prepare: BigInt(since[1]) },
+      last === undefined ? undefined : headOf(last),
     );
-    const key = `${head.commit}/${head.prepare}`;
+    const key = headKey(head);
     if (last === undefined || last === key) return { head: key };
     return { head: key, types };
   });
@@ -336,8 +344,7 @@ export class PostgresEventStore implements EventStore {
   private sawHead(from: Position, rows: EventRow[], positions: Position[]): void {
     const known = this.appended.head;
     if (known === undefined) return;
-    const [commit, prepare] = known.split('/') as [string, string];
-    const head = { commit: BigInt(commit), prepare: BigInt(prepare) };
+    const head = headOf(known);
     if (comparePositions(from, head) > 0) return; // what lies between is unseen
     const last = positions.at(-1);
     if (!last || comparePositions(last, head) <= 0) {
@@ -347,7 +354,7 @@ export class PostgresEventStore implements EventStore {
     const types = new Set<string>();
     for (const [i, row] of rows.entries())
       if (comparePositions(positions[i]!, head) > 0) types.add(row.type);
-    this.appended.observed(`${last.commit}/${last.prepare}`, [...types]);
+    this.appended.observed(headKey(last), [...types]);
   }
 
   async appendEach(appends: { streamId: string; event: NewEvent }[]): Promise<void> {

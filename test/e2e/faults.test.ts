@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createActivities } from '../../src/activities/index.ts';
+import { type ActivityDeps, createActivities } from '../../src/activities/index.ts';
 import { orderStream } from '../../src/domain/order/events.ts';
 import { Renders } from '../../src/print/image-work.ts';
 import { ReactionRunner } from '../../src/reactions/reactor.ts';
@@ -37,6 +37,25 @@ async function orderReady(
     if (Date.now() > deadline) throw new Error(`order not done: ${JSON.stringify(r.body)}`);
     await new Promise((res) => setTimeout(res, 200));
   }
+}
+
+/** A worker of the app's task queue in this process, on the app's database and data folder. */
+async function runWorker(
+  t: TestApp,
+  deps: Pick<ActivityDeps, 'store' | 'storage' | 'images' | 'renders'>,
+) {
+  const worker = await createWorker(
+    t.app.temporal!.target,
+    createActivities({ ...deps, stores: { dataDir: t.config.dataDir }, db: t.app.db.pool }),
+  );
+  const running = worker.run();
+  return {
+    async stop() {
+      worker.worker.shutdown();
+      await running;
+      await worker.close();
+    },
+  };
 }
 
 async function setup(t: TestApp) {
@@ -129,16 +148,7 @@ describe('a worker killed while rendering', () => {
     const storage = await FilesystemStorage.open(path.join(t.config.dataDir, 'print-files'));
     const images = await FilesystemStorage.open(path.join(t.config.dataDir, 'images'));
     const renders = new Renders(1, 60_000);
-    const activities = createActivities({
-      store: t.app.store,
-      storage,
-      images,
-      stores: { dataDir: t.config.dataDir },
-      renders,
-      db: t.app.db.pool,
-    });
-    const replacement = await createWorker(t.app.temporal!.target, activities);
-    const running = replacement.run();
+    const replacement = await runWorker(t, { store: t.app.store, storage, images, renders });
     try {
       const order = await orderReady(call, label.adminApiKey, orderId, 60_000);
       expect(order.status).toBe('ready');
@@ -166,9 +176,7 @@ describe('a worker killed while rendering', () => {
         await new Promise((res) => setTimeout(res, 200));
       expect(leftovers()).toEqual([]);
     } finally {
-      replacement.worker.shutdown();
-      await running;
-      await replacement.close();
+      await replacement.stop();
       await renders.close();
     }
   }, 120_000);
@@ -198,18 +206,12 @@ describe('a worker killed while rendering', () => {
           return x;
         }),
     };
-    const worker = await createWorker(
-      t.app.temporal!.target,
-      createActivities({
-        store,
-        storage: t.app.storage,
-        images: t.app.images,
-        stores: { dataDir: t.config.dataDir },
-        renders: counted,
-        db: t.app.db.pool,
-      }),
-    );
-    const running = worker.run();
+    const worker = await runWorker(t, {
+      store,
+      storage: t.app.storage,
+      images: t.app.images,
+      renders: counted,
+    });
     try {
       const { call, label, shop, projects } = await setup(t);
       const orderId = `NOSTART-${randomUUID().slice(0, 8)}`;
@@ -234,9 +236,7 @@ describe('a worker killed while rendering', () => {
       await settled(t);
       expectOnlyPrintFiles(await t.app.storage.list(label.labelId), label.labelId, order);
     } finally {
-      worker.worker.shutdown();
-      await running;
-      await worker.close();
+      await worker.stop();
       await renders.close();
     }
   }, 120_000);

@@ -82,6 +82,7 @@ const envSchema = z.object({
     emptyAsUndefined,
     z.coerce.number().int().min(1).max(256).default(os.availableParallelism()),
   ),
+  RENDER_AHEAD: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).default('on')),
   IMAGE_CHECK_PROCESSES: z.preprocess(
     emptyAsUndefined,
     z.coerce.number().int().min(1).max(64).default(os.availableParallelism()),
@@ -236,6 +237,8 @@ export interface Config {
   mockupWaitMs: number;
   /** print files a worker renders at once (the others wait their turn) */
   renderConcurrency: number;
+  /** a new order's items start rendering on free render slots before its workflow asks */
+  renderAhead: boolean;
   /** print methods that print with inks (screen, pad, engraving): spot colours, limited colours */
   inkMethods: string[];
   /** the image processes that check images at project save (IMAGE_CHECK_*) */
@@ -364,6 +367,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
         queuedPerUser: e.IMAGE_CHECKS_QUEUED,
       },
       renderConcurrency: e.RENDER_CONCURRENCY,
+      renderAhead: e.RENDER_AHEAD === 'on',
       storage: e.STORAGE_URL ? parseStorageUrl(e.STORAGE_URL, env) : undefined,
       downloads: { mode: e.PRINT_FILE_DOWNLOADS, ttlSeconds: e.PRINT_FILE_URL_TTL_SECONDS },
       suppliers: [...e.SUPPLIERS, e.PRINTSHOP_SUPPLIER],

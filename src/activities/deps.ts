@@ -3,6 +3,8 @@ import type { FoldedStates } from '../app/folded-states.ts';
 import type { OrderState } from '../domain/order/decider.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import type { Renders } from '../print/image-work.ts';
+import type { RendersAhead } from '../print/renders-ahead.ts';
+import type { StoredRender } from '../print/stored-render.ts';
 import type { StoreLocation } from '../storage/location.ts';
 import type { FileStorage } from '../storage/port.ts';
 
@@ -17,6 +19,8 @@ export interface ActivityDeps {
   stores: StoreLocation;
   /** the render processes */
   renders: Pick<Renders, 'render'>;
+  /** print files rendered ahead of their activity, for it to take (renderAheadOf) */
+  ahead?: RendersAhead<StoredRender>;
   /** told how long each item's rendering took (seconds) and how it ended */
   observeRender?: (seconds: number, outcome: 'ready' | 'failed') => void;
   /** the read models */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { derivedIds, handleCommand, readState, type StreamState } from '../app/command-handler.ts';
 import { loadOutputProfile } from '../app/print-settings.ts';
@@ -7,6 +8,8 @@ import {
   type OrderState,
   orderAggregate,
 } from '../domain/order/decider.ts';
+import { fold } from '../domain/shared/decider.ts';
+import type { RecordedEvent } from '../eventstore/port.ts';
 import { barcodeShapes } from '../print/barcode.ts';
 import { RenderError } from '../print/errors.ts';
 import { renderLoad } from '../print/load.ts';
@@ -26,27 +29,18 @@ interface Loaded {
   read: StreamState<OrderState>;
 }
 
-/**
- * Renders an item's print file as its order says, in a render process: the first
- * renderer (RGB) for orders recorded before PDF/X, the PDF/X-4 one with the order's
- * output profile, marks and inks for the others, which also runs its preflight. The
- * render process reads the design's images from the image store and, with `keep`,
- * puts the file in the print-file store under that prefix; this process sees its hash
- * and facts only. A render past its time limit is killed and fails the item (timeout).
- */
-async function render(
-  deps: ActivityDeps,
-  timing: { began: number },
-  order: Extract<OrderState, { exists: true }>,
+/** The render job of an item's print file as its order says (with `barcode`). */
+async function jobOf(
+  deps: Pick<ActivityDeps, 'images'>,
+  order: OrderFound,
   item: ItemState,
-  options: { barcode?: ItemState['barcode']; keep?: string } = {},
-): Promise<StoredRender> {
-  const barcode = options.barcode ?? item.barcode;
+  barcode: ItemState['barcode'],
+): Promise<RenderJob> {
   const i = item.item;
   const { print } = order;
   const profile =
     print.renderer === 1 ? undefined : await loadOutputProfile(deps.images, print.outputProfile);
-  const job: RenderJob = {
+  return {
     renderer: print.renderer,
     item: {
       orderId: order.orderId,
@@ -68,24 +62,92 @@ async function render(
     cropMarks: print.cropMarks,
     maxInkCoverage: print.maxInkCoverage,
   };
+}
+
+/** What a render ahead must have been made from to be taken: the job, and where it keeps its file. */
+function aheadKey(job: RenderJob, keep: string): string {
+  return createHash('sha256')
+    .update(JSON.stringify({ ...job, profile: job.profile?.sha256 ?? null, keep }))
+    .digest('hex');
+}
+
+const deadlineFailure = (err: unknown) =>
+  err instanceof JobDeadlineError
+    ? new RenderError(`rendering took longer than ${err.seconds} s`, 'timeout')
+    : err;
+
+/**
+ * Renders an item's print file as its order says, in a render process: the first
+ * renderer (RGB) for orders recorded before PDF/X, the PDF/X-4 one with the order's
+ * output profile, marks and inks for the others, which also runs its preflight. The
+ * render process reads the design's images from the image store and, with `keep`,
+ * puts the file in the print-file store under that prefix; this process sees its hash
+ * and facts only. A render past its time limit is killed and fails the item (timeout).
+ * A render of the same job started ahead (renderAheadOf) is taken instead of rendering again.
+ */
+async function render(
+  deps: ActivityDeps,
+  timing: { began: number },
+  order: OrderFound,
+  item: ItemState,
+  options: { barcode?: ItemState['barcode']; keep?: string } = {},
+): Promise<StoredRender> {
+  const job = await jobOf(deps, order, item, options.barcode ?? item.barcode);
+  const { keep } = options;
+  const ahead = keep === undefined ? undefined : deps.ahead?.take(keep, aheadKey(job, keep));
+  if (ahead) {
+    // the render's own time: it began before this activity did
+    timing.began = ahead.began;
+    const alive = setInterval(beat, 5000);
+    try {
+      return await ahead.result;
+    } catch (err) {
+      // as if rendered here: a render process that died fails this attempt, to be retried
+      throw deadlineFailure(err);
+    } finally {
+      clearInterval(alive);
+    }
+  }
   await renderLoad.begin(beat);
   // the render's own time, not its wait for a turn
   timing.began = performance.now();
   const alive = setInterval(beat, 5000);
   try {
-    return await deps.renders.render(order.labelId, {
-      job,
-      stores: deps.stores,
-      keep: options.keep,
-    });
+    return await deps.renders.render(order.labelId, { job, stores: deps.stores, keep });
   } catch (err) {
-    if (err instanceof JobDeadlineError)
-      throw new RenderError(`rendering took longer than ${err.seconds} s`, 'timeout');
-    throw err;
+    throw deadlineFailure(err);
   } finally {
     clearInterval(alive);
     renderLoad.end();
   }
+}
+
+/** How recent an order must be to be rendered ahead: a backlog read after a restart is not. */
+const AHEAD_OF_FRESH_MS = 5000;
+
+/**
+ * Starts rendering a new order's items (OrderReceived, as the log hands it to the reactor
+ * that starts its workflow) on the render slots free now, before the workflow's first task
+ * asks for them (that task comes 20-25 ms later); each item's activity takes its render
+ * (render above). Only the print file is made ahead: nothing is recorded until the
+ * activity records it, so an order cancelled meanwhile records no file.
+ */
+export function renderAheadOf(deps: ActivityDeps): (received: RecordedEvent) => void {
+  const ahead = deps.ahead;
+  if (!ahead) return () => {};
+  return (received) => {
+    if (Date.now() - received.recordedAt.getTime() > AHEAD_OF_FRESH_MS) return;
+    const s = fold(orderAggregate.decider, [orderAggregate.events.deserialize(received)]);
+    if (!s.exists) return;
+    void (async () => {
+      for (const item of s.items.values()) {
+        const keep = `${s.labelId}/${item.item.orderItemId}/`;
+        const job = await jobOf(deps, s, item, item.barcode);
+        const run = () => deps.renders.render(s.labelId, { job, stores: deps.stores, keep });
+        if (!ahead.start(keep, aheadKey(job, keep), run)) return;
+      }
+    })().catch(() => {}); // the activity renders what was not rendered ahead
+  };
 }
 
 /** where a render asked to keep its file put it */

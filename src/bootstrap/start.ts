@@ -14,7 +14,7 @@ import { readYourWrites } from '../app/read-your-writes.ts';
 import { type Config, persistedSecret, type Role } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { orderAggregate } from '../domain/order/decider.ts';
-import type { EventStore } from '../eventstore/port.ts';
+import type { EventStore, RecordedEvent } from '../eventstore/port.ts';
 import { PostgresEventStore } from '../eventstore/postgres.ts';
 import {
   databaseCheck,
@@ -193,9 +193,13 @@ export async function startApp(
     if (has(role, 'api') || has(role, 'worker')) {
       temporal = await connectTemporal(config, log, stops, { worker: has(role, 'worker') });
       readiness.push(temporalCheck(temporal.client));
-      reactions = createReactions(config, data, temporal, log, options);
+      // a new order's renders start ahead of its workflow in the worker role's process
+      let renderAhead: ((received: RecordedEvent) => void) | undefined;
+      reactions = createReactions(config, data, temporal, log, options, (received) =>
+        renderAhead?.(received),
+      );
       if (has(role, 'worker')) {
-        const { worker, webhooks } = startWorkerRole(
+        const started = startWorkerRole(
           config,
           { ...data, store },
           temporal,
@@ -209,8 +213,11 @@ export async function startApp(
             observeWebhook: (outcome) => metrics.webhookAttempts.inc({ outcome }),
             observeWorkflowStart: (firstTask) =>
               metrics.orderWorkflowStarts.inc({ first_task: firstTask }),
+            observeRenderAhead: (outcome) => metrics.rendersAhead.inc({ outcome }),
           },
         );
+        const { worker, webhooks } = started;
+        renderAhead = started.renderAhead;
         const deadlines = every(
           config.overdueSweepMs,
           async () => {

@@ -2,11 +2,15 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { type ActivityDeps, createActivities } from '../activities/index.ts';
+import { renderAheadOf } from '../activities/orders.ts';
 import type { Config } from '../config.ts';
 import { freePort, portFree } from '../db/database.ts';
+import type { RecordedEvent } from '../eventstore/port.ts';
 import { PostgresEventStore } from '../eventstore/postgres.ts';
 import { Renders } from '../print/image-work.ts';
 import { renderLoad } from '../print/load.ts';
+import { type AheadOutcome, RendersAhead } from '../print/renders-ahead.ts';
+import type { StoredRender } from '../print/stored-render.ts';
 import { ReactionRunner } from '../reactions/reactor.ts';
 import { scheduleReconciler } from '../reactions/reconciler.ts';
 import { WebhookDispatcher } from '../reactions/webhook-dispatcher.ts';
@@ -98,6 +102,8 @@ export interface WorkerOptions {
   observeRender?: ActivityDeps['observeRender'];
   /** told where each order workflow's first task went (see WorkflowStarts.startOn) */
   observeWorkflowStart?: (firstTask: 'handed_over' | 'queued') => void;
+  /** told what became of each render started ahead of its activity */
+  observeRenderAhead?: (outcome: AheadOutcome) => void;
   /** told each webhook attempt's outcome */
   observeWebhook?: (outcome: string, seconds: number) => void;
   /** wraps the worker's activities (fault injection in tests) */
@@ -117,12 +123,13 @@ export function createReactions(
   temporal: TemporalParts,
   log: Logger,
   options: WorkerOptions,
+  received?: (stored: RecordedEvent) => void,
 ): ReactionRunner {
   const starts = options.wrapStarts?.(temporal.starts) ?? temporal.starts;
   return new ReactionRunner(
     data.db.pool,
     data.store,
-    [workflowStartsReactor(starts, data.store)],
+    [workflowStartsReactor(starts, data.store, received)],
     log.child({ part: 'reactions' }),
     {
       batchSize: 100,
@@ -144,20 +151,31 @@ export function startWorkerRole(
   log: Logger,
   stops: Stops,
   options: WorkerOptions,
-): { worker: SupervisedWorker; webhooks: WebhookDispatcher } {
+): {
+  worker: SupervisedWorker;
+  webhooks: WebhookDispatcher;
+  /** for the reactor: starts a new order's renders ahead of its workflow */
+  renderAhead: (received: RecordedEvent) => void;
+} {
   renderLoad.setLimit(config.renderConcurrency);
   const renders = new Renders(config.renderConcurrency, RENDER_LIMIT_MS);
   stops.add(() => renders.close());
-  const activities = createActivities({
+  const ahead = config.renderAhead
+    ? new RendersAhead<StoredRender>(renderLoad, options.observeRenderAhead)
+    : undefined;
+  if (ahead) stops.add(async () => ahead.clear());
+  const deps: ActivityDeps = {
     store: data.store,
     storage: data.storage,
     images: data.images,
     stores: data.stores,
     renders,
+    ...(ahead ? { ahead } : {}),
     ...(options.observeRender ? { observeRender: options.observeRender } : {}),
     db: data.db.pool,
     ...(data.orderStates ? { orderStates: data.orderStates } : {}),
-  });
+  };
+  const activities = createActivities(deps);
   const worker = superviseWorker(
     temporal.target,
     options.wrapActivities?.(activities) ?? activities,
@@ -187,5 +205,5 @@ export function startWorkerRole(
     log.child({ part: 'reconciler' }),
   );
   stops.add(() => reconciler.stop());
-  return { worker, webhooks };
+  return { worker, webhooks, renderAhead: renderAheadOf(deps) };
 }

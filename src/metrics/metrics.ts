@@ -54,6 +54,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly rendersAhead = new Counter({
+    name: `${PREFIX}renders_ahead_total`,
+    help: "Print files rendered ahead of their activity (on a render slot free when the order was read from the log), by outcome: 'taken' by the activity, or 'unclaimed' (the order changed meanwhile, or no activity came within 30 s)",
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   readonly webhookAttempts = new Counter({
     name: `${PREFIX}webhook_deliveries_total`,
     help: 'Webhook delivery attempts by outcome (delivered, retrying, failed, gone)',

@@ -44,6 +44,13 @@ export class RenderLoad {
     }
   }
 
+  /** Takes a place only when one is free now and nobody waits for one. */
+  tryBegin(): boolean {
+    if (this.active >= this.limit || this.turns.length > 0) return false;
+    this.active++;
+    return true;
+  }
+
   end(): void {
     this.lastEnd = Date.now();
     // the place passes to the next in line, unless a lowered limit takes it back

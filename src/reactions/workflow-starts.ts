@@ -19,7 +19,15 @@ async function orderOf(store: EventStore, stream: string) {
   return received.data;
 }
 
-export function workflowStartsReactor(starts: WorkflowStarts, store: EventStore): Reactor {
+/**
+ * `received`: told of each new order before its workflow is started (its renders start
+ * ahead of the workflow's first task in the worker's process).
+ */
+export function workflowStartsReactor(
+  starts: WorkflowStarts,
+  store: EventStore,
+  received: (stored: RecordedEvent) => void = () => {},
+): Reactor {
   return {
     name: 'workflow-starts',
     handles: new Set([
@@ -65,6 +73,7 @@ export function workflowStartsReactor(starts: WorkflowStarts, store: EventStore)
       const e = orderEvents.deserialize(stored);
       switch (e.type) {
         case 'OrderReceived':
+          received(stored);
           // with its items: the renders start and complete the order themselves
           await starts.order(e.data.labelId, e.data.orderId, stored.streamId, {
             items: e.data.items.map((i) => i.orderItemId),

@@ -15,6 +15,7 @@ import {
   settled,
   workflowResult,
 } from '../helpers/fixtures.ts';
+import { sampleValue } from '../helpers/metrics.ts';
 import { until } from '../helpers/orders.ts';
 import { decodeBarcodes, pageBoxes } from '../helpers/pdf.ts';
 
@@ -147,6 +148,15 @@ export function saleNotificationSuite(
         headers: { authorization: `Bearer ${token}` },
         body: { projectId: p3, quantity: 5 },
       });
+      const aheadTaken = async () =>
+        sampleValue(
+          await (
+            await fetch(`${t.url}/metrics`, { headers: { 'x-api-key': t.operatorKey } })
+          ).text(),
+          'editor_platform_renders_ahead_total',
+          { outcome: 'taken' },
+        );
+      const takenBefore = await aheadTaken();
       const orderId = `SHOP-${randomUUID().slice(0, 8)}`;
       const body = {
         orderId,
@@ -244,7 +254,9 @@ export function saleNotificationSuite(
       const generated = h.body.filter((e: { type: string }) => e.type === 'PrintFileGenerated');
       expect(generated[0].data.images[0].effectiveDpi).toBeGreaterThan(0);
 
-      // replay renders byte-identical files
+      // replay renders byte-identical files, those rendered ahead of the workflow too (on
+      // the render slots free when the order was read from the log: one or more of its items)
+      expect(await aheadTaken()).toBeGreaterThan(takenBefore);
       const replay = await call('POST', `/api/orders/${orderId}/replay`, { key: a.adminApiKey });
       expect(replay.status).toBe(202);
       const results = await workflowResult(t, replay.body.workflowId);

@@ -492,6 +492,12 @@ describe('order lists, lateness, retry, cancel and metrics', () => {
       expect(
         delta('editor_platform_order_workflow_starts_total', { first_task: 'handed_over' }),
       ).toBe(2);
+      // renders began ahead of the workflows on the render slots free then (nothing else
+      // renders here), and each was taken by its item's activity: one made from another
+      // job than the activity's would be left unclaimed
+      const ahead = (outcome: string) => delta('editor_platform_renders_ahead_total', { outcome });
+      expect(ahead('taken')).toBeGreaterThanOrEqual(1);
+      expect(ahead('unclaimed')).toBe(0);
       expect(
         delta('editor_platform_http_request_duration_seconds_count', {
           route: '/webhook/notifyorder',

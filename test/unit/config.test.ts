@@ -14,6 +14,8 @@ describe('configuration', () => {
     expect(first.config.port).toBe(3000);
     expect(first.config.suppliers).toHaveLength(5);
     expect(first.config.suppliers.at(-1)).toBe('printshop');
+    expect(first.config.renderAhead).toBe(true);
+    expect(loadConfig({ DATA_DIR: d, RENDER_AHEAD: 'off' }).config.renderAhead).toBe(false);
     expect(first.generatedOperatorKey).toBe(
       readFileSync(path.join(d, 'operator-api-key'), 'utf8').trim(),
     );
@@ -35,6 +37,7 @@ describe('configuration', () => {
     ],
     [{ SUPPLIERS: 'a,printshop' }, /PRINTSHOP_SUPPLIER/],
     [{ LOG_LEVEL: 'loud' }, /^invalid configuration: LOG_LEVEL: /],
+    [{ RENDER_AHEAD: 'sometimes' }, /^invalid configuration: RENDER_AHEAD: /],
   ])('stops with one line naming the setting: %j', (env, message) => {
     let error: unknown;
     try {

@@ -263,26 +263,6 @@ export async function applyProduction(
   }
 }
 
-/** The first print file of an item puts it on the shop floor (a later one leaves it where it is). */
-export async function itemMadeReady(
-  tx: pg.PoolClient,
-  s: RecordedEvent,
-  orderItemId: string,
-  at: string,
-): Promise<void> {
-  const r = await tx.query(
-    `UPDATE rm_order_items SET stage = 'ready', stage_at = $2
-     WHERE order_item_id = $1 AND stage IS NULL`,
-    [orderItemId, at],
-  );
-  if (r.rowCount)
-    await tx.query(
-      `INSERT INTO rm_order_timeline (stream_id, revision, n, order_item_id, stage, at)
-       VALUES ($1, $2, 0, $3, 'ready', $4) ON CONFLICT DO NOTHING`,
-      [s.streamId, String(s.revision), orderItemId, at],
-    );
-}
-
 // ---- queries ----
 
 export interface TimelineRow {

@@ -3,7 +3,6 @@ import type { BarcodeFormat } from '../src/domain/order/barcode.ts';
 import { orderEvents, type Preflight, type ProductionStage } from '../src/domain/order/events.ts';
 import {
   applyProduction,
-  itemMadeReady,
   LATE_NOW,
   ORDER_STAGE_SQL,
   PRODUCTION_EVENTS,
@@ -198,12 +197,29 @@ export const ordersProjection: Projection = {
             pages: d.pages,
             bytes: d.bytes,
           };
+          // one statement: the item's file, and its first file puts it on the shop floor
+          // (stage 'ready', on the timeline) unless it is there already
           await tx.query(
-            `UPDATE rm_order_items SET status = 'ready', reason = NULL, failure_kind = NULL, print_files = print_files || $2::jsonb, warnings = $3
-             WHERE order_item_id = $1`,
-            [d.orderItemId, JSON.stringify([file]), JSON.stringify(d.warnings)],
+            `WITH before AS (SELECT stage FROM rm_order_items WHERE order_item_id = $1),
+             item AS (
+               UPDATE rm_order_items SET status = 'ready', reason = NULL, failure_kind = NULL,
+                 print_files = print_files || $2::jsonb, warnings = $3,
+                 stage = COALESCE(stage, 'ready'),
+                 stage_at = CASE WHEN stage IS NULL THEN $4::timestamptz ELSE stage_at END
+               WHERE order_item_id = $1 RETURNING order_item_id)
+             INSERT INTO rm_order_timeline (stream_id, revision, n, order_item_id, stage, at)
+             SELECT $5, $6, 0, item.order_item_id, 'ready', $4::timestamptz
+             FROM before, item WHERE before.stage IS NULL
+             ON CONFLICT DO NOTHING`,
+            [
+              d.orderItemId,
+              JSON.stringify([file]),
+              JSON.stringify(d.warnings),
+              d.generatedAt,
+              s.streamId,
+              String(s.revision),
+            ],
           );
-          await itemMadeReady(tx, s, d.orderItemId, d.generatedAt);
           break;
         }
         case 'PrintFilePreflighted': {

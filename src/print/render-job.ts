@@ -61,34 +61,20 @@ export async function renderPdf(job: RenderJob): Promise<Uint8Array> {
   return (await renderPrintFile({ ...common, ...options }, () => {}, loaderOf(job))).bytes;
 }
 
-/**
- * Renders an item's print file as its order says, and (renderer 2) preflights it.
- * `beside`: work on the file's bytes (hashing and storing them) that runs while the
- * preflight reads the file; the answer waits for both.
- */
-export async function renderJob(
-  job: RenderJob,
-  beside: (bytes: Uint8Array) => Promise<void> = async () => {},
-): Promise<RenderedFile> {
+/** Renders an item's print file as its order says, and (renderer 2) preflights it. */
+export async function renderJob(job: RenderJob): Promise<RenderedFile> {
   const loader = loaderOf(job);
   const common = { ...job.item, createdAt: new Date(job.item.createdAt) };
-  if (job.renderer === 1) {
-    const file = await renderPrintFileV1(common, () => {}, loader);
-    await beside(file.bytes);
-    return { file };
-  }
+  if (job.renderer === 1) return { file: await renderPrintFileV1(common, () => {}, loader) };
   const file = await renderPrintFile(
     { ...common, profile: profileOf(job.profile), inks: job.inks, cropMarks: job.cropMarks },
     () => {},
     loader,
   );
-  const [report] = await Promise.all([
-    preflight(file.bytes, file.facts, {
-      maxInkCoverage: job.maxInkCoverage,
-      inks: file.facts.inks,
-    }),
-    beside(file.bytes),
-  ]);
+  const report = await preflight(file.bytes, file.facts, {
+    maxInkCoverage: job.maxInkCoverage,
+    inks: file.facts.inks,
+  });
   const { passed, rules, plates, maxInkCoverage, minDpi } = report;
   // the preflight's warnings join the item's (low resolution is there already, per layer)
   const warned = rules

@@ -51,18 +51,12 @@ export async function renderStored({ job, stores, keep }: StoredRenderJob): Prom
     job.images.length > 0
       ? job.images
       : await designImages(await storeAt(stores, 'images'), job.item.design);
-  // hashed and put while the preflight reads the file (the file is kept whatever the
-  // preflight finds: its report travels with it)
-  let sha256 = '';
-  let storageKey: string | undefined;
-  const { file, preflight } = await renderJob({ ...job, images }, async (bytes) => {
-    sha256 = createHash('sha256').update(bytes).digest('hex');
-    if (keep === undefined) return;
-    const key = `${keep}${sha256}.pdf`;
-    await (await storeAt(stores, 'print-files')).put(key, bytes);
-    storageKey = key;
-  });
+  const { file, preflight } = await renderJob({ ...job, images });
   const { bytes, ...facts } = file;
-  const hashed = { ...facts, sha256, size: bytes.length, ...(storageKey ? { storageKey } : {}) };
-  return { file: hashed, ...(preflight ? { preflight } : {}) };
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const hashed = { ...facts, sha256, size: bytes.length };
+  if (keep === undefined) return { file: hashed, ...(preflight ? { preflight } : {}) };
+  const storageKey = `${keep}${sha256}.pdf`;
+  await (await storeAt(stores, 'print-files')).put(storageKey, bytes);
+  return { file: { ...hashed, storageKey }, ...(preflight ? { preflight } : {}) };
 }

@@ -64,6 +64,9 @@ async function jobOf(
   };
 }
 
+/** where an order item's print files are kept (content-addressed under it) */
+const keptUnder = (labelId: string, orderItemId: string) => `${labelId}/${orderItemId}/`;
+
 /** What a render ahead must have been made from to be taken: the job, and where it keeps its file. */
 function aheadKey(job: RenderJob, keep: string): string {
   return createHash('sha256')
@@ -137,11 +140,12 @@ export function renderAheadOf(deps: ActivityDeps): (received: RecordedEvent) => 
   if (!ahead) return () => {};
   return (received) => {
     if (Date.now() - received.recordedAt.getTime() > AHEAD_OF_FRESH_MS) return;
-    const s = fold(orderAggregate.decider, [orderAggregate.events.deserialize(received)]);
-    if (!s.exists) return;
+    // nothing here may fail the reactor's start of the workflow
     void (async () => {
+      const s = fold(orderAggregate.decider, [orderAggregate.events.deserialize(received)]);
+      if (!s.exists) return;
       for (const item of s.items.values()) {
-        const keep = `${s.labelId}/${item.item.orderItemId}/`;
+        const keep = keptUnder(s.labelId, item.item.orderItemId);
         const job = await jobOf(deps, s, item, item.barcode);
         const run = () => deps.renders.render(s.labelId, { job, stores: deps.stores, keep });
         if (!ahead.start(keep, aheadKey(job, keep), run)) return;
@@ -289,7 +293,7 @@ export function orderActivities(deps: ActivityDeps) {
       wholeRun && s.status === 'received'
         ? runStep(stream, loaded.read, { type: 'StartRendering', at: new Date() }, 'rendering')
         : undefined,
-      render(deps, timing, s, item, { keep: `${s.labelId}/${orderItemId}/` }),
+      render(deps, timing, s, item, { keep: keptUnder(s.labelId, orderItemId) }),
     ]);
     if (started.status === 'rejected') throw started.reason;
     const { read } = started.value ? await loadKept(stream) : loaded;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
-import { opsLogin } from '../helpers/fixtures.ts';
+import { opsLogin, settled } from '../helpers/fixtures.ts';
 import { accessOf, type Shop, setUpShop, until } from '../helpers/orders.ts';
 import { parseMessage as parse, startReceiver } from '../helpers/webhook-receiver.ts';
 
@@ -327,6 +327,16 @@ describe('order-status webhooks', () => {
   }, 180_000);
 
   it('disables an endpoint that has failed every delivery for five days', async () => {
+    // the deliveries of the tests before are recorded first: one recorded after the
+    // update below would clear what it sets (a success ends a failing streak)
+    await until('the earlier deliveries to be recorded', async () => {
+      const queued = await t.app.db.pool.query(
+        'SELECT 1 FROM webhook_queue WHERE integration_id = $1 LIMIT 1',
+        [integrationId],
+      );
+      return queued.rowCount === 0 ? true : undefined;
+    });
+    await settled(t);
     receiver.answerWith(() => ({ status: 500 }));
     // the endpoint has been failing for six days (as the deliveries log says)
     await t.app.db.pool.query(

@@ -1,7 +1,6 @@
 import type pg from 'pg';
 import type { BarcodeFormat } from '../src/domain/order/barcode.ts';
 import { orderEvents, type Preflight, type ProductionStage } from '../src/domain/order/events.ts';
-import type { RecordedEvent } from '../src/eventstore/port.ts';
 import {
   applyProduction,
   LATE_NOW,
@@ -10,7 +9,6 @@ import {
   PRODUCTION_SCHEMA,
 } from './order-production.ts';
 import type { Projection } from './projection.ts';
-import { StatementQueue } from './statement-queue.ts';
 
 export const ORDER_STATUSES = ['received', 'rendering', 'ready', 'failed', 'cancelled'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
@@ -138,69 +136,71 @@ export const ordersProjection: Projection = {
     ...PRODUCTION_EVENTS,
   ]),
   async apply(tx, stored) {
-    await StatementQueue.around(tx, (q) => applyOrders(tx, q, stored));
-  },
-};
-
-/** The orders' writes of a page: sent back to back (StatementQueue); production's after them. */
-async function applyOrders(tx: pg.PoolClient, q: StatementQueue, stored: RecordedEvent[]) {
-  /** orders whose items changed: their counts and stage, once each after the page */
-  const recount = new Set<string>();
-  for (const s of stored) {
-    const e = orderEvents.deserialize(s);
-    const at = s.recordedAt.toISOString();
-    const setOrder = (fields: string, values: unknown[]) =>
-      q.send(`UPDATE rm_orders SET ${fields}, updated_at = $2 WHERE stream_id = $1`, [
-        s.streamId,
-        at,
-        ...values,
-      ]);
-    switch (e.type) {
-      case 'OrderReceived': {
-        const d = e.data;
-        q.send(
-          `INSERT INTO rm_orders (stream_id, label_id, order_id, status, items_total, received_at,
+    /** orders whose items changed: their counts and stage, once each after the page */
+    const recount = new Set<string>();
+    for (const s of stored) {
+      const e = orderEvents.deserialize(s);
+      const at = s.recordedAt.toISOString();
+      const setOrder = (fields: string, values: unknown[]) =>
+        tx.query(`UPDATE rm_orders SET ${fields}, updated_at = $2 WHERE stream_id = $1`, [
+          s.streamId,
+          at,
+          ...values,
+        ]);
+      switch (e.type) {
+        case 'OrderReceived': {
+          const d = e.data;
+          await tx.query(
+            `INSERT INTO rm_orders (stream_id, label_id, order_id, status, items_total, received_at,
                render_due_at, ship_by, updated_at)
              VALUES ($1, $2, $3, 'received', $4, $5, $6, $7, $5) ON CONFLICT DO NOTHING`,
-          [s.streamId, d.labelId, d.orderId, d.items.length, d.receivedAt, d.renderDueAt, d.shipBy],
-        );
-        for (const [position, item] of d.items.entries()) {
-          q.send(
-            `INSERT INTO rm_order_items (order_item_id, stream_id, label_id, order_id, item_id, position, sku, quantity, status)
-               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'received') ON CONFLICT DO NOTHING`,
             [
-              item.orderItemId,
               s.streamId,
               d.labelId,
               d.orderId,
-              item.itemId,
-              position,
-              item.sku,
-              item.quantity,
+              d.items.length,
+              d.receivedAt,
+              d.renderDueAt,
+              d.shipBy,
             ],
           );
+          for (const [position, item] of d.items.entries()) {
+            await tx.query(
+              `INSERT INTO rm_order_items (order_item_id, stream_id, label_id, order_id, item_id, position, sku, quantity, status)
+               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'received') ON CONFLICT DO NOTHING`,
+              [
+                item.orderItemId,
+                s.streamId,
+                d.labelId,
+                d.orderId,
+                item.itemId,
+                position,
+                item.sku,
+                item.quantity,
+              ],
+            );
+          }
+          break;
         }
-        break;
-      }
-      case 'OrderRenderingStarted':
-        q.send(
-          "UPDATE rm_order_items SET status = 'rendering' WHERE stream_id = $1 AND status = 'received'",
-          [s.streamId],
-        );
-        setOrder("status = 'rendering'", []);
-        break;
-      case 'PrintFileGenerated': {
-        const d = e.data;
-        const file = {
-          storageKey: d.storageKey,
-          sha256: d.sha256,
-          pages: d.pages,
-          bytes: d.bytes,
-        };
-        // one statement: the item's file, and its first file puts it on the shop floor
-        // (stage 'ready', on the timeline) unless it is there already
-        q.send(
-          `WITH before AS (SELECT stage FROM rm_order_items WHERE order_item_id = $1),
+        case 'OrderRenderingStarted':
+          await tx.query(
+            "UPDATE rm_order_items SET status = 'rendering' WHERE stream_id = $1 AND status = 'received'",
+            [s.streamId],
+          );
+          await setOrder("status = 'rendering'", []);
+          break;
+        case 'PrintFileGenerated': {
+          const d = e.data;
+          const file = {
+            storageKey: d.storageKey,
+            sha256: d.sha256,
+            pages: d.pages,
+            bytes: d.bytes,
+          };
+          // one statement: the item's file, and its first file puts it on the shop floor
+          // (stage 'ready', on the timeline) unless it is there already
+          await tx.query(
+            `WITH before AS (SELECT stage FROM rm_order_items WHERE order_item_id = $1),
              item AS (
                UPDATE rm_order_items SET status = 'ready', reason = NULL, failure_kind = NULL,
                  print_files = print_files || $2::jsonb, warnings = $3,
@@ -211,80 +211,80 @@ async function applyOrders(tx: pg.PoolClient, q: StatementQueue, stored: Recorde
              SELECT $5, $6, 0, item.order_item_id, 'ready', $4::timestamptz
              FROM before, item WHERE before.stage IS NULL
              ON CONFLICT DO NOTHING`,
-          [
-            d.orderItemId,
-            JSON.stringify([file]),
-            JSON.stringify(d.warnings),
-            d.generatedAt,
-            s.streamId,
-            String(s.revision),
-          ],
-        );
-        break;
-      }
-      case 'PrintFilePreflighted': {
-        const { orderItemId, checkedAt: _at, ...preflight } = e.data;
-        q.send('UPDATE rm_order_items SET preflight = $2 WHERE order_item_id = $1', [
-          orderItemId,
-          JSON.stringify(preflight),
-        ]);
-        break;
-      }
-      case 'OrderItemFailed':
-        q.send(
-          "UPDATE rm_order_items SET status = 'failed', reason = $2, failure_kind = $3 WHERE order_item_id = $1",
-          [e.data.orderItemId, e.data.reason, e.data.kind],
-        );
-        setOrder('last_error = $3', [e.data.reason]);
-        break;
-      case 'OrderItemBarcodeUpdated':
-        q.send('UPDATE rm_order_items SET barcode = $2 WHERE order_item_id = $1', [
-          e.data.orderItemId,
-          JSON.stringify(e.data.barcode),
-        ]);
-        break;
-      case 'PrintFileMismatchDetected': {
-        const d = e.data;
-        const warning = `replay ${d.replayId}: the print file rendered again differs from the recorded one (recorded ${d.expected}, now ${d.actual})`;
-        q.send(
-          'UPDATE rm_order_items SET warnings = warnings || $2::jsonb WHERE order_item_id = $1',
-          [d.orderItemId, JSON.stringify([warning])],
-        );
-        break;
-      }
-      case 'OrderReady':
-        setOrder("status = 'ready', reason = NULL, last_error = NULL, ready_at = $3", [
-          e.data.readyAt,
-        ]);
-        break;
-      case 'OrderFailed':
-        setOrder("status = 'failed', reason = $3, last_error = $3", [e.data.reason]);
-        break;
-      case 'OrderRetryRequested':
-        q.send(
-          `UPDATE rm_order_items SET status = 'received', reason = NULL, failure_kind = NULL
+            [
+              d.orderItemId,
+              JSON.stringify([file]),
+              JSON.stringify(d.warnings),
+              d.generatedAt,
+              s.streamId,
+              String(s.revision),
+            ],
+          );
+          break;
+        }
+        case 'PrintFilePreflighted': {
+          const { orderItemId, checkedAt: _at, ...preflight } = e.data;
+          await tx.query('UPDATE rm_order_items SET preflight = $2 WHERE order_item_id = $1', [
+            orderItemId,
+            JSON.stringify(preflight),
+          ]);
+          break;
+        }
+        case 'OrderItemFailed':
+          await tx.query(
+            "UPDATE rm_order_items SET status = 'failed', reason = $2, failure_kind = $3 WHERE order_item_id = $1",
+            [e.data.orderItemId, e.data.reason, e.data.kind],
+          );
+          await setOrder('last_error = $3', [e.data.reason]);
+          break;
+        case 'OrderItemBarcodeUpdated':
+          await tx.query('UPDATE rm_order_items SET barcode = $2 WHERE order_item_id = $1', [
+            e.data.orderItemId,
+            JSON.stringify(e.data.barcode),
+          ]);
+          break;
+        case 'PrintFileMismatchDetected': {
+          const d = e.data;
+          const warning = `replay ${d.replayId}: the print file rendered again differs from the recorded one (recorded ${d.expected}, now ${d.actual})`;
+          await tx.query(
+            'UPDATE rm_order_items SET warnings = warnings || $2::jsonb WHERE order_item_id = $1',
+            [d.orderItemId, JSON.stringify([warning])],
+          );
+          break;
+        }
+        case 'OrderReady':
+          await setOrder("status = 'ready', reason = NULL, last_error = NULL, ready_at = $3", [
+            e.data.readyAt,
+          ]);
+          break;
+        case 'OrderFailed':
+          await setOrder("status = 'failed', reason = $3, last_error = $3", [e.data.reason]);
+          break;
+        case 'OrderRetryRequested':
+          await tx.query(
+            `UPDATE rm_order_items SET status = 'received', reason = NULL, failure_kind = NULL
              WHERE order_item_id = ANY($1::uuid[])`,
-          [e.data.orderItemIds],
-        );
-        setOrder("status = 'received', reason = NULL, last_error = NULL", []);
-        break;
-      case 'OrderCancelled':
-        setOrder("status = 'cancelled', cancelled_at = $3", [e.data.cancelledAt]);
-        break;
-      case 'OrderWentOverdue':
-        setOrder('overdue_at = $3', [e.data.noticedAt]);
-        break;
-      default:
-        await applyProduction(tx, s, e);
+            [e.data.orderItemIds],
+          );
+          await setOrder("status = 'received', reason = NULL, last_error = NULL", []);
+          break;
+        case 'OrderCancelled':
+          await setOrder("status = 'cancelled', cancelled_at = $3", [e.data.cancelledAt]);
+          break;
+        case 'OrderWentOverdue':
+          await setOrder('overdue_at = $3', [e.data.noticedAt]);
+          break;
+        default:
+          await applyProduction(tx, s, e);
+      }
+      if (e.type !== 'OrderReceived') recount.add(s.streamId);
     }
-    if (e.type !== 'OrderReceived') recount.add(s.streamId);
-  }
-  // the item counts and the order's stage follow the items (counted from them, so once
-  // per order and page gives what once per event gave: a render's file, its preflight
-  // and the order's readiness are one page)
-  for (const streamId of recount)
-    q.send(
-      `UPDATE rm_orders o SET
+    // the item counts and the order's stage follow the items (counted from them, so once
+    // per order and page gives what once per event gave: a render's file, its preflight
+    // and the order's readiness are one page)
+    for (const streamId of recount)
+      await tx.query(
+        `UPDATE rm_orders o SET
            items_ready = c.ready, items_failed = c.failed, items_rendering = c.rendering,
            stage = c.stage
          FROM (SELECT count(*) FILTER (WHERE status = 'ready')::int AS ready,
@@ -293,9 +293,10 @@ async function applyOrders(tx: pg.PoolClient, q: StatementQueue, stored: Recorde
                       ${ORDER_STAGE_SQL} AS stage
                FROM rm_order_items WHERE stream_id = $1) c
          WHERE o.stream_id = $1`,
-      [streamId],
-    );
-}
+        [streamId],
+      );
+  },
+};
 
 // ---- queries ----
 

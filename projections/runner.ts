@@ -249,17 +249,11 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
       for (const m of changed) await m.p.apply(client, m.handled);
       const ends = moving.map((m) => ({ name: m.p.name, at: m.page[m.page.length - 1]!.position }));
       const names = changed.map((m) => m.p.name);
-      // announced at commit to other processes' caches of these read models; sent with
-      // the commit back to back, which counts only once the save went through (a COMMIT
-      // in a failed transaction rolls it back without an error)
-      const saved = this.saveCheckpoints(client, ends, false, names);
-      saved.catch(() => {});
+      // announced at commit to other processes' caches of these read models
+      await this.saveCheckpoints(client, ends, false, names);
       for (const name of names) this.onCommit(name, 'committing');
       try {
-        const committed = client.query('COMMIT');
-        committed.catch(() => {});
-        await saved;
-        await committed;
+        await client.query('COMMIT');
         for (const { name, at } of ends) this.committed.set(name, at);
         this.progress.notify();
       } finally {

@@ -6,7 +6,6 @@ import type { Position, RecordedEvent } from '../src/eventstore/port.ts';
 import { TOLD, type WebhookMessage, webhookMessage } from '../src/webhooks/messages.ts';
 import { ENDPOINT_EVENTS, orderRefs } from './order-refs.ts';
 import type { Projection } from './projection.ts';
-import { StatementQueue } from './statement-queue.ts';
 
 /**
  * What shops are told: the pull feed (every order message, in log order, per label and
@@ -63,13 +62,11 @@ export const webhooksProjection: Projection = {
     );`,
   handles: new Set([...TOLD, ...webhookDeliveryEvents.types, ...ENDPOINT_EVENTS]),
   async apply(tx, events) {
-    await StatementQueue.around(tx, async (q) => {
-      for (const e of events) {
-        if (webhookDeliveryEvents.has(e.type)) await applyDelivery(tx, e);
-        else if (ENDPOINT_EVENTS.has(e.type)) await applyEndpoint(tx, e);
-        else await applyOrder(tx, q, e);
-      }
-    });
+    for (const e of events) {
+      if (webhookDeliveryEvents.has(e.type)) await applyDelivery(tx, e);
+      else if (ENDPOINT_EVENTS.has(e.type)) await applyEndpoint(tx, e);
+      else await applyOrder(tx, e);
+    }
   },
 };
 
@@ -99,13 +96,13 @@ const LOG_LENGTH = 20;
 
 const refOf = orderRefs('rm_webhook_orders');
 
-async function applyOrder(tx: pg.PoolClient, q: StatementQueue, stored: RecordedEvent) {
+async function applyOrder(tx: pg.PoolClient, stored: RecordedEvent) {
   const event = orderEvents.deserialize(stored);
   const ref = await refOf(tx, stored, event);
   if (!ref) return;
   const message = webhookMessage(ref, stored, event);
   if (!message) return;
-  q.send(
+  await tx.query(
     `INSERT INTO rm_webhook_feed (commit_pos, prepare_pos, label_id, integration_id, message_id, message)
      VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
     [

@@ -8,8 +8,8 @@ import {
   type OrderState,
   orderAggregate,
 } from '../domain/order/decider.ts';
+import type { OrderEvent } from '../domain/order/events.ts';
 import { fold } from '../domain/shared/decider.ts';
-import type { RecordedEvent } from '../eventstore/port.ts';
 import { barcodeShapes } from '../print/barcode.ts';
 import { RenderError } from '../print/errors.ts';
 import { renderLoad } from '../print/load.ts';
@@ -24,6 +24,7 @@ import { beat } from './heartbeat.ts';
 const meta = { actor: 'workflow:print' };
 
 type OrderFound = Extract<OrderState, { exists: true }>;
+type OrderReceivedEvent = Extract<OrderEvent, { type: 'OrderReceived' }>;
 interface Loaded {
   s: OrderFound;
   read: StreamState<OrderState>;
@@ -98,30 +99,19 @@ async function render(
   const job = await jobOf(deps, order, item, options.barcode ?? item.barcode);
   const { keep } = options;
   const ahead = keep === undefined ? undefined : deps.ahead?.take(keep, aheadKey(job, keep));
-  if (ahead) {
-    // the render's own time: it began before this activity did
-    timing.began = ahead.began;
-    const alive = setInterval(beat, 5000);
-    try {
-      return await ahead.result;
-    } catch (err) {
-      // as if rendered here: a render process that died fails this attempt, to be retried
-      throw deadlineFailure(err);
-    } finally {
-      clearInterval(alive);
-    }
-  }
-  await renderLoad.begin(beat);
-  // the render's own time, not its wait for a turn
-  timing.began = performance.now();
+  // the render's own time, not its wait for a turn; one taken ahead began before this activity
+  if (!ahead) await renderLoad.begin(beat);
+  timing.began = ahead?.began ?? performance.now();
   const alive = setInterval(beat, 5000);
   try {
-    return await deps.renders.render(order.labelId, { job, stores: deps.stores, keep });
+    // one taken ahead fails as if rendered here: a render process that died fails this attempt
+    return await (ahead?.result ??
+      deps.renders.render(order.labelId, { job, stores: deps.stores, keep }));
   } catch (err) {
     throw deadlineFailure(err);
   } finally {
     clearInterval(alive);
-    renderLoad.end();
+    if (!ahead) renderLoad.end();
   }
 }
 
@@ -135,14 +125,16 @@ const AHEAD_OF_FRESH_MS = 5000;
  * (render above). Only the print file is made ahead: nothing is recorded until the
  * activity records it, so an order cancelled meanwhile records no file.
  */
-export function renderAheadOf(deps: ActivityDeps): (received: RecordedEvent) => void {
+export function renderAheadOf(
+  deps: ActivityDeps,
+): (received: OrderReceivedEvent, recordedAt: Date) => void {
   const ahead = deps.ahead;
   if (!ahead) return () => {};
-  return (received) => {
-    if (Date.now() - received.recordedAt.getTime() > AHEAD_OF_FRESH_MS) return;
+  return (received, recordedAt) => {
+    if (Date.now() - recordedAt.getTime() > AHEAD_OF_FRESH_MS) return;
     // nothing here may fail the reactor's start of the workflow
     void (async () => {
-      const s = fold(orderAggregate.decider, [orderAggregate.events.deserialize(received)]);
+      const s = fold(orderAggregate.decider, [received]);
       if (!s.exists) return;
       for (const item of s.items.values()) {
         const keep = keptUnder(s.labelId, item.item.orderItemId);

@@ -14,7 +14,7 @@ import { readYourWrites } from '../app/read-your-writes.ts';
 import { type Config, persistedSecret, type Role } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { orderAggregate } from '../domain/order/decider.ts';
-import type { EventStore, RecordedEvent } from '../eventstore/port.ts';
+import type { EventStore } from '../eventstore/port.ts';
 import { PostgresEventStore } from '../eventstore/postgres.ts';
 import {
   databaseCheck,
@@ -37,6 +37,7 @@ import { renderLoad } from '../print/load.ts';
 import { PreviewRenderer } from '../print/preview-renderer.ts';
 import { every } from '../processes.ts';
 import type { ReactionRunner } from '../reactions/reactor.ts';
+import type { OrderReceivedHook } from '../reactions/workflow-starts.ts';
 import type { FileStorage } from '../storage/port.ts';
 import { describeError } from '../subscriptions/parked.ts';
 import { taskQueuePollers } from '../temporal/pollers.ts';
@@ -194,9 +195,9 @@ export async function startApp(
       temporal = await connectTemporal(config, log, stops, { worker: has(role, 'worker') });
       readiness.push(temporalCheck(temporal.client));
       // a new order's renders start ahead of its workflow in the worker role's process
-      let renderAhead: ((received: RecordedEvent) => void) | undefined;
-      reactions = createReactions(config, data, temporal, log, options, (received) =>
-        renderAhead?.(received),
+      let renderAhead: OrderReceivedHook | undefined;
+      reactions = createReactions(config, data, temporal, log, options, (order, recordedAt) =>
+        renderAhead?.(order, recordedAt),
       );
       if (has(role, 'worker')) {
         const started = startWorkerRole(

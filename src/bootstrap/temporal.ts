@@ -5,7 +5,6 @@ import { type ActivityDeps, createActivities } from '../activities/index.ts';
 import { renderAheadOf } from '../activities/orders.ts';
 import type { Config } from '../config.ts';
 import { freePort, portFree } from '../db/database.ts';
-import type { RecordedEvent } from '../eventstore/port.ts';
 import { PostgresEventStore } from '../eventstore/postgres.ts';
 import { Renders } from '../print/image-work.ts';
 import { renderLoad } from '../print/load.ts';
@@ -14,7 +13,7 @@ import type { StoredRender } from '../print/stored-render.ts';
 import { ReactionRunner } from '../reactions/reactor.ts';
 import { scheduleReconciler } from '../reactions/reconciler.ts';
 import { WebhookDispatcher } from '../reactions/webhook-dispatcher.ts';
-import { workflowStartsReactor } from '../reactions/workflow-starts.ts';
+import { type OrderReceivedHook, workflowStartsReactor } from '../reactions/workflow-starts.ts';
 import type { Activities } from '../temporal/contract.ts';
 import { type LocalTemporal, startLocalTemporal } from '../temporal/dev-server.ts';
 import { registerSearchAttributes, searchAttributeTypes } from '../temporal/search-attributes.ts';
@@ -123,7 +122,7 @@ export function createReactions(
   temporal: TemporalParts,
   log: Logger,
   options: WorkerOptions,
-  received?: (stored: RecordedEvent) => void,
+  received?: OrderReceivedHook,
 ): ReactionRunner {
   const starts = options.wrapStarts?.(temporal.starts) ?? temporal.starts;
   return new ReactionRunner(
@@ -155,7 +154,7 @@ export function startWorkerRole(
   worker: SupervisedWorker;
   webhooks: WebhookDispatcher;
   /** for the reactor: starts a new order's renders ahead of its workflow */
-  renderAhead: (received: RecordedEvent) => void;
+  renderAhead: OrderReceivedHook;
 } {
   renderLoad.setLimit(config.renderConcurrency);
   const renders = new Renders(config.renderConcurrency, RENDER_LIMIT_MS);

@@ -1,6 +1,6 @@
 import { batchEvents } from '../domain/batch/events.ts';
 import { importEvents } from '../domain/import/events.ts';
-import { orderEvents } from '../domain/order/events.ts';
+import { type OrderEvent, orderEvents } from '../domain/order/events.ts';
 import type { EventStore, RecordedEvent } from '../eventstore/port.ts';
 import type { WorkflowStarts } from '../temporal/workflow-starts.ts';
 import type { Reactor } from './reactor.ts';
@@ -23,10 +23,16 @@ async function orderOf(store: EventStore, stream: string) {
  * `received`: told of each new order before its workflow is started (its renders start
  * ahead of the workflow's first task in the worker's process).
  */
+/** Told of a new order (its event as read, and when it was recorded). */
+export type OrderReceivedHook = (
+  order: Extract<OrderEvent, { type: 'OrderReceived' }>,
+  recordedAt: Date,
+) => void;
+
 export function workflowStartsReactor(
   starts: WorkflowStarts,
   store: EventStore,
-  received: (stored: RecordedEvent) => void = () => {},
+  received: OrderReceivedHook = () => {},
 ): Reactor {
   return {
     name: 'workflow-starts',
@@ -73,7 +79,7 @@ export function workflowStartsReactor(
       const e = orderEvents.deserialize(stored);
       switch (e.type) {
         case 'OrderReceived':
-          received(stored);
+          received(e, stored.recordedAt);
           // with its items: the renders start and complete the order themselves
           await starts.order(e.data.labelId, e.data.orderId, stored.streamId, {
             items: e.data.items.map((i) => i.orderItemId),

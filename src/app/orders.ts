@@ -294,9 +294,13 @@ const orderNotFound = () => new DomainError('not_found', 'order not found', 'ord
 
 /** An order of a label with its items, from the orders read model. */
 export async function orderView(ctx: AppContext, labelId: string, orderId: string) {
-  const order = await findOrder(ctx.pool, labelId, orderId);
+  // the order's stream follows from its ids: its production is read beside it, not after
+  const [order, production] = await Promise.all([
+    findOrder(ctx.pool, labelId, orderId),
+    productionOf(ctx.pool, orderStream(labelId, orderId)),
+  ]);
   if (!order) throw orderNotFound();
-  return { ...order, production: await productionOf(ctx.pool, order.stream_id) };
+  return { ...order, production };
 }
 
 /** The order's events as stored, in order (personal data stays encrypted in them). */

@@ -284,6 +284,7 @@ export async function startApp(
           runners: reactions ? [runner, reactions] : [runner],
           feed: data.feed,
           principals: data.principals,
+          appendsOnFeed: !config.eventStoreUrl,
           readiness,
           throttle: new AuthThrottle(data.db.pool),
           metrics: metricsRoute,

@@ -17,6 +17,8 @@ export interface HttpDeps {
   runners: Runners;
   /** what changed, for caches */
   feed: ChangeFeed;
+  /** whether the event store's appends are told on the feed (the PostgreSQL event store) */
+  appendsOnFeed: boolean;
   /** API key owners' states; absent when the event store's appends are not on the feed */
   principals: StreamStateCache | undefined;
   readiness: ReadinessCheck[];

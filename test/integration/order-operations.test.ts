@@ -236,6 +236,96 @@ describe('order lists, lateness, retry, cancel and metrics', () => {
     });
   });
 
+  describe('waiting for a change', () => {
+    const get = (orderId: string, headers: Record<string, string> = {}) =>
+      call('GET', `/api/orders/${orderId}`, { key: a.adminKey, headers });
+
+    it('tags an order with its version; If-None-Match of it answers 304', async () => {
+      const orderId = `ETAG-${randomUUID().slice(0, 8)}`;
+      await notify(a, orderId);
+      await orderIn(a, orderId, ['ready']);
+      await settled(t);
+      const first = await get(orderId);
+      const etag = first.headers.get('etag')!;
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+      expect((await get(orderId)).headers.get('etag')).toBe(etag);
+      for (const known of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
+        const r = await get(orderId, { 'if-none-match': known });
+        expect(r.status, known).toBe(304);
+        expect(r.body).toBeUndefined();
+        expect(r.headers.get('etag')).toBe(etag);
+      }
+      const other = await get(orderId, { 'if-none-match': '"other"' });
+      expect(other.status).toBe(200);
+      expect(other.body).toEqual(first.body);
+      // a wait that sees no change ends with 304 after it; one it cannot read is not taken
+      const began = Date.now();
+      const waited = await get(orderId, { 'if-none-match': etag, prefer: 'wait=1' });
+      expect(waited.status).toBe(304);
+      expect(waited.headers.get('preference-applied')).toBe('wait=1');
+      expect(Date.now() - began).toBeGreaterThanOrEqual(950);
+      const unread = await get(orderId, { 'if-none-match': etag, prefer: 'wait=soon' });
+      expect(unread.status).toBe(304);
+      expect(unread.headers.get('preference-applied')).toBeNull();
+      // without If-None-Match there is nothing to wait for
+      const plain = Date.now();
+      expect((await get(orderId, { prefer: 'wait=5' })).status).toBe(200);
+      expect(Date.now() - plain).toBeLessThan(1000);
+      // an order that does not exist is not waited for
+      const missing = Date.now();
+      const none = await get('NO-SUCH-ORDER', { 'if-none-match': etag, prefer: 'wait=5' });
+      expect(none.status).toBe(404);
+      expect(Date.now() - missing).toBeLessThan(1000);
+      expect(
+        (await get(orderId, { 'if-none-match': 'x'.repeat(1025) })).headers.get('content-type'),
+      ).toMatch(/problem\+json/);
+    }, 120_000);
+
+    it('answers a waiting client when the order changes, without it polling', async () => {
+      const orderId = `WAIT-${randomUUID().slice(0, 8)}`;
+      const gate = hold(a.labelId, orderId);
+      await notify(a, orderId);
+      await until('the renders to begin', async () => (gate.reached ? true : undefined));
+      await settled(t);
+      let seen = await get(orderId);
+      // held at the gate: the wait has nothing to answer yet
+      let answered = false;
+      const waiting = get(orderId, {
+        'if-none-match': seen.headers.get('etag')!,
+        prefer: 'wait=20',
+      }).then((r) => {
+        answered = true;
+        return r;
+      });
+      try {
+        expect(seen.body.status).not.toBe('ready');
+        await new Promise((r) => setTimeout(r, 500));
+        expect(answered).toBe(false);
+      } finally {
+        gate.open();
+      }
+      const began = Date.now();
+      // each answer is a change: the first file, then the order ready with the second
+      let requests = 0;
+      let next = waiting;
+      for (;;) {
+        const r = await next;
+        requests++;
+        expect(r.status, JSON.stringify(r.body)).toBe(200);
+        expect(r.headers.get('etag')).not.toBe(seen.headers.get('etag'));
+        expect(r.headers.get('preference-applied')).toBe('wait=20');
+        seen = r;
+        if (r.body.status === 'ready') break;
+        next = get(orderId, { 'if-none-match': r.headers.get('etag')!, prefer: 'wait=20' });
+      }
+      expect(requests).toBeLessThanOrEqual(3);
+      expect(Date.now() - began).toBeLessThan(15_000);
+      expect(
+        seen.body.items.every((i: { printFiles: unknown[] }) => i.printFiles.length === 1),
+      ).toBe(true);
+    }, 120_000);
+  });
+
   describe('previews', () => {
     it('draws each print-file page from the log, off the rendering path, and serves it', async () => {
       const orderId = `PREVIEW-${randomUUID().slice(0, 8)}`;

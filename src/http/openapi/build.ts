@@ -31,6 +31,7 @@ export async function openApiDocument(): Promise<Record<string, unknown>> {
       runners: unused,
       feed: ChangeFeed.inProcess(),
       principals: undefined,
+      appendsOnFeed: false,
       readiness: [],
       throttle: unused,
       metrics: { metrics: unused, operatorKey: config.operatorApiKey },

@@ -35,7 +35,8 @@ export const HEADERS = {
     schema: { type: 'string', format: 'uri-reference' },
   },
   etag: {
-    description: "the file's sha256 in quotes",
+    description:
+      "the answer's version, in quotes: a file's sha256, or a digest of a JSON answer (for If-None-Match)",
     schema: { type: 'string' },
   },
   'repr-digest': {
@@ -44,6 +45,10 @@ export const HEADERS = {
   },
   'content-disposition': {
     description: 'inline, with the file name',
+    schema: { type: 'string' },
+  },
+  'preference-applied': {
+    description: 'wait=N: the wait the request asked for (Prefer), as the service applied it',
     schema: { type: 'string' },
   },
   'cache-control': {

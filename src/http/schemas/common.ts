@@ -47,6 +47,29 @@ export function addCommonProblems(route: RouteOptions): void {
 
 export const apiKeySecurity = [{ apiKey: [] }];
 
+/** A conditional read's request headers: the version the client has, and its wait for another. */
+export const conditionalHeaders = z.looseObject({
+  'if-none-match': z
+    .string()
+    .max(1024)
+    .optional()
+    .describe('the ETag of the answer the client has: 304 while the answer is still that one'),
+  prefer: z
+    .string()
+    .max(1024)
+    .optional()
+    .describe(
+      'wait=N (RFC 7240, N seconds, at most 30), with If-None-Match: the answer comes when it changes, or as 304 once N seconds passed; other preferences are ignored',
+    ),
+});
+
+/** The answer to a conditional read whose answer did not change: no body. */
+export const notModified = z
+  .null()
+  .describe(
+    'Not Modified: the answer is still the version If-None-Match names (at the end of the wait, when one was asked for)',
+  );
+
 /**
  * A supplier's name, one of this installation's (SUPPLIERS). Checked when the request is
  * taken, not written into the OpenAPI document as an enum: a client generated from one

@@ -7,13 +7,27 @@ import { changeBarcode, orderHistory, orderView, requestReplay } from '../../../
 import { printFilePreview } from '../../../app/previews.ts';
 import { printFileDownload } from '../../../app/print-file-downloads.ts';
 import { barcodeInputSchema } from '../../../domain/order/barcode.ts';
-import { orderIdSchema } from '../../../domain/order/events.ts';
+import { orderIdSchema, orderStream } from '../../../domain/order/events.ts';
+import {
+  AnswerWaits,
+  abortedWith,
+  preferredWait,
+  versionKnown,
+  versionOf,
+} from '../../answer-waits.ts';
 import { metadataOf, principalOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
 import { sendImage } from '../../image-reply.ts';
 import { responseHeaders } from '../../openapi/document.ts';
 import { sendPrintFile } from '../../print-file-reply.ts';
-import { apiKeySecurity, idParams, problems, sha256Hex } from '../../schemas/common.ts';
+import {
+  apiKeySecurity,
+  conditionalHeaders,
+  idParams,
+  notModified,
+  problems,
+  sha256Hex,
+} from '../../schemas/common.ts';
 import { mockupImage, orderItemMockupsSchema } from '../../schemas/mockup.ts';
 import { historySchema, orderSchema, toHistory, toOrderAnswer } from '../../schemas/order.ts';
 import {
@@ -28,6 +42,10 @@ import { previewQuery } from '../../schemas/preview.ts';
 
 const tags = ['Administrator API'];
 const orderParams = z.object({ orderId: orderIdSchema }).strict();
+/** the read model an order's answer comes from */
+const ORDERS_READ_MODEL = 'orders';
+/** answers held waiting for a change, per process (beyond them, answered at once) */
+export const MAX_ORDER_WAITS = 100;
 
 /** Orders, their audit history, replay, print files and barcodes (admin key, own label only). */
 export const orderAdminRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (
@@ -176,23 +194,56 @@ export const orderAdminRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
     },
   );
 
+  // an order's answer waits for its change when the client asks (`Prefer: wait`); the
+  // waits end early when the server closes
+  const waits = new AnswerWaits(deps.feed, {
+    max: MAX_ORDER_WAITS,
+    appendsOnFeed: deps.appendsOnFeed,
+  });
+  const closing = new AbortController();
+  app.addHook('preClose', async () => closing.abort());
   app.get(
     '/orders/:orderId',
     {
       schema: {
         tags,
         security: apiKeySecurity,
-        summary: 'An order, its items, their status and print files',
+        summary: 'An order, its items, their status and print files; waits for a change when asked',
         params: orderParams,
-        response: { 200: orderSchema, ...problems(400, 401, 403, 404) },
+        headers: conditionalHeaders,
+        response: { 200: orderSchema, 304: notModified, ...problems(400, 401, 403, 404) },
+        ...responseHeaders({
+          200: ['etag', 'preference-applied'],
+          304: ['etag', 'preference-applied'],
+        }),
       },
     },
-    async (request) =>
-      toOrderAnswer(
-        await orderView(deps.app, label(request), request.params.orderId),
-        request.params.orderId,
-        deps.config.publicBaseUrl,
-      ),
+    async (request, reply) => {
+      const labelId = label(request);
+      const { orderId } = request.params;
+      const known = request.headers['if-none-match'];
+      const wait = known ? preferredWait(request.headers.prefer) : undefined;
+      const gone = AbortSignal.any([closing.signal, abortedWith(reply)]);
+      const { answer, changed } = await waits.until({
+        read: async () => {
+          const body = toOrderAnswer(
+            await orderView(deps.app, labelId, orderId),
+            orderId,
+            deps.config.publicBaseUrl,
+          );
+          return { body, version: versionOf(body) };
+        },
+        changed: (a) => !versionKnown(known, a.version),
+        readModel: ORDERS_READ_MODEL,
+        streamId: orderStream(labelId, orderId),
+        waitMs: (wait ?? 0) * 1000,
+        signal: gone,
+      });
+      reply.header('etag', answer.version);
+      if (wait !== undefined) reply.header('preference-applied', `wait=${wait}`);
+      if (!changed) return reply.code(304).send(null);
+      return answer.body;
+    },
   );
 
   app.get(

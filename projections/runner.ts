@@ -386,6 +386,9 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
     { readsOnly = false } = {},
   ): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
+    // the last event of its types up to `position` the log showed: until the projection
+    // committed it, only its commits can end the wait, and the log is not asked again
+    let pending: Position | undefined;
     for (let waited = false; ; waited = true) {
       // this process's own commits are known at once; another process's are read (a
       // projection this process runs is read only until it committed here)
@@ -397,8 +400,12 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
       // a projection that no append of its types woke stays at its last page, before
       // `position`: once it has had its moment, the log says whether it has anything to
       // take. Only for a reader: its checkpoint itself may still be short of `position`.
-      if (readsOnly && waited && (await this.nothingToTake(name, known ?? stored!, position)))
-        return true;
+      const at = known ?? stored!;
+      if (readsOnly && waited && (!pending || comparePositions(at, pending) >= 0)) {
+        const found = await this.nothingToTake(name, at, position);
+        if (found.log === 'nothing') return true;
+        pending = found.log === 'pending' ? found.last : undefined;
+      }
       if (Date.now() >= deadline) return false;
       // woken by this process's next commit; polled when another process runs it
       await this.progress.wait(Math.min(here ? 250 : 50, Math.max(1, deadline - Date.now())));
@@ -407,21 +414,39 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
 
   /**
    * Whether the log holds no event a projection handles after `from` up to `position`,
-   * with every transaction up to `position` settled (none still open could add one).
+   * with every transaction up to `position` settled (none still open could add one);
+   * `pending` when it holds one.
    */
-  private async nothingToTake(name: string, from: Position, position: Position): Promise<boolean> {
+  private async nothingToTake(
+    name: string,
+    from: Position,
+    position: Position,
+  ): Promise<{ log: 'nothing' | 'unsettled' } | { log: 'pending'; last: Position }> {
     const p = this.byName.get(name);
-    if (!p) return false;
+    if (!p) return { log: 'unsettled' };
     const values: unknown[] = [String(position.commit), String(position.prepare), [...p.handles]];
     if (from.commit >= 0n) values.push(String(from.commit), String(from.prepare));
-    const { rows } = await this.pool.query<{ settled: boolean; pending: boolean }>(
+    const { rows } = await this.pool.query<{
+      settled: boolean;
+      last_tx: string | null;
+      last_seq: string | null;
+    }>(
       `SELECT pg_snapshot_xmin(pg_current_snapshot()) > $1::text::xid8 AS settled,
-              EXISTS (SELECT 1 FROM es_events WHERE (tx_id, seq) <= ($1::text::xid8, $2::bigint)
-                 AND type = ANY($3::text[])
-                 ${values.length > 3 ? 'AND (tx_id, seq) > ($4::text::xid8, $5::bigint)' : ''}) AS pending`,
+              last.tx_id::text AS last_tx, last.seq AS last_seq
+       FROM (SELECT 1) one LEFT JOIN LATERAL (
+         SELECT tx_id, seq FROM es_events WHERE (tx_id, seq) <= ($1::text::xid8, $2::bigint)
+           AND type = ANY($3::text[])
+           ${values.length > 3 ? 'AND (tx_id, seq) > ($4::text::xid8, $5::bigint)' : ''}
+         ORDER BY tx_id DESC, seq DESC LIMIT 1) last ON true`,
       values,
     );
-    return rows[0]?.settled === true && rows[0].pending === false;
+    const row = rows[0];
+    if (row?.last_tx && row.last_seq)
+      return {
+        log: 'pending',
+        last: { commit: BigInt(row.last_tx), prepare: BigInt(row.last_seq) },
+      };
+    return { log: row?.settled ? 'nothing' : 'unsettled' };
   }
 
   /**

@@ -14,6 +14,8 @@ export interface MetricSources {
   runners: Runners;
   /** the workers polling the task queue (where there is a Temporal client) */
   pollers?: (() => Promise<Poller[]>) | undefined;
+  /** the transactions this process has ended on its database */
+  transactions: () => number;
 }
 
 /** One read for all the gauges of a scrape: the same promise for a second. */
@@ -30,7 +32,12 @@ function shared<T>(read: () => Promise<T>): () => Promise<T> {
  * the same in every process that reports it: aggregate with max.
  */
 export function registerGauges(metrics: Metrics, sources: MetricSources): void {
-  const { orders, runners, pollers } = sources;
+  const { orders, runners, pollers, transactions } = sources;
+  metrics.counter(
+    'db_transactions_total',
+    'Transactions this process ended on its database (a statement outside BEGIN and COMMIT is one)',
+    transactions,
+  );
   if (orders) {
     const counts = shared(() => orderCounts(orders));
     metrics.gauge('orders', 'Orders by status', ['status'], async () => {

@@ -265,6 +265,7 @@ export async function startApp(
       orders: has(role, 'api') ? data.db.pool : undefined,
       runners,
       pollers: has(role, 'api') ? pollers : undefined,
+      transactions: () => data.db.transactions(),
     });
     const metricsRoute = {
       metrics,

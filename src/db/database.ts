@@ -10,7 +10,29 @@ import { serializedPool } from './serialized-pool.ts';
 export interface Database {
   kind: 'postgres' | 'pglite';
   pool: pg.Pool;
+  /** transactions this process has ended on the pool so far */
+  transactions(): number;
   close(): Promise<void>;
+}
+
+/**
+ * Counts the pool's transactions as the server ends them: each ReadyForQuery that finds
+ * the connection outside a transaction again follows a statement of its own or a
+ * COMMIT or ROLLBACK. Exact and at once, where PostgreSQL's own statistics reach
+ * pg_stat_database only when a busy connection flushes them (at most once a second,
+ * and an idle one's not until its next statement or its end).
+ */
+function counted(pool: pg.Pool): () => number {
+  let ended = 0;
+  pool.on('connect', (client) => {
+    // pg keeps the protocol connection as `connection`, which emits each message it parses
+    const protocol = (client as unknown as { connection: import('node:events').EventEmitter })
+      .connection;
+    protocol.on('readyForQuery', (m: { status?: string }) => {
+      if (m.status === 'I') ended++;
+    });
+  });
+  return () => ended;
 }
 
 /**
@@ -28,8 +50,9 @@ export async function connectPostgres(url: string, max = 20): Promise<Database> 
   const pool = survivable(
     new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5000 }),
   );
+  const transactions = counted(pool);
   await pool.query('SELECT 1');
-  return { kind: 'postgres', pool, close: () => pool.end() };
+  return { kind: 'postgres', pool, transactions, close: () => pool.end() };
 }
 
 /** The socket's port number only names its file (`.s.PGSQL.<port>`), as PostgreSQL's do. */
@@ -80,11 +103,13 @@ export async function openPglite(dataDir: string): Promise<Database> {
     max: 16,
   });
   survivable(raw);
+  const transactions = counted(raw);
   const pool = serializedPool(raw);
   await pool.query('SELECT 1');
   return {
     kind: 'pglite',
     pool,
+    transactions,
     async close() {
       await pool.end();
       await server.stop();

@@ -123,6 +123,19 @@ export class Metrics {
     });
   }
 
+  /** A counter whose running total is read when scraped. */
+  counter(name: string, help: string, read: () => number): void {
+    new Counter({
+      name: `${PREFIX}${name}`,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(read());
+      },
+    });
+  }
+
   /** The Prometheus text exposition of these metrics, plus `extra` (another exporter's). */
   async text(extra = ''): Promise<string> {
     return (await this.registry.metrics()) + extra;

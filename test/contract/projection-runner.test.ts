@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { Projection } from '../../projections/projection.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import { connectPostgres, type Database } from '../../src/db/database.ts';
@@ -234,6 +234,29 @@ describe('projection runner (PostgreSQL)', () => {
     const other = await store.append(`S-${randomUUID()}`, [ev('NotCounted')], 'no_stream');
     const began = Date.now();
     expect(await runner.waitFor('counting', other.position, 3000, { readsOnly: true })).toBe(true);
+    expect(Date.now() - began).toBeLessThan(2000);
+    await runner.stop();
+  });
+
+  it('waits for the commit of an event of its types before a position, without asking the log again', async () => {
+    const runner = new ProjectionRunner(db.pool, store, [counting()], log, {
+      wakeups: store.appended,
+    });
+    await runner.catchUp('counting');
+    await store.append(`S-${randomUUID()}`, [ev('Counted')], 'no_stream');
+    const other = await store.append(`S-${randomUUID()}`, [ev('NotCounted')], 'no_stream');
+    // the projection is not running: the log holds an event it has yet to take
+    const asked = vi.spyOn(
+      runner as unknown as { nothingToTake: (...a: unknown[]) => Promise<unknown> },
+      'nothingToTake',
+    );
+    const waiting = runner.waitFor('counting', other.position, 5000, { readsOnly: true });
+    await new Promise((r) => setTimeout(r, 1000));
+    // its checkpoint is read every 50 ms meanwhile, the log asked once
+    expect(asked).toHaveBeenCalledTimes(1);
+    const began = Date.now();
+    runner.start();
+    expect(await waiting).toBe(true);
     expect(Date.now() - began).toBeLessThan(2000);
     await runner.stop();
   });

@@ -285,7 +285,8 @@ export async function startApp(
           runners: reactions ? [runner, reactions] : [runner],
           feed: data.feed,
           principals: data.principals,
-          appendsOnFeed: !config.eventStoreUrl,
+          // the worker's appends (print files, ready) are told in its own process only
+          appendsOnFeed: !config.eventStoreUrl && has(role, 'worker'),
           readiness,
           throttle: new AuthThrottle(data.db.pool),
           metrics: metricsRoute,

@@ -51,10 +51,10 @@ export interface AnswerWaitsOptions {
   /** waits held at once in this process; a request beyond them is answered at once */
   max: number;
   /**
-   * whether appends are told on the feed (the PostgreSQL event store): a wait then reads
-   * again at once after its stream's append, and about once a second for other changes
-   * (an order's answer also changes with press runs' events); otherwise at most every
-   * 100 ms while its read model changes
+   * whether the appends that change the answers are told on this process's feed: a wait
+   * then reads again at once after its stream's append, and about once a second for
+   * other changes (an order's answer also changes with press runs' events); otherwise
+   * at most every 100 ms while its read model changes
    */
   appendsOnFeed: boolean;
 }

@@ -17,7 +17,10 @@ export interface HttpDeps {
   runners: Runners;
   /** what changed, for caches */
   feed: ChangeFeed;
-  /** whether the event store's appends are told on the feed (the PostgreSQL event store) */
+  /**
+   * whether the appends that change orders are told on this process's feed: the
+   * PostgreSQL event store, and the worker (which records print files) in this process
+   */
   appendsOnFeed: boolean;
   /** API key owners' states; absent when the event store's appends are not on the feed */
   principals: StreamStateCache | undefined;

@@ -833,7 +833,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An order, its items, their status and print files */
+        /** An order, its items, their status and print files; waits for a change when asked */
         get: operations["getOrder"];
         put?: never;
         post?: never;
@@ -4317,12 +4317,14 @@ export interface components {
         XPaginationPrevious: string;
         /** @description where the answer is: the signed download link, or the progress to poll */
         Location: string;
-        /** @description the file's sha256 in quotes */
+        /** @description the answer's version, in quotes: a file's sha256, or a digest of a JSON answer (for If-None-Match) */
         Etag: string;
         /** @description the file's sha256 (RFC 9530): sha-256=:<base64>: */
         ReprDigest: string;
         /** @description inline, with the file name */
         ContentDisposition: string;
+        /** @description wait=N: the wait the request asked for (Prefer), as the service applied it */
+        PreferenceApplied: string;
         /** @description how long the answer may be kept */
         CacheControl: string;
     };
@@ -4561,6 +4563,7 @@ export type HeaderLocation = components['headers']['Location'];
 export type HeaderEtag = components['headers']['Etag'];
 export type HeaderReprDigest = components['headers']['ReprDigest'];
 export type HeaderContentDisposition = components['headers']['ContentDisposition'];
+export type HeaderPreferenceApplied = components['headers']['PreferenceApplied'];
 export type HeaderCacheControl = components['headers']['CacheControl'];
 export type $defs = Record<string, never>;
 export interface operations {
@@ -13057,7 +13060,12 @@ export interface operations {
     getOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description the ETag of the answer the client has: 304 while the answer is still that one */
+                "if-none-match"?: string;
+                /** @description wait=N (RFC 7240, N seconds, at most 30), with If-None-Match: the answer comes when it changes, or as 304 once N seconds passed; other preferences are ignored */
+                prefer?: string;
+            };
             path: {
                 orderId: string;
             };
@@ -13069,6 +13077,8 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
+                    etag: components["headers"]["Etag"];
+                    "preference-applied": components["headers"]["PreferenceApplied"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13136,6 +13146,16 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Order"];
                 };
+            };
+            /** @description Not Modified: the answer is still the version If-None-Match names (at the end of the wait, when one was asked for) */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    etag: components["headers"]["Etag"];
+                    "preference-applied": components["headers"]["PreferenceApplied"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request */
             400: {

@@ -1,11 +1,6 @@
 import type pg from 'pg';
 import type { BarcodeFormat } from '../src/domain/order/barcode.ts';
-import {
-  orderEvents,
-  orderStream,
-  type Preflight,
-  type ProductionStage,
-} from '../src/domain/order/events.ts';
+import { orderEvents, type Preflight, type ProductionStage } from '../src/domain/order/events.ts';
 import {
   applyProduction,
   LATE_NOW,
@@ -365,19 +360,18 @@ const ORDER_COLUMNS = `stream_id, label_id, order_id, status, reason, last_error
     + CASE WHEN held_since IS NULL THEN interval '0' ELSE now() - held_since END AS ship_by`;
 
 export async function findOrder(pool: pg.Pool, labelId: string, orderId: string) {
-  // the items by the stream the ids name, beside the order: one round trip, not two
-  const [order, items] = await Promise.all([
-    pool.query<OrderRow>(
-      `SELECT ${ORDER_COLUMNS} FROM rm_orders WHERE label_id = $1 AND order_id = $2`,
-      [labelId, orderId],
-    ),
-    pool.query<OrderItemRow>(
-      'SELECT * FROM rm_order_items WHERE stream_id = $1 ORDER BY position',
-      [orderStream(labelId, orderId)],
-    ),
-  ]);
+  // the items after the order row: they are then at least as recent as the order's status
+  // (read beside it, on another connection, an order could show ready without its last file)
+  const order = await pool.query<OrderRow>(
+    `SELECT ${ORDER_COLUMNS} FROM rm_orders WHERE label_id = $1 AND order_id = $2`,
+    [labelId, orderId],
+  );
   const row = order.rows[0];
   if (!row) return undefined;
+  const items = await pool.query<OrderItemRow>(
+    'SELECT * FROM rm_order_items WHERE stream_id = $1 ORDER BY position',
+    [row.stream_id],
+  );
   return { ...row, items: items.rows };
 }
 

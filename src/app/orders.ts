@@ -294,13 +294,10 @@ const orderNotFound = () => new DomainError('not_found', 'order not found', 'ord
 
 /** An order of a label with its items, from the orders read model. */
 export async function orderView(ctx: AppContext, labelId: string, orderId: string) {
-  // the order's stream follows from its ids: its production is read beside it, not after
-  const [order, production] = await Promise.all([
-    findOrder(ctx.pool, labelId, orderId),
-    productionOf(ctx.pool, orderStream(labelId, orderId)),
-  ]);
+  const order = await findOrder(ctx.pool, labelId, orderId);
   if (!order) throw orderNotFound();
-  return { ...order, production };
+  // after the order, as its items: never older than the order's status
+  return { ...order, production: await productionOf(ctx.pool, order.stream_id) };
 }
 
 /** The order's events as stored, in order (personal data stays encrypted in them). */

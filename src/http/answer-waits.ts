@@ -72,10 +72,19 @@ export interface WaitFor<T> {
 }
 
 /**
+ * The last answer read, whether it differs from the client's, and whether the wait was
+ * taken (not when none was asked for, or every place was held).
+ */
+export interface Waited<T> {
+  answer: T;
+  changed: boolean;
+  waited: boolean;
+}
+
+/**
  * Answers that wait for a change (`Prefer: wait` with `If-None-Match`): a read is
  * repeated when the change feed says its read model committed, never on a timer, unless
- * the feed is down (then once a second). Returns the last answer read and whether it
- * differs from the client's.
+ * the feed is down (then once a second).
  */
 export class AnswerWaits {
   private held = 0;
@@ -109,16 +118,16 @@ export class AnswerWaits {
     return this.held;
   }
 
-  async until<T>(w: WaitFor<T>): Promise<{ answer: T; changed: boolean }> {
+  async until<T>(w: WaitFor<T>): Promise<Waited<T>> {
     if (w.waitMs <= 0 || w.signal.aborted || this.held >= this.options.max) {
       const answer = await w.read();
-      return { answer, changed: w.changed(answer) };
+      return { answer, changed: w.changed(answer), waited: false };
     }
     this.held++;
     const slowMs = this.options.appendsOnFeed ? 1000 : 100;
-    let settle: (r: { answer: T; changed: boolean }) => void = () => {};
+    let settle: (r: Waited<T>) => void = () => {};
     let fail: (err: unknown) => void = () => {};
-    const outcome = new Promise<{ answer: T; changed: boolean }>((resolve, reject) => {
+    const outcome = new Promise<Waited<T>>((resolve, reject) => {
       settle = resolve;
       fail = reject;
     });
@@ -132,7 +141,7 @@ export class AnswerWaits {
     const finish = (changed: boolean) => {
       if (done) return;
       done = true;
-      settle({ answer: last as T, changed });
+      settle({ answer: last as T, changed, waited: true });
     };
     const reread = async (): Promise<void> => {
       if (!armed) {
@@ -174,7 +183,7 @@ export class AnswerWaits {
     let blind: NodeJS.Timeout | undefined;
     try {
       last = await w.read();
-      if (w.changed(last)) return { answer: last, changed: true };
+      if (w.changed(last)) return { answer: last, changed: true, waited: true };
       armed = true;
       timer = setTimeout(end, w.waitMs);
       blind = setInterval(() => {

@@ -80,7 +80,7 @@ describe('answers that wait for a change', () => {
   it('answers at once when the answer differs already', async () => {
     const feed = ChangeFeed.inProcess();
     const a = answers();
-    expect(await waitFor(feed, a, 0)).toEqual({ answer: 1, changed: true });
+    expect(await waitFor(feed, a, 0)).toEqual({ answer: 1, changed: true, waited: true });
     expect(a.state.reads).toBe(1);
   });
 
@@ -98,7 +98,7 @@ describe('answers that wait for a change', () => {
     feed.publish({ kind: 'stream', streamId: 'order-1' });
     a.state.value = 2;
     commit(feed);
-    expect(await waiting).toEqual({ answer: 2, changed: true });
+    expect(await waiting).toEqual({ answer: 2, changed: true, waited: true });
     expect(a.state.reads).toBe(2);
     expect(Date.now() - began).toBeLessThan(1000);
   });
@@ -112,7 +112,7 @@ describe('answers that wait for a change', () => {
     await tick();
     a.state.value = 2;
     commit(feed);
-    expect(await waiting).toEqual({ answer: 2, changed: true });
+    expect(await waiting).toEqual({ answer: 2, changed: true, waited: true });
   });
 
   it('keeps waiting while a commit leaves the answer as it was', async () => {
@@ -126,7 +126,7 @@ describe('answers that wait for a change', () => {
     expect(a.state.reads).toBe(2);
     a.state.value = 3;
     commit(feed);
-    expect(await waiting).toEqual({ answer: 3, changed: true });
+    expect(await waiting).toEqual({ answer: 3, changed: true, waited: true });
   });
 
   it('notices a change of another stream within about a second, on the next commit', async () => {
@@ -136,7 +136,7 @@ describe('answers that wait for a change', () => {
     a.state.value = 2;
     await tick(1050);
     commit(feed);
-    expect(await waiting).toEqual({ answer: 2, changed: true });
+    expect(await waiting).toEqual({ answer: 2, changed: true, waited: true });
   });
 
   it('without appends on the feed, reads again on its read model commits', async () => {
@@ -147,20 +147,24 @@ describe('answers that wait for a change', () => {
     await tick(150);
     a.state.value = 2;
     commit(feed);
-    expect(await waiting).toEqual({ answer: 2, changed: true });
+    expect(await waiting).toEqual({ answer: 2, changed: true, waited: true });
   });
 
   it('answers unchanged when the time is up, or the client or server went away', async () => {
     const feed = ChangeFeed.inProcess();
     const a = answers();
     const began = Date.now();
-    expect(await waitFor(feed, a, 1, { waitMs: 200 })).toEqual({ answer: 1, changed: false });
+    expect(await waitFor(feed, a, 1, { waitMs: 200 })).toEqual({
+      answer: 1,
+      changed: false,
+      waited: true,
+    });
     expect(Date.now() - began).toBeGreaterThanOrEqual(195);
     const gone = new AbortController();
     const waiting = waitFor(feed, a, 1, { signal: gone.signal });
     await tick();
     gone.abort();
-    expect(await waiting).toEqual({ answer: 1, changed: false });
+    expect(await waiting).toEqual({ answer: 1, changed: false, waited: true });
   });
 
   it('answers at once beyond its limit, and frees its places however a wait ends', async () => {
@@ -171,7 +175,11 @@ describe('answers that wait for a change', () => {
     await tick();
     expect(waits.waiting).toBe(1);
     const began = Date.now();
-    expect(await waitFor(feed, a, 1, { waits })).toEqual({ answer: 1, changed: false });
+    expect(await waitFor(feed, a, 1, { waits })).toEqual({
+      answer: 1,
+      changed: false,
+      waited: false,
+    });
     expect(Date.now() - began).toBeLessThan(100);
     await first;
     expect(waits.waiting).toBe(0);

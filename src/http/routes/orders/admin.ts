@@ -224,7 +224,7 @@ export const orderAdminRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
       const known = request.headers['if-none-match'];
       const wait = known ? preferredWait(request.headers.prefer) : undefined;
       const gone = AbortSignal.any([closing.signal, abortedWith(reply)]);
-      const { answer, changed } = await waits.until({
+      const { answer, changed, waited } = await waits.until({
         read: async () => {
           const body = toOrderAnswer(
             await orderView(deps.app, labelId, orderId),
@@ -240,7 +240,7 @@ export const orderAdminRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
         signal: gone,
       });
       reply.header('etag', answer.version);
-      if (wait !== undefined) reply.header('preference-applied', `wait=${wait}`);
+      if (waited) reply.header('preference-applied', `wait=${wait}`);
       if (!changed) return reply.code(304).send(null);
       return answer.body;
     },

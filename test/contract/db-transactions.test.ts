@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectPostgres, type Database, openPglite } from '../../src/db/database.ts';
 import { type PostgresCluster, startPostgresCluster } from '../helpers/postgres-cluster.ts';
 
@@ -47,6 +47,9 @@ describe.each(['postgres', 'pglite'] as const)('transactions counted on %s', (ki
       client.release();
     }
     await expect(db.pool.query('SELECT nothing FROM nowhere')).rejects.toThrow();
+    // pg rejects at the error; the server's ReadyForQuery, which ends the count, follows it
+    await vi.waitFor(() => expect(db.transactions() - before).toBe(5), { timeout: 1000 });
+    await new Promise((r) => setTimeout(r, 50));
     expect(db.transactions() - before).toBe(5);
   });
 });

@@ -19,7 +19,11 @@ export const PRESS_RUN: ActivityOptions = {
   },
 };
 
-/** Rendering a print file: heartbeats per layer, so a worker that died is noticed in 20 s. */
+/**
+ * Rendering a print file as an activity the server schedules (barcode regenerations, and
+ * sale notifications started before their renders became local activities): heartbeats
+ * every 5 s, so a worker that died is noticed in 20 s.
+ */
 export const RENDERING: ActivityOptions = {
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: '20 seconds',
@@ -30,6 +34,21 @@ export const RENDERING: ActivityOptions = {
     maximumAttempts: 10,
     nonRetryableErrorTypes: PERMANENT,
   },
+};
+
+/**
+ * Rendering an order's print files as local activities, in the workflow task of the worker
+ * that runs the order's workflow: no activity task to schedule, start and complete through
+ * the server, and no second workflow task to learn of the result (about half of Temporal's
+ * CPU per order). The same time limit and retries as RENDERING; the retries run in the
+ * worker, and the history's marker records the attempt that settled the item. A worker
+ * that died mid-render is noticed when its workflow task times out (10 s), and the render
+ * runs again on another: it appends with derived ids, and writes its content-addressed
+ * file again at most.
+ */
+export const RENDERING_LOCALLY: LocalActivityOptions = {
+  startToCloseTimeout: RENDERING.startToCloseTimeout,
+  retry: RENDERING.retry,
 };
 
 /**

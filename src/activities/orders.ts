@@ -303,8 +303,9 @@ export function orderActivities(deps: ActivityDeps) {
       const order = wholeRun ? outcomeOf(r.state) : undefined;
       return { outcome: 'failed' as const, reason: err.message, ...(order ? { order } : {}) };
     }
-    // no heartbeat of its own here: the render's beats every 5 s tell a long render
-    // alive, and a short one needs none (each is a call the server records)
+    // no heartbeat of its own here: a render of a barcode regeneration (an activity the
+    // server scheduled) beats every 5 s while it renders, a short one needs none (each is
+    // a call the server records), and a sale notification's (local) renders cannot
     const { file, preflight: report } = result.value;
     const r = await step(
       stream,

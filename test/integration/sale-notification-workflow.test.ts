@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
+import proto from '@temporalio/proto';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Activities } from '../../src/temporal/contract.ts';
@@ -24,18 +26,30 @@ describe('sale notification workflow (mocked activities)', () => {
     await native?.close();
   });
 
+  const workflowsPath = new URL('../../workflows/index.ts', import.meta.url).pathname;
+  /** the workflow id of the last run */
+  let lastRun = '';
+  /** the kinds of event in the last run's history */
+  const lastHistory = async () =>
+    ((await client.workflow.getHandle(lastRun).fetchHistory()).events ?? []).map((e) => ({
+      type: e.eventType,
+      activity: e.activityTaskScheduledEventAttributes?.activityType?.name,
+      marker: e.markerRecordedEventAttributes?.markerName,
+    }));
+
   async function run(mocks: Partial<Activities>, items: string[], startedWithItems = false) {
     const taskQueue = `wf-${randomUUID()}`;
     const worker = await Worker.create({
       connection: native,
       taskQueue,
-      workflowsPath: new URL('../../workflows/index.ts', import.meta.url).pathname,
+      workflowsPath,
       activities: mocks,
     });
+    lastRun = `test-${randomUUID()}`;
     return worker.runUntil(
       client.workflow.execute(saleNotificationWorkflow, {
         taskQueue,
-        workflowId: `test-${randomUUID()}`,
+        workflowId: lastRun,
         args: startedWithItems
           ? [`Order-test-${items.length}`, items]
           : [`Order-test-${items.length}`],
@@ -126,6 +140,10 @@ describe('sale notification workflow (mocked activities)', () => {
     expect(result).toEqual({ status: 'ready' });
     expect([...calls].sort()).toEqual(items);
     expect(most).toBe(2);
+    // rendered as local activities: a marker each in the history, no activity scheduled
+    const history = await lastHistory();
+    expect(history.filter((e) => e.activity !== undefined)).toEqual([]);
+    expect(history.filter((e) => e.marker === 'core_local_activity')).toHaveLength(items.length);
   });
 
   it('started with the order items, completes the order itself when no render did', async () => {
@@ -148,4 +166,28 @@ describe('sale notification workflow (mocked activities)', () => {
     expect(calls).toEqual(['i1', 'complete']);
     expect(result).toEqual({ status: 'failed', reason: 'i1: broken image' });
   });
+
+  // histories recorded by the workflow's code before its renders became local activities
+  // (one scheduled activity per item): a workflow under way while the worker is upgraded
+  // carries on from them
+  it.each(['started-with-items', 'started-without-items'])(
+    'replays a history recorded before renders became local activities (%s)',
+    async (name) => {
+      // recorded by scripts/record-workflow-histories.ts
+      const history = proto.temporal.api.history.v1.History.decode(
+        readFileSync(
+          new URL(
+            `../fixtures/workflow-histories/sale-notification-${name}.binpb`,
+            import.meta.url,
+          ),
+        ),
+      );
+      expect(
+        history.events.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name),
+      ).toContain(name === 'started-with-items' ? 'printOrderItem' : 'renderOrderItem');
+      await expect(
+        Worker.runReplayHistory({ workflowsPath }, history, `replay-${name}`),
+      ).resolves.toBeUndefined();
+    },
+  );
 });

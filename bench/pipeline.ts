@@ -23,7 +23,12 @@ import { type Minio, minioBinary, startMinio } from '../test/helpers/minio.ts';
 import { CARD_AREA, cardDesign } from './lib/card.ts';
 import { cpuSnapshot, cpuSpent, threadSnapshot, threadsSpent } from './lib/cpu.ts';
 import { benchShop } from './lib/shop.ts';
-import { type ServiceStack, startServiceStack } from './lib/stack.ts';
+import {
+  printTopStatements,
+  resetStatementStats,
+  type ServiceStack,
+  startServiceStack,
+} from './lib/stack.ts';
 
 const ORDERS = Math.min(200, Number(process.env.BENCH_ORDERS ?? 40)); // one page of the order list
 const SINGLES = Number(process.env.BENCH_SINGLES ?? 15);
@@ -288,6 +293,7 @@ async function main() {
     });
     const rendersBefore = await renderSeconds();
     const txBefore = await transactions();
+    await resetStatementStats(stack.databaseUrl);
     const cpuBefore = cpuSnapshot();
     const threadsBefore = threadSnapshot(stack.service.pid!);
     const began = performance.now();
@@ -307,6 +313,9 @@ async function main() {
       'bench (this process)': process.pid,
     });
     const txInBurst = ((await transactions()) - txBefore) / ORDERS;
+    // BENCH_PG_STATS=1: the burst's most frequent statements, per order
+    if (process.env.BENCH_PG_STATS) console.log('statements per order during the burst:');
+    await printTopStatements(stack.databaseUrl, 25, { calls: true, per: ORDERS });
     // and all of its orders' work: with their previews, drawn after it
     for (const deadline = Date.now() + 120_000; ; ) {
       const drawn = await previewsDrawn();

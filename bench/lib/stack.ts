@@ -125,22 +125,46 @@ export async function startServiceStack(
   }
 }
 
-/** With BENCH_PG_STATS=1: the statements that took PostgreSQL the most time, printed. */
-export async function printTopStatements(databaseUrl: string, n = 12): Promise<void> {
-  if (!process.env.BENCH_PG_STATS) return;
+/** With BENCH_PG_STATS=1: one query on the bench's database (pg_stat_statements loaded). */
+async function withStatementStats<T>(
+  databaseUrl: string,
+  query: (c: import('pg').Client) => Promise<T>,
+): Promise<T | undefined> {
+  if (!process.env.BENCH_PG_STATS) return undefined;
   const { default: pg } = await import('pg');
   const c = new pg.Client({ connectionString: databaseUrl });
   await c.connect();
   try {
     await c.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-    const r = await c.query<{ ms: number; calls: string; q: string }>(
-      `SELECT round(total_exec_time) AS ms, calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 140) AS q
-       FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT $1`,
-      [n],
-    );
-    for (const row of r.rows)
-      console.log(`${String(row.ms).padStart(7)} ms ${row.calls.padStart(7)} x ${row.q}`);
+    return await query(c);
   } finally {
     await c.end();
   }
+}
+
+/** With BENCH_PG_STATS=1: the statements counted so far are forgotten. */
+export async function resetStatementStats(databaseUrl: string): Promise<void> {
+  await withStatementStats(databaseUrl, (c) => c.query('SELECT pg_stat_statements_reset()'));
+}
+
+/**
+ * With BENCH_PG_STATS=1: the statements that took PostgreSQL the most time, printed; `by`
+ * 'calls': the most frequent ones, per `per` (e.g. per order).
+ */
+export async function printTopStatements(
+  databaseUrl: string,
+  n = 12,
+  by: { calls: boolean; per?: number } = { calls: false },
+): Promise<void> {
+  await withStatementStats(databaseUrl, async (c) => {
+    const r = await c.query<{ ms: number; calls: string; q: string }>(
+      `SELECT round(total_exec_time) AS ms, calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 140) AS q
+       FROM pg_stat_statements ORDER BY ${by.calls ? 'calls' : 'total_exec_time'} DESC LIMIT $1`,
+      [n],
+    );
+    for (const row of r.rows) {
+      const calls = by.per ? (Number(row.calls) / by.per).toFixed(2) : row.calls;
+      console.log(`${String(row.ms).padStart(7)} ms ${calls.padStart(7)} x ${row.q}`);
+    }
+  });
 }

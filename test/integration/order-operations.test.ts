@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderStream } from '../../src/domain/order/events.ts';
+import { MAX_ORDER_WAITS } from '../../src/http/routes/orders/admin.ts';
 import { type Answer, client, startTestApp, type TestApp } from '../helpers/app.ts';
 import { refused, settled } from '../helpers/fixtures.ts';
 import { sampleValue } from '../helpers/metrics.ts';
@@ -281,13 +282,20 @@ describe('order lists, lateness, retry, cancel and metrics', () => {
       ).toMatch(/problem\+json/);
     }, 120_000);
 
-    it('answers a waiting client when the order changes, without it polling', async () => {
-      const orderId = `WAIT-${randomUUID().slice(0, 8)}`;
+    /** a new order whose renders wait at their gate, and its answer meanwhile */
+    const heldOrder = async (prefix: string) => {
+      const orderId = `${prefix}-${randomUUID().slice(0, 8)}`;
       const gate = hold(a.labelId, orderId);
       await notify(a, orderId);
       await until('the renders to begin', async () => (gate.reached ? true : undefined));
       await settled(t);
-      let seen = await get(orderId);
+      return { orderId, gate, seen: await get(orderId) };
+    };
+
+    it('answers a waiting client when the order changes, without it polling', async () => {
+      const held = await heldOrder('WAIT');
+      const { orderId, gate } = held;
+      let { seen } = held;
       // held at the gate: the wait has nothing to answer yet
       let answered = false;
       const waiting = get(orderId, {
@@ -323,6 +331,53 @@ describe('order lists, lateness, retry, cancel and metrics', () => {
       expect(
         seen.body.items.every((i: { printFiles: unknown[] }) => i.printFiles.length === 1),
       ).toBe(true);
+    }, 120_000);
+
+    it('holds at most its limit of racing waits, answers the others at once, and every held one on the change', async () => {
+      const { orderId, gate, seen } = await heldOrder('RACE');
+      const etag = seen.headers.get('etag')!;
+      const over = 20;
+      let answered = 0;
+      const racing = Array.from({ length: MAX_ORDER_WAITS + over }, () =>
+        get(orderId, { 'if-none-match': etag, prefer: 'wait=25' }).then((r) => {
+          answered++;
+          return r;
+        }),
+      );
+      let all: Answer[] = [];
+      try {
+        // past the limit: answered as they come, unchanged and without the wait
+        await until('the waits past the limit to be answered', async () =>
+          answered >= over ? true : undefined,
+        );
+        await new Promise((r) => setTimeout(r, 300));
+        expect(answered).toBe(over);
+      } finally {
+        gate.open();
+        all = await Promise.all(racing);
+      }
+      const held = all.filter((r) => r.headers.get('preference-applied') === 'wait=25');
+      const refused = all.filter((r) => r.headers.get('preference-applied') === null);
+      expect(held).toHaveLength(MAX_ORDER_WAITS);
+      expect(refused).toHaveLength(over);
+      for (const r of refused) expect(r.status).toBe(304);
+      // the change answered every held wait with the order as it changed
+      for (const r of held) {
+        expect(r.status).toBe(200);
+        expect(r.headers.get('etag')).not.toBe(etag);
+        expect(r.body.orderId).toBe(orderId);
+      }
+      // and their places are free again: a new wait is taken
+      const ready = await orderIn(a, orderId, ['ready']);
+      await settled(t);
+      const last = await get(orderId);
+      const again = await get(orderId, {
+        'if-none-match': last.headers.get('etag')!,
+        prefer: 'wait=1',
+      });
+      expect(again.status).toBe(304);
+      expect(again.headers.get('preference-applied')).toBe('wait=1');
+      expect(last.body).toEqual(ready);
     }, 120_000);
   });
 

@@ -377,18 +377,21 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
    * append). Returns false when the time is up. `readsOnly`: the caller only reads the
    * read model, so a projection with nothing of its types up to `position` has it,
    * though its checkpoint may be short of it (a caller that locks the checkpoint at
-   * `position`, as the image clean-up does, needs the checkpoint there).
+   * `position`, as the image clean-up does, needs the checkpoint there). `lastType`: the
+   * type of the event at `position` (an append's last), where the caller knows it.
    */
   async waitFor(
     name: string,
     position: Position,
     timeoutMs = 3000,
-    { readsOnly = false } = {},
+    { readsOnly = false, lastType }: { readsOnly?: boolean; lastType?: string } = {},
   ): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     // the last event of its types up to `position` the log showed: until the projection
-    // committed it, only its commits can end the wait, and the log is not asked again
-    let pending: Position | undefined;
+    // committed it, only its commits can end the wait, and the log is not asked again.
+    // An event of its types at `position` itself is that event, without asking.
+    let pending: Position | undefined =
+      lastType && this.byName.get(name)?.handles.has(lastType) ? position : undefined;
     for (let waited = false; ; waited = true) {
       // this process's own commits are known at once; another process's are read (a
       // projection this process runs is read only until it committed here)

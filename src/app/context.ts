@@ -11,8 +11,12 @@ import type { FoldedStates } from './folded-states.ts';
 
 /** Waits until a read model has taken an append, so a caller reads its own write. */
 export interface ReadModels {
-  /** whether it has, within a few seconds (true at once for no position) */
-  seen(projection: string, position: Position | undefined): Promise<boolean>;
+  /**
+   * whether it has, within a few seconds (true at once for no position); `lastType`, the
+   * type of the event at `position` where the caller knows it, spares a projection that
+   * takes that type the question whether the log holds anything for it
+   */
+  seen(projection: string, position: Position | undefined, lastType?: string): Promise<boolean>;
 }
 
 /** What the use cases work with; the composition root (src/bootstrap) makes it. */

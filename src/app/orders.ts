@@ -148,8 +148,8 @@ export async function receiveOrder(
   n: Notification,
   metadata: EventMetadata,
 ): Promise<NotificationAnswer> {
-  const { answer, position } = await recordOrder(ctx, labelId, source, n, metadata);
-  await ctx.readModels.seen('orders', position);
+  const { answer, position, lastType } = await recordOrder(ctx, labelId, source, n, metadata);
+  await ctx.readModels.seen('orders', position, lastType);
   return answer;
 }
 
@@ -159,7 +159,7 @@ async function recordOrder(
   source: { channel: 'shop' | 'fulfillment'; integrationId?: string },
   n: Notification,
   metadata: EventMetadata,
-): Promise<{ answer: NotificationAnswer; position: Position | undefined }> {
+): Promise<{ answer: NotificationAnswer; position: Position | undefined; lastType?: string }> {
   const bodyHash = createHash('sha256').update(canonical(n)).digest('hex');
   const stream = orderStream(labelId, n.orderId);
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -221,7 +221,11 @@ async function recordOrder(
       // its print run, in this process, starts from this state unread
       if (r.appended && !r.appended.duplicate)
         orderStates?.keep(stream, r.appended.nextRevision, r.state);
-      return { answer: answerOf(r.state), position: r.appended?.position };
+      return {
+        answer: answerOf(r.state),
+        position: r.appended?.position,
+        lastType: r.events.at(-1)?.type,
+      };
     } catch (err) {
       const raced =
         err instanceof WrongExpectedRevisionError ||

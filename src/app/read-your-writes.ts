@@ -9,9 +9,12 @@ import type { ReadModels } from './context.ts';
  */
 export function readYourWrites(runner: ProjectionRunner, feed: ChangeFeed): ReadModels {
   return {
-    async seen(projection, position) {
+    async seen(projection, position, lastType) {
       if (!position) return true;
-      const seen = await runner.waitFor(projection, position, 3000, { readsOnly: true });
+      const seen = await runner.waitFor(projection, position, 3000, {
+        readsOnly: true,
+        ...(lastType ? { lastType } : {}),
+      });
       feed.publish({ kind: 'readModel', projection, phase: 'seen' });
       return seen;
     },

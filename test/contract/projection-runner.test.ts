@@ -261,6 +261,39 @@ describe('projection runner (PostgreSQL)', () => {
     await runner.stop();
   });
 
+  it('waits for an append whose last event is of its types without asking the log', async () => {
+    const runner = new ProjectionRunner(db.pool, store, [counting()], log, {
+      wakeups: store.appended,
+    });
+    await runner.catchUp('counting');
+    // an event before it, of its types, that the projection has not taken either: its
+    // commit wakes the wait first, which then waits on for the append's own
+    await store.append(`S-${randomUUID()}`, [ev('Counted')], 'no_stream');
+    const { position } = await store.append(`S-${randomUUID()}`, [ev('Counted')], 'no_stream');
+    const asked = vi.spyOn(
+      runner as unknown as { nothingToTake: (...a: unknown[]) => Promise<unknown> },
+      'nothingToTake',
+    );
+    const waiting = runner.waitFor('counting', position, 5000, {
+      readsOnly: true,
+      lastType: 'Counted',
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    runner.start();
+    expect(await waiting).toBe(true);
+    expect(asked).not.toHaveBeenCalled();
+    // a type it does not take says nothing: the log is asked as before
+    const other = await store.append(`S-${randomUUID()}`, [ev('NotCounted')], 'no_stream');
+    expect(
+      await runner.waitFor('counting', other.position, 5000, {
+        readsOnly: true,
+        lastType: 'NotCounted',
+      }),
+    ).toBe(true);
+    expect(asked).toHaveBeenCalled();
+    await runner.stop();
+  });
+
   it('rebuilds a projection from the first event when its version changes, and only then', async () => {
     const name = `versioned_${randomUUID().slice(0, 8)}`;
     const versioned = (version: number): Projection => ({

@@ -36,6 +36,9 @@ const STORAGE = process.env.BENCH_STORAGE === 's3' ? 's3' : 'filesystem';
 
 const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+/** how much later than the raw render, signed: +32, -2 */
+const over = (ms: number, raw: number) =>
+  `${ms >= raw ? '+' : '-'}${Math.abs(ms - raw).toFixed(0)}`;
 
 type Call = ReturnType<typeof http>;
 interface RawFigures {
@@ -347,13 +350,13 @@ async function main() {
       `| throughput, items/s | ${pipelineRate.toFixed(2)} | ${rawRate.toFixed(2)} (2 at a time; ${rawBefore.rate.toFixed(2)} before the service ran, ${rawAfter.rate.toFixed(2)} after) | ${(pipelineRate / rawRate).toFixed(2)} |`,
     );
     console.log(
-      `| one item, p50 ms | ${pct(latency, 50).toFixed(0)} | ${pct(single, 50).toFixed(0)} | +${(pct(latency, 50) - pct(single, 50)).toFixed(0)} ms |`,
+      `| one item, p50 ms | ${pct(latency, 50).toFixed(0)} | ${pct(single, 50).toFixed(0)} | ${over(pct(latency, 50), pct(single, 50))} ms |`,
     );
     console.log(
-      `| one item, p95 ms | ${pct(latency, 95).toFixed(0)} | ${pct(single, 95).toFixed(0)} | +${(pct(latency, 95) - pct(single, 95)).toFixed(0)} ms |`,
+      `| one item, p95 ms | ${pct(latency, 95).toFixed(0)} | ${pct(single, 95).toFixed(0)} | ${over(pct(latency, 95), pct(single, 95))} ms |`,
     );
     console.log(
-      `| one item polled every 10 ms instead, p50 / p95 ms | ${pct(polledLatency, 50).toFixed(0)} / ${pct(polledLatency, 95).toFixed(0)} | | +${(pct(polledLatency, 50) - pct(single, 50)).toFixed(0)} / +${(pct(polledLatency, 95) - pct(single, 95)).toFixed(0)} ms |`,
+      `| one item polled every 10 ms instead, p50 / p95 ms | ${pct(polledLatency, 50).toFixed(0)} / ${pct(polledLatency, 95).toFixed(0)} | | ${over(pct(polledLatency, 50), pct(single, 50))} / ${over(pct(polledLatency, 95), pct(single, 95))} ms |`,
     );
     console.log(
       `\nCPU during the ${ORDERS} orders (${burstSeconds.toFixed(1)} s wall, ${(2 * burstSeconds).toFixed(1)} CPU-s on 2 cores): ${cpu

@@ -154,7 +154,8 @@ function keptAt(file: StoredRender['file']): string {
 
 /**
  * When an item has nothing to render (it is missing, its barcode moved past `version`,
- * it failed, or its file has its barcode): what its rendering answers instead.
+ * its order was cancelled, it failed, or its file has its barcode): what its rendering
+ * answers instead.
  */
 function settledItem(s: OrderFound, orderItemId: string, version: number | undefined) {
   const item = s.items.get(orderItemId);
@@ -163,7 +164,10 @@ function settledItem(s: OrderFound, orderItemId: string, version: number | undef
       throw ApplicationFailure.nonRetryable(`no item ${orderItemId}`, 'OrderItemNotFound');
     };
   const target = version ?? item.barcodeVersion;
-  if (item.barcodeVersion !== target) return () => ({ outcome: 'superseded' as const });
+  // a cancelled order records no file: its render would be thrown away (the workflow of
+  // one cancelled while its renders ran learns of it only after them)
+  if (item.barcodeVersion !== target || s.status === 'cancelled')
+    return () => ({ outcome: 'superseded' as const });
   const done = item.files.at(-1);
   if (
     item.status === 'failed' ||

@@ -605,6 +605,32 @@ describe('order lists, lateness, retry, cancel and metrics', () => {
     }, 120_000);
   });
 
+  describe('cancel while rendering', () => {
+    it('renders none of the items still to begin once the order is cancelled', async () => {
+      const orderId = `CANCEL3-${randomUUID().slice(0, 8)}`;
+      const gate = hold(a.labelId, orderId);
+      // three items, two rendered at a time: the third begins after the first two
+      const body = await notify(a, orderId, [a.projects[0]!, a.projects[1]!, a.projects[0]!]);
+      const third = body.items.find((i: { itemId: string }) => i.itemId === 'line-2');
+      await until('the renders to begin', async () => (gate.reached ? true : undefined));
+      const r = await call('POST', `/api/orders/${orderId}/cancel`, { key: a.adminKey });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      // the two under way finish, and the workflow goes on to the third before it learns
+      // of the cancellation (its task ends with its renders)
+      gate.open();
+      const handle = t.app.temporal!.client.workflow.getHandle(`order:${a.labelId}:${orderId}`);
+      await until('the workflow to end', async () =>
+        (await handle.describe()).status.name !== 'RUNNING' ? true : undefined,
+      );
+      await settled(t);
+      const events = await history(a, orderId);
+      expect(events.map((e) => e.type)).not.toContain('PrintFileGenerated');
+      // nothing rendered for the third: no file of it in the store, not even unrecorded
+      const kept = await t.app.storage.list(`${a.labelId}/${third.orderItemId}/`);
+      expect(kept).toEqual([]);
+    }, 120_000);
+  });
+
   describe('metrics', () => {
     const scrape = async (auth: Record<string, string>) => {
       const r = await fetch(`${t.url}/metrics`, { headers: auth });

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { StartOptions } from '../../src/bootstrap/start.ts';
 import { connectPostgres, type Database } from '../../src/db/database.ts';
 import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { type LocalTemporal, startLocalTemporal } from '../../src/temporal/dev-server.ts';
@@ -39,42 +40,55 @@ const ready = async (url: string) => {
   return r ? { status: r.status, body: (await r.json()) as Readiness } : undefined;
 };
 
+/**
+ * A Temporal dev server of its own (its state in a file, so it can be killed and started
+ * again), the API and projector in one app and the worker (and its reactor) in another,
+ * both against it, and a shop.
+ */
+async function splitAroundTemporal(
+  workerEnv: Record<string, string> = {},
+  wrapActivities?: StartOptions['wrapActivities'],
+) {
+  const taskQueue = `outage-${randomUUID()}`;
+  const temporal = await startLocalTemporal({
+    cliPath: process.env.TEMPORAL_CLI_PATH,
+    dbFile: path.join(mkdtempSync(path.join(os.tmpdir(), 'temporal-')), 'temporal.sqlite'),
+  });
+  const api = await startTestApp(
+    { TEMPORAL_ADDRESS: temporal.address, TEMPORAL_TASK_QUEUE: taskQueue },
+    { roles: ['api', 'projector'] },
+  );
+  const worker = await startTestApp(
+    {
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      DATABASE_URL: api.config.databaseUrl!,
+      DATA_DIR: api.config.dataDir,
+      OPERATOR_API_KEY: api.operatorKey,
+      EDITOR_TOKEN_SECRET: api.editorTokenSecret,
+      ...workerEnv,
+    },
+    { roles: ['worker'], ...(wrapActivities ? { wrapActivities } : {}) },
+  );
+  const shop = await setUpShop(client(api.url), {
+    operatorKey: api.operatorKey,
+    editorTokenSecret: api.editorTokenSecret,
+    store: api.app.store,
+    pool: api.app.db.pool,
+  });
+  return { temporal, api, worker, shop };
+}
+
 describe('Temporal stopped and started again', () => {
   let temporal: LocalTemporal;
   let api: TestApp;
   let worker: TestApp;
   let shop: Shop;
-  const taskQueue = `outage-${randomUUID()}`;
 
   beforeAll(async () => {
-    temporal = await startLocalTemporal({
-      cliPath: process.env.TEMPORAL_CLI_PATH,
-      dbFile: path.join(mkdtempSync(path.join(os.tmpdir(), 'temporal-')), 'temporal.sqlite'),
-    });
-    // the API and projector in one app, the worker (and its reactor) in another: both
-    // against this Temporal server
-    api = await startTestApp(
-      { TEMPORAL_ADDRESS: temporal.address, TEMPORAL_TASK_QUEUE: taskQueue },
-      { roles: ['api', 'projector'] },
-    );
-    worker = await startTestApp(
-      {
-        TEMPORAL_ADDRESS: temporal.address,
-        TEMPORAL_TASK_QUEUE: taskQueue,
-        DATABASE_URL: api.config.databaseUrl!,
-        DATA_DIR: api.config.dataDir,
-        OPERATOR_API_KEY: api.operatorKey,
-        EDITOR_TOKEN_SECRET: api.editorTokenSecret,
-        RECONCILE_INTERVAL_MS: '2000',
-      },
-      { roles: ['worker'] },
-    );
-    shop = await setUpShop(client(api.url), {
-      operatorKey: api.operatorKey,
-      editorTokenSecret: api.editorTokenSecret,
-      store: api.app.store,
-      pool: api.app.db.pool,
-    });
+    ({ temporal, api, worker, shop } = await splitAroundTemporal({
+      RECONCILE_INTERVAL_MS: '2000',
+    }));
   }, 180_000);
   afterAll(async () => {
     await worker?.stop();
@@ -123,6 +137,79 @@ describe('Temporal stopped and started again', () => {
       lost: 0,
       doubled: 0,
       recoveryMs,
+    });
+  }, 240_000);
+});
+
+describe('Temporal killed while an order renders', () => {
+  let temporal: LocalTemporal;
+  let api: TestApp;
+  let worker: TestApp;
+  let shop: Shop;
+  /** the renders (local activities of the order's workflow) wait here until it opens */
+  let open!: () => void;
+  const opened = new Promise<void>((r) => {
+    open = r;
+  });
+  let renders = 0;
+
+  beforeAll(async () => {
+    ({ temporal, api, worker, shop } = await splitAroundTemporal({}, (a) => ({
+      ...a,
+      async printOrderItem(...args: Parameters<typeof a.printOrderItem>) {
+        renders++;
+        await opened;
+        return a.printOrderItem(...args);
+      },
+    })));
+  }, 180_000);
+  afterAll(async () => {
+    open();
+    await worker?.stop();
+    await api?.stop();
+    await temporal?.stop();
+  });
+
+  it('records each file once, and the workflow ends once Temporal is back', async () => {
+    const call = client(api.url);
+    const orderId = `KILLED-${randomUUID().slice(0, 6)}`;
+    expect(await notify(call, shop, orderId)).toBe(200);
+    await until('the renders to begin', async () => (renders >= 1 ? true : undefined));
+    // killed (-9) while the workflow's task waits for its renders: what they record
+    // cannot reach it
+    await temporal.kill();
+    open();
+    const downAt = Date.now();
+    const order = await orderDone(call, shop, orderId);
+    expect(order.status).toBe('ready');
+    // down longer than the workflow task's timeout (10 s): the task that waited for the
+    // renders is lost, and the workflow runs it again, whose renders find their files
+    // recorded (or the worker's answer, retried all along, is still taken)
+    await new Promise((r) => setTimeout(r, 12_000 - (Date.now() - downAt)));
+    await temporal.restart();
+    const backAt = Date.now();
+    const handle = worker.app.temporal!.client.workflow.getHandle(
+      `order:${shop.labelId}:${orderId}`,
+    );
+    const result = await until(
+      'the workflow to complete',
+      async () => {
+        const d = await handle.describe().catch(() => undefined);
+        return d?.status.name === 'COMPLETED' ? handle.result() : undefined;
+      },
+      120_000,
+      500,
+    );
+    expect(result).toEqual({ status: 'ready' });
+    expect(await printFilesPerItem(api.app.db.pool, shop.labelId)).toEqual(
+      shop.projects.map(() => 1),
+    );
+    expectOnlyPrintFiles(await api.app.storage.list(shop.labelId), shop.labelId, order);
+    report('Temporal killed (-9) during a render', {
+      items: shop.projects.length,
+      renderCalls: renders,
+      doubled: 0,
+      completedAfterMs: Date.now() - backAt,
     });
   }, 240_000);
 });

@@ -282,7 +282,9 @@ describe('projection runner (PostgreSQL)', () => {
     runner.start();
     expect(await waiting).toBe(true);
     expect(asked).not.toHaveBeenCalled();
-    // a type it does not take says nothing: the log is asked as before
+    // a type it does not take says nothing: the log is asked as before (stopped, the
+    // projection cannot reach the position by itself meanwhile)
+    await runner.stop();
     const other = await store.append(`S-${randomUUID()}`, [ev('NotCounted')], 'no_stream');
     expect(
       await runner.waitFor('counting', other.position, 5000, {
@@ -290,8 +292,7 @@ describe('projection runner (PostgreSQL)', () => {
         lastType: 'NotCounted',
       }),
     ).toBe(true);
-    expect(asked).toHaveBeenCalled();
-    await runner.stop();
+    expect(asked).toHaveBeenCalledTimes(1);
   });
 
   it('rebuilds a projection from the first event when its version changes, and only then', async () => {

@@ -231,8 +231,7 @@ export function orderActivities(deps: ActivityDeps) {
       ...(read ? { read } : {}),
       ...(how.followedBy ? { followedBy: how.followedBy } : {}),
     });
-    // an append of events all there already tells no revision the state is at
-    if (r.appended && !r.appended.duplicate) kept?.keep(stream, r.appended.nextRevision, r.state);
+    kept?.keepAppended(stream, r);
     return r;
   };
   type CommandArgs = Parameters<typeof command> extends [unknown, ...infer A] ? A : never;

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { type Aggregate, fold } from '../domain/shared/decider.ts';
-import type { EventStore } from '../eventstore/port.ts';
+import type { AppendResult, EventStore } from '../eventstore/port.ts';
 
 /**
  * Aggregates' folded states, each with the revision it has reached. A read takes only
@@ -44,6 +44,14 @@ export class FoldedStates<S> {
   keep(streamId: string, revision: bigint, state: S): void {
     const kept = this.states.get(streamId);
     if (!kept || kept.revision < revision) this.states.set(streamId, { revision, state });
+  }
+
+  /**
+   * The state a command's append left the stream at; nothing for a command that appended
+   * nothing, or only events that were there already (which tell no revision the state is at).
+   */
+  keepAppended(streamId: string, r: { appended: AppendResult | undefined; state: S }): void {
+    if (r.appended && !r.appended.duplicate) this.keep(streamId, r.appended.nextRevision, r.state);
   }
 
   forget(streamId: string): void {

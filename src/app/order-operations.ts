@@ -68,8 +68,7 @@ export async function cancelOrder(
     { ...metadata, labelId },
   );
   // a render of the order in this process that has yet to begin sees it cancelled
-  if (r.appended && !r.appended.duplicate)
-    ctx.orderStates?.keep(orderStream(labelId, orderId), r.appended.nextRevision, r.state);
+  ctx.orderStates?.keepAppended(orderStream(labelId, orderId), r);
   await ctx.readModels.seen('orders', r.appended?.position);
   if (!r.state.exists || !r.state.cancelledAt) throw new Error(`order ${orderId} not cancelled`);
   return { orderId, status: 'cancelled', cancelledAt: r.state.cancelledAt };

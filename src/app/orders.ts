@@ -219,8 +219,7 @@ async function recordOrder(
       );
       if (!r.state.exists) throw new Error('order not recorded');
       // its print run, in this process, starts from this state unread
-      if (r.appended && !r.appended.duplicate)
-        orderStates?.keep(stream, r.appended.nextRevision, r.state);
+      orderStates?.keepAppended(stream, r);
       return {
         answer: answerOf(r.state),
         position: r.appended?.position,

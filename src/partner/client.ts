@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Environment } from '../domain/label/events.ts';
 import { findBadText } from '../domain/shared/text.ts';
+import { readBounded } from '../outgoing/bounded-body.ts';
 import { forgotPasswordResultSchema, partnerErrorSchema, partnerUserSchema } from './responses.ts';
 
 export type CallbackKind = 'signup' | 'login' | 'forgot-password';
@@ -17,8 +18,6 @@ export type PartnerOutcome<K extends CallbackKind> =
   | { ok: false; failure: 'unavailable'; status?: number; message?: string; code?: string }
   | { ok: false; failure: 'timeout' | 'invalid_response' };
 
-const MAX_BODY = 64 * 1024;
-
 /** A label's partner-hosted callbacks for its active environment: base URL and key. */
 export type CallbackTarget = { url: string; apiKey: string; environment: Environment };
 
@@ -26,24 +25,6 @@ export type CallbackTarget = { url: string; apiKey: string; environment: Environ
 export interface PartnerLog {
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
-}
-
-async function readBody(res: Response): Promise<string | undefined> {
-  const reader = res.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > MAX_BODY) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function parseJson(text: string | undefined): unknown {
@@ -96,7 +77,9 @@ export async function callPartner<K extends CallbackKind>(
       if (attempt < attempts) continue;
       return { ok: false, failure: 'unavailable' };
     }
-    const text = await readBody(res).catch(() => undefined);
+    // an answer past the limit is no usable answer (the connection is closed at the limit)
+    const answer = await readBounded(res).catch(() => undefined);
+    const text = answer && !answer.truncated ? answer.text : undefined;
     options.log.info(
       { partner: { kind, url, attempt, status: res.status, ms: Date.now() - began } },
       'partner answered',

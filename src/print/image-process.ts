@@ -23,7 +23,11 @@ const jobs: Record<string, () => Promise<Run>> = {
 };
 
 try {
-  os.setPriority(Number(process.env.PROCESS_POOL_NICE ?? 0));
+  // never above the parent's priority: a child starts at the parent's nice value, and a
+  // pool's nice only lowers it (as root, setting 0 under a service at nice 10 would raise it)
+  const inherited = os.getPriority();
+  const wanted = Number(process.env.PROCESS_POOL_NICE ?? 0);
+  if (wanted > inherited) os.setPriority(Math.min(19, wanted));
 } catch {
   // not allowed here: the process runs at its parent's priority
 }

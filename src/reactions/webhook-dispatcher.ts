@@ -20,6 +20,7 @@ import {
   webhookDeliveryStream,
 } from '../domain/webhook-delivery/events.ts';
 import { comparePositions, type EventStore, type NewEvent } from '../eventstore/port.ts';
+import { readBounded } from '../outgoing/bounded-body.ts';
 import { processAlive } from '../processes.ts';
 import { describeError, positionOf } from '../subscriptions/parked.ts';
 import { resolvedProblem, type WebhookTargets } from '../webhooks/address.ts';
@@ -476,7 +477,11 @@ export class WebhookDispatcher {
         },
         body,
       });
-      const response = (await r.text().catch(() => '')).slice(0, RESPONSE_KEPT);
+      // read up to a small limit, then the connection is closed: an endless answer costs nothing
+      const response = (await readBounded(r).catch(() => ({ text: '' }))).text.slice(
+        0,
+        RESPONSE_KEPT,
+      );
       return {
         status: r.status,
         latencyMs: Math.round(performance.now() - began),

@@ -9,7 +9,8 @@ export interface Received {
   answered: number;
 }
 
-export type Mode = { status: number; headers?: Record<string, string> };
+/** `endless`: the body never ends (a chunk of 64 KiB at a time, until the client closes or 1 GiB went) */
+export type Mode = { status: number; headers?: Record<string, string>; endless?: boolean };
 
 /**
  * A shop's receiver over real HTTP: answers what the test sets, keeps every request.
@@ -18,6 +19,7 @@ export type Mode = { status: number; headers?: Record<string, string> };
 export async function startReceiver() {
   const requests: Received[] = [];
   let answer: (r: Received) => Mode = () => ({ status: 204 });
+  let endlessSent = 0;
   const server: Server = createServer((req, res) => {
     let body = '';
     req.setEncoding('utf8');
@@ -39,6 +41,7 @@ export async function startReceiver() {
       r.answered = mode.status;
       requests.push(r);
       res.writeHead(mode.status, { 'content-type': 'text/plain', ...mode.headers });
+      if (mode.endless) return sendEndlessly(res, (n) => (endlessSent += n));
       res.end(mode.status === 204 ? undefined : `answer ${mode.status}`);
     });
   });
@@ -48,6 +51,10 @@ export async function startReceiver() {
     requests,
     answerWith(f: (r: Received) => Mode) {
       answer = f;
+    },
+    /** bytes written so far of endless answers (what the client let through before closing) */
+    get endlessSent() {
+      return endlessSent;
     },
     close: () => new Promise((r) => server.close(r)),
   };
@@ -59,3 +66,23 @@ export const parseMessage = (r: Received) =>
     timestamp: string;
     data: { orderId: string; sequence: number } & Record<string, unknown>;
   };
+
+const ENDLESS_CHUNK = Buffer.alloc(64 * 1024, 'x');
+const ENDLESS_CAP = 1024 ** 3;
+
+/** Writes chunks as fast as the client takes them, until it closes the connection (or the cap, so the test ends). */
+function sendEndlessly(res: import('node:http').ServerResponse, sent: (n: number) => void): void {
+  let total = 0;
+  const more = () => {
+    while (!res.destroyed && total < ENDLESS_CAP) {
+      total += ENDLESS_CHUNK.length;
+      sent(ENDLESS_CHUNK.length);
+      if (!res.write(ENDLESS_CHUNK)) return void res.once('drain', more);
+    }
+    res.end();
+  };
+  res.on('close', () => {
+    total = ENDLESS_CAP;
+  });
+  more();
+}

@@ -68,6 +68,36 @@ describe('image processes', () => {
     expect(argv).toEqual(expect.arrayContaining(['--max-old-space-size=256', ...IMAGE_V8_FLAGS]));
   }, 60_000);
 
+  it('never starts a process at a higher CPU priority than its parent', async () => {
+    const own = os.getPriority();
+    const parentNice = Math.min(19, own + 5);
+    os.setPriority(parentNice);
+    try {
+      const niceOf = async (nice: number) => {
+        const pool = new ProcessPool({
+          name: 'nice',
+          module: IMAGE_PROCESS,
+          size: 1,
+          deadlineMs: 60_000,
+          nice,
+        });
+        pools.push(pool);
+        await pool.run('checkImage', check(small, 10), { owner: 'a' });
+        return os.getPriority(pool.pids[0]);
+      };
+      // asked for 0 under a parent at +5: the child stays at +5 (as root it could go up)
+      expect(await niceOf(0)).toBe(parentNice);
+      // asked for lower than the parent: lowered
+      expect(await niceOf(19)).toBe(19);
+    } finally {
+      try {
+        os.setPriority(own);
+      } catch {
+        // not root: this test process stays nicer, which harms nothing
+      }
+    }
+  }, 60_000);
+
   it('fails only the job whose process was killed; the others go on', async () => {
     const checks = new ImageChecks({ processes: 2, timeoutMs: 60_000, queuedPerUser: 4 });
     pools.push(checks);

@@ -205,6 +205,32 @@ describe('order-status webhooks', () => {
     receiver.answerWith(() => ({ status: 204 }));
   }, 120_000);
 
+  it('reads an endless answer only up to its limit: the connection closed, the memory kept', async () => {
+    const orderId = `ENDLESS-${randomUUID().slice(0, 8)}`;
+    receiver.answerWith((r) =>
+      parse(r).data.orderId === orderId ? { status: 200, endless: true } : { status: 204 },
+    );
+    const rssBefore = process.memoryUsage().rss;
+    const sentBefore = receiver.endlessSent;
+    await order(orderId);
+    const d = await until('the endless delivery recorded', async () => {
+      const r = await call('GET', `${webhookPath()}/deliveries?status=delivered`, {
+        key: shop.adminKey,
+      });
+      return r.body.find(
+        (x: { orderId: string; type: string }) =>
+          x.orderId === orderId && x.type === 'order.received',
+      );
+    });
+    expect(d.log[0]).toMatchObject({ status: 200, outcome: 'delivered' });
+    expect(d.log[0].response).toMatch(/^x{100}/);
+    // the receiver could write what the socket buffers held past the 64 KiB read, no more
+    const sent = receiver.endlessSent - sentBefore;
+    expect(sent).toBeLessThan(8 * 1024 * 1024);
+    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(20 * 1024 * 1024);
+    receiver.answerWith(() => ({ status: 204 }));
+  }, 120_000);
+
   it("waits as long as a receiver's Retry-After asks", async () => {
     const orderId = `LATER-${randomUUID().slice(0, 8)}`;
     let asked = false;

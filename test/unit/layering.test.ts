@@ -21,6 +21,7 @@ const LAYERS: [name: string, folders: string[]][] = [
       'src/production',
       'src/webhooks',
       'src/partner',
+      'src/outgoing',
       'src/metrics',
       'src/errors.ts',
       'src/processes.ts',

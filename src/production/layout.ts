@@ -176,8 +176,8 @@ export function gridFor(p: Piece, o: LayoutOptions): Spot[] {
     ph: number,
     rotated: boolean,
   ): Spot[] => {
-    const cols = fit(w, pw);
-    const rows = fit(h, ph);
+    const cols = across(w, pw);
+    const rows = across(h, ph);
     const out: Spot[] = [];
     for (let r = 0; r < rows; r++)
       for (let c = 0; c < cols; c++)
@@ -196,7 +196,7 @@ export function gridFor(p: Piece, o: LayoutOptions): Spot[] {
   for (const [pw, ph, rotated] of orientations) {
     const other = orientations.find((x) => x[2] !== rotated);
     // k rows of this orientation, the height below them in the other
-    for (let k = fit(H, ph); k >= 1; k--) {
+    for (let k = across(H, ph); k >= 1; k--) {
       const used = k * (ph + g);
       const spots = [
         ...block(0, 0, W, k * (ph + g) - g, pw, ph, rotated),
@@ -207,7 +207,7 @@ export function gridFor(p: Piece, o: LayoutOptions): Spot[] {
     }
     // k columns of this orientation, the width beside them in the other
     if (other)
-      for (let k = fit(W, pw); k >= 1; k--) {
+      for (let k = across(W, pw); k >= 1; k--) {
         const used = k * (pw + g);
         const spots = [
           ...block(0, 0, k * (pw + g) - g, H, pw, ph, rotated),

@@ -3,7 +3,8 @@
 // (20-150 mm a side, seeded, 1-3 copies) rendered to their PDF/X-4 print files one after
 // another (the baseline), then imposed as one batch on SRA3 step-and-repeat and on a
 // 560 mm roll in gang mode: the sheets built as PDFs (items' pages embedded, slug, marks,
-// CutContour). Prints the sheet count against the area lower bound, utilisation per
+// CutContour). Then the layout alone at 1,000 and at 40,000 copies (one sticker, and the
+// mixed sizes), time per copy against each other. Prints the sheet count against the area lower bound, utilisation per
 // sheet, imposition time against the render time of the same items, and peak RSS.
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
@@ -11,6 +12,7 @@ import type { BatchItem, BatchSpec } from '../src/domain/batch/events.ts';
 import { defaultOutputProfile } from '../src/print/profiles.ts';
 import { renderJob } from '../src/print/render-job.ts';
 import { impose } from '../src/production/impose.ts';
+import { layOut, type Piece } from '../src/production/layout.ts';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 1000);
 let seed = 20261124;
@@ -181,3 +183,56 @@ for (const c of cases.filter((x) => !only || x.name.startsWith(only))) {
 console.log(
   `RSS after the renders ${mib(rssAfterRenders)} MiB (peak ${mib(peakAfterRenders)} MiB); peak RSS at the end ${mib(process.resourceUsage().maxRSS * 1024)} MiB`,
 );
+
+// The layout's cost per copy at 40,000 copies against 1,000 (issue 41: it grew with the
+// square of the copies, 40,000 took 30 s): one sticker, and mixed sizes, same run
+const layoutOptions = {
+  media: { widthMm: 320, heightMm: 450 - 10 },
+  gutterMm: 2,
+  marginMm: 5,
+  allowRotation: true,
+};
+const mixed = (copies: number): Piece[] => {
+  const pieces: Piece[] = [];
+  for (let n = 0, left = copies; left > 0; n++) {
+    const c = Math.min(left, 1 + (n % 4));
+    pieces.push({
+      id: `m${n}`,
+      widthMm: 20 + ((n * 37) % 110),
+      heightMm: 20 + ((n * 53) % 110),
+      copies: c,
+    });
+    left -= c;
+  }
+  return pieces;
+};
+const perCopy = (pieces: Piece[]) => {
+  const copies = pieces.reduce((a, p) => a + p.copies, 0);
+  const began = performance.now();
+  const l = layOut(pieces, layoutOptions);
+  const ms = performance.now() - began;
+  return {
+    copies,
+    ms,
+    sheets: l.sheets.length,
+    lowerBound: l.lowerBound,
+    usPerCopy: (ms * 1000) / copies,
+  };
+};
+console.log('\n| layout | copies | sheets | lower bound | time | per copy | per copy / at 1,000 |');
+console.log('|---|---:|---:|---:|---:|---:|---:|');
+for (const [name, make] of [
+  [
+    'one sticker 56 x 36 mm',
+    (n: number) => [{ id: 'sticker', widthMm: 56, heightMm: 36, copies: n }],
+  ],
+  ['mixed sizes, 1-4 copies each', mixed],
+] as const) {
+  perCopy(make(200)); // warm the code up
+  const small = perCopy(make(1000));
+  const large = perCopy(make(40_000));
+  for (const r of [small, large])
+    console.log(
+      `| ${name} | ${r.copies} | ${r.sheets} | ${r.lowerBound} | ${r.ms.toFixed(0)} ms | ${r.usPerCopy.toFixed(1)} µs | ${(r.usPerCopy / small.usPerCopy).toFixed(2)} |`,
+    );
+}

@@ -165,7 +165,7 @@ export function gridFor(p: Piece, o: LayoutOptions): Spot[] {
   const W = o.media.widthMm - 2 * o.marginMm;
   const H = o.media.heightMm - 2 * o.marginMm;
   const g = o.gutterMm;
-  const fit = (room: number, size: number) =>
+  const across = (room: number, size: number) =>
     room + g >= size ? Math.floor((room + g) / (size + g)) : 0;
   const block = (
     x: number,

@@ -208,9 +208,15 @@ const mixed = (copies: number): Piece[] => {
 };
 const perCopy = (pieces: Piece[]) => {
   const copies = pieces.reduce((a, p) => a + p.copies, 0);
-  const began = performance.now();
-  const l = layOut(pieces, layoutOptions);
-  const ms = performance.now() - began;
+  // the best of three (one for the slow mixed case at 40,000): a run of a few ms is noise
+  let ms = Number.POSITIVE_INFINITY;
+  let l: ReturnType<typeof layOut> | undefined;
+  for (let run = 0; run < (copies > 10_000 && pieces.length > 1 ? 1 : 3); run++) {
+    const began = performance.now();
+    l = layOut(pieces, layoutOptions);
+    ms = Math.min(ms, performance.now() - began);
+  }
+  if (!l) throw new Error('no layout');
   return {
     copies,
     ms,

@@ -20,6 +20,25 @@ export const PRESS_RUN: ActivityOptions = {
 };
 
 /**
+ * Imposing a press run: its work runs in an imposition process with a 10-minute limit,
+ * and the activity heartbeats while it waits for it. A failure the same input meets again
+ * (a piece too large, the time limit, the process out of memory) fails the batch at once;
+ * any other (the store away, the worker gone) is retried, five attempts at most, then the
+ * batch fails with the last error, and its items go back to ready.
+ */
+export const IMPOSING: ActivityOptions = {
+  startToCloseTimeout: '15 minutes',
+  heartbeatTimeout: '20 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: ['BatchNotFound'],
+  },
+};
+
+/**
  * Rendering a print file as an activity the server schedules (barcode regenerations, and
  * sale notifications started before their renders became local activities): heartbeats
  * every 5 s, so a worker that died is noticed in 20 s.

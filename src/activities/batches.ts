@@ -10,53 +10,61 @@ import { labelStream } from '../domain/label/events.ts';
 import { orderAggregate } from '../domain/order/decider.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import type { EventStore } from '../eventstore/port.ts';
-import { preflight } from '../print/preflight.ts';
-import { type Imposed, ImpositionError, impose, sheetFacts } from '../production/impose.ts';
-import { renderJobSheet } from '../production/job-sheet.ts';
-import { jobTicket } from '../production/xjdf.ts';
+import { JobFailedError } from '../print/errors.ts';
+import { JobCrashedError, JobDeadlineError } from '../print/process-pool.ts';
+import { ImpositionError } from '../production/impose.ts';
+import type { Impositions } from '../production/imposition-work.ts';
+import { type StoredImposition, sheetFileName } from '../production/stored-imposition.ts';
+import type { StoreLocation } from '../storage/location.ts';
 import type { FileStorage } from '../storage/port.ts';
 import { beat } from './heartbeat.ts';
 
 const meta = { actor: 'workflow:batch' };
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
-/** Where a batch's files are kept, by content. */
-export const batchFileKey = (labelId: string, batchId: string, name: string, sha: string) =>
-  `batches/${labelId}/${batchId}/${sha}-${name}`;
-export const sheetFileName = (n: number) => `sheet-${String(n).padStart(3, '0')}.pdf`;
-
 export interface BatchActivityDeps {
   store: EventStore;
   storage: FileStorage;
   images: FileStorage;
+  /** where the stores live: the imposition processes read and put the files themselves */
+  stores: StoreLocation;
+  /** the imposition processes */
+  impositions: Pick<Impositions, 'impose'>;
 }
 
-/** The batch's imposition from its events: the same input every time it is asked. */
+/** A failure of the imposition that the same input will meet again: the batch fails, no retry. */
+function lastingFailure(err: unknown): string | undefined {
+  if (err instanceof JobFailedError && err.original === 'ImpositionError') return err.message;
+  if (err instanceof ImpositionError) return err.message;
+  if (err instanceof JobDeadlineError) return `the imposition ${err.message}`;
+  if (err instanceof JobCrashedError) return `${err.message} (out of memory, most likely)`;
+  return undefined;
+}
+
+/** The batch's imposition from its events, in an imposition process: the same input every time. */
 export async function imposeFromEvents(
-  deps: Pick<BatchActivityDeps, 'storage' | 'images'>,
+  deps: Pick<BatchActivityDeps, 'images' | 'stores' | 'impositions'>,
   b: Extract<BatchState, { exists: true }>,
-): Promise<Imposed & { items: BatchItem[] }> {
+  keep: boolean,
+): Promise<StoredImposition & { items: BatchItem[] }> {
   const claims = b.claims;
   if (!claims || claims.items.length === 0 || !claims.outputProfile)
     throw new ImpositionError('the batch holds no item');
-  const files = new Map<string, Uint8Array>();
-  for (const item of claims.items) {
-    if (files.has(item.file.storageKey)) continue;
-    const bytes = await deps.storage.get(item.file.storageKey);
-    if (!bytes || sha256(bytes) !== item.file.sha256)
-      throw new Error(`the print file of ${item.itemId} is missing or changed`);
-    files.set(item.file.storageKey, bytes);
-  }
   const profile = await loadOutputProfile(deps.images, claims.outputProfile);
-  const imposed = await impose({
-    batchId: b.batchId,
-    spec: b.spec,
-    createdAt: new Date(b.requestedAt),
-    items: claims.items,
-    files,
-    profile,
-    onSheet: beat,
-  });
+  const imposed = await deps.impositions.impose(
+    b.labelId,
+    {
+      batchId: b.batchId,
+      labelId: b.labelId,
+      spec: b.spec,
+      requestedAt: b.requestedAt,
+      items: claims.items,
+      profile,
+      stores: deps.stores,
+      keep,
+    },
+    beat,
+  );
   return { ...imposed, items: claims.items };
 }
 
@@ -201,73 +209,30 @@ export function batchActivities(deps: BatchActivityDeps) {
         return { status: b.status, sheets: b.imposition?.sheets.length ?? 0 };
       let imposed: Awaited<ReturnType<typeof imposeFromEvents>>;
       try {
-        imposed = await imposeFromEvents(deps, b);
+        imposed = await imposeFromEvents(deps, b, true);
       } catch (err) {
-        if (!(err instanceof ImpositionError)) throw err;
-        return fail(b, err.message);
+        const lasting = lastingFailure(err);
+        if (lasting === undefined) throw err;
+        return fail(b, lasting);
       }
-      const failures: string[] = [];
-      const warnings: string[] = [];
-      const facts = sheetFacts(imposed.items, b.spec);
-      const sheets = [];
-      for (const s of imposed.sheets) {
-        beat();
-        const report = await preflight(s.pdf, facts, {
-          maxInkCoverage: Number.POSITIVE_INFINITY,
-          inks: undefined,
-        });
-        for (const rule of report.rules)
-          if (rule.result === 'failure')
-            failures.push(`sheet ${s.n}: ${rule.rule} (${rule.detail})`);
-          else if (rule.result === 'warning')
-            warnings.push(`sheet ${s.n}: ${rule.rule} (${rule.detail})`);
-        const storageKey = batchFileKey(b.labelId, batchId, sheetFileName(s.n), s.sha256);
-        await storage.put(storageKey, s.pdf);
-        const { pdf: _pdf, ...rest } = s;
-        sheets.push({ ...rest, storageKey });
-      }
-      if (failures.length) return fail(b, `preflight: ${failures.join('; ')}`);
-      const createdAt = new Date(b.requestedAt);
-      const ticket = Buffer.from(
-        jobTicket({
-          batchId,
-          spec: b.spec,
-          items: imposed.items,
-          sheets,
-          createdAt,
-          sheetFile: sheetFileName,
-        }),
-      );
-      const jobSheet = await renderJobSheet({
-        batchId,
-        spec: b.spec,
-        items: imposed.items,
-        sheets,
-        lowerBound: imposed.lowerBound,
-        createdAt,
-      });
-      const stored = async (name: string, bytes: Uint8Array) => {
-        const sha = sha256(bytes);
-        const storageKey = batchFileKey(b.labelId, batchId, name, sha);
-        await storage.put(storageKey, bytes);
-        return { storageKey, sha256: sha };
-      };
+      if (imposed.failures.length) return fail(b, `preflight: ${imposed.failures.join('; ')}`);
+      if (!imposed.ticket || !imposed.jobSheet) throw new Error('the imposition kept no ticket');
       await run(
         batchId,
         {
           type: 'RecordImposition',
-          sheets,
+          sheets: imposed.sheets,
           lowerBound: imposed.lowerBound,
           utilisation: imposed.utilisation,
           heuristic: imposed.heuristic,
-          ticket: await stored('ticket.xjdf', ticket),
-          jobSheet: await stored('job-sheet.pdf', jobSheet),
-          warnings,
+          ticket: imposed.ticket,
+          jobSheet: imposed.jobSheet,
+          warnings: imposed.warnings,
           at: new Date(),
         },
         'imposed',
       );
-      return { status: 'imposed', sheets: sheets.length };
+      return { status: 'imposed', sheets: imposed.sheets.length };
     },
 
     /**
@@ -328,7 +293,7 @@ export function batchActivities(deps: BatchActivityDeps) {
       const b = await load(batchId);
       if (!b.imposition)
         throw ApplicationFailure.nonRetryable('the batch has no sheets', 'NothingToReplay');
-      const again = await imposeFromEvents(deps, b);
+      const again = await imposeFromEvents(deps, b, false);
       const sheets = b.imposition.sheets.map((s) => ({
         n: s.n,
         expected: s.sha256,
@@ -382,6 +347,12 @@ export function batchActivities(deps: BatchActivityDeps) {
         }
       }
       return { printed: ids.length - skipped.length, skipped };
+    },
+
+    /** Records that the imposition failed every attempt (its items are let go from the log). */
+    async failImposition(batchId: string, reason: string): Promise<void> {
+      const b = await load(batchId);
+      if (b.status === 'imposing') await fail(b, reason);
     },
 
     /** Lets the items of a cancelled or failed batch go (none printed is touched). */

@@ -5,6 +5,7 @@ import type { EventStore } from '../eventstore/port.ts';
 import type { Renders } from '../print/image-work.ts';
 import type { RendersAhead } from '../print/renders-ahead.ts';
 import type { StoredRender } from '../print/stored-render.ts';
+import type { Impositions } from '../production/imposition-work.ts';
 import type { StoreLocation } from '../storage/location.ts';
 import type { FileStorage } from '../storage/port.ts';
 
@@ -19,6 +20,8 @@ export interface ActivityDeps {
   stores: StoreLocation;
   /** the render processes */
   renders: Pick<Renders, 'render'>;
+  /** the imposition processes (press runs) */
+  impositions: Pick<Impositions, 'impose'>;
   /** print files rendered ahead of their activity, for it to take (renderAheadOf) */
   ahead?: RendersAhead<StoredRender>;
   /** told how long each item's rendering took (seconds) and how it ended */

@@ -27,6 +27,13 @@ import { storedPreview } from './previews.ts';
 
 /** At most this many items in one batch (a press run, not the whole backlog). */
 export const MAX_BATCH_ITEMS = 2000;
+/**
+ * At most this many pieces (copies times pages) in one batch: the imposition of 50,000
+ * pieces takes under a minute of an imposition process, and one press run's ticket and
+ * record stay a few MB. A request over it is refused at once (400 `batch_too_large`); a
+ * filter's or a rule's batch takes items up to it and leaves the rest for the next.
+ */
+export const MAX_BATCH_PIECES = 50_000;
 
 export type MediaInput =
   | { preset: MediaPreset }
@@ -87,8 +94,10 @@ async function screen(
   candidates: Candidate[],
   printMethod: string | undefined,
   strict: boolean,
+  copies: BatchSpec['copies'],
 ) {
   const kept: Candidate[] = [];
+  let pieces = 0;
   const refused: Refusal[] = [];
   let kind: Partial<BatchKind> = printMethod ? { printMethod: printMethod.toLowerCase() } : {};
   const profiles = new Map<string, string>();
@@ -102,6 +111,16 @@ async function screen(
       refused.push({ orderItemId: c.orderItemId, code: e.code, reason: e.reason });
       continue;
     }
+    const itemPieces =
+      (copies === 'quantity' ? Math.max(1, e.item.item.quantity) : 1) *
+      Math.max(1, e.item.files.at(-1)?.pages ?? 1);
+    if (pieces + itemPieces > MAX_BATCH_PIECES) {
+      const reason = `${itemPieces} pieces (copies times pages) would take the batch past ${MAX_BATCH_PIECES}, the most one press run holds`;
+      if (strict) throw new DomainError('invalid', reason, 'batch_too_large', { field: 'items' });
+      refused.push({ orderItemId: c.orderItemId, code: 'batch_too_large', reason });
+      continue;
+    }
+    pieces += itemPieces;
     profiles.set(e.kind.outputProfile.sha256, e.kind.outputProfile.description);
     kind = e.kind;
     kept.push(c);
@@ -137,10 +156,10 @@ export async function openBatch(
     (idempotencyKey ? deterministicId('batch', labelId, idempotencyKey) : randomUUID());
   const known = await loadState(ctx.store, batchAggregate, batchStream(batchId));
   if (known.exists) {
-    if (known.labelId !== labelId)
+    if (known.labelId !== labelId || !sameRequest(known, spec, input.items))
       throw new DomainError(
         'conflict',
-        'this Idempotency-Key was used already',
+        'this Idempotency-Key was used already, for another request',
         'idempotency_key_reused',
       );
     return { batchId, candidates: known.candidates.length, refused: known.refused };
@@ -168,6 +187,7 @@ export async function openBatch(
     candidates,
     input.filter?.printMethod,
     input.items !== undefined,
+    spec.copies,
   );
   const kept = screened.kept.slice(0, MAX_BATCH_ITEMS);
   refused.push(...screened.refused);
@@ -203,6 +223,28 @@ export async function openBatch(
 }
 
 type Batch = Extract<BatchState, { exists: true }>;
+
+/** Is this the request that opened the batch: the same spec, and the same items when named? */
+function sameRequest(known: Batch, spec: BatchSpec, items: string[] | undefined): boolean {
+  if (canonical(known.spec) !== canonical(spec)) return false;
+  if (!items) return true;
+  const asked = new Set(items);
+  const recorded = new Set([
+    ...known.candidates.map((c) => c.orderItemId),
+    ...known.refused.map((r) => r.orderItemId),
+  ]);
+  for (const id of recorded) if (!asked.has(id)) return false;
+  // past MAX_BATCH_ITEMS, the request's last items were never recorded
+  return asked.size > MAX_BATCH_ITEMS || asked.size === recorded.size;
+}
+
+/** JSON with its keys sorted: the same value gives the same text, whatever its keys' order. */
+const canonical = (v: unknown): string =>
+  JSON.stringify(v, (_k, x) =>
+    x && typeof x === 'object' && !Array.isArray(x)
+      ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : x,
+  );
 
 /** The batch of the label; another label's is not found. */
 export async function batchOf(ctx: AppContext, labelId: string, batchId: string): Promise<Batch> {
@@ -557,6 +599,11 @@ async function fillsASheet(
       });
   }
   if (pieces.length === 0) return false;
+  // more area than one sheet holds: no layout needed to know (and none of a size a client chose)
+  const usable =
+    (rule.spec.media.widthMm - 2 * rule.spec.marginMm) *
+    (rule.spec.media.heightMm - 2 * rule.spec.marginMm);
+  if (pieces.reduce((a, p) => a + p.widthMm * p.heightMm * p.copies, 0) > usable) return true;
   try {
     return layoutFor(pieces, rule.spec).sheets.length > 1;
   } catch {

@@ -10,6 +10,7 @@ import { Renders } from '../print/image-work.ts';
 import { renderLoad } from '../print/load.ts';
 import { type AheadOutcome, RendersAhead } from '../print/renders-ahead.ts';
 import type { StoredRender } from '../print/stored-render.ts';
+import { Impositions } from '../production/imposition-work.ts';
 import { ReactionRunner } from '../reactions/reactor.ts';
 import { scheduleReconciler } from '../reactions/reconciler.ts';
 import { WebhookDispatcher } from '../reactions/webhook-dispatcher.ts';
@@ -159,6 +160,8 @@ export function startWorkerRole(
   renderLoad.setLimit(config.renderConcurrency);
   const renders = new Renders(config.renderConcurrency, RENDER_LIMIT_MS);
   stops.add(() => renders.close());
+  const impositions = new Impositions();
+  stops.add(() => impositions.close());
   const ahead = config.renderAhead
     ? new RendersAhead<StoredRender>(renderLoad, options.observeRenderAhead)
     : undefined;
@@ -169,6 +172,7 @@ export function startWorkerRole(
     images: data.images,
     stores: data.stores,
     renders,
+    impositions,
     ...(ahead ? { ahead } : {}),
     ...(options.observeRender ? { observeRender: options.observeRender } : {}),
     db: data.db.pool,

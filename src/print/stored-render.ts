@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Preflight } from '../domain/order/events.ts';
 import { designImages } from '../storage/design-images.ts';
-import { openStore, type StoreLocation, type StoreName } from '../storage/location.ts';
-import type { FileStorage } from '../storage/port.ts';
+import { type StoreLocation, storeAt } from '../storage/location.ts';
 import { type RenderedFile, type RenderJob, renderJob } from './render-job.ts';
 
 /**
@@ -31,19 +30,6 @@ export interface StoredRender {
     storageKey?: string;
   };
   preflight?: Preflight;
-}
-
-/** the stores of this process, opened once per location and name */
-const opened = new Map<string, Promise<FileStorage>>();
-function storeAt(at: StoreLocation, name: StoreName): Promise<FileStorage> {
-  const id = `${JSON.stringify(at)}\n${name}`;
-  let store = opened.get(id);
-  if (!store) {
-    store = openStore(at, name);
-    opened.set(id, store);
-    store.catch(() => opened.delete(id));
-  }
-  return store;
 }
 
 export async function renderStored({ job, stores, keep }: StoredRenderJob): Promise<StoredRender> {

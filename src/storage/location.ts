@@ -17,3 +17,18 @@ export async function openStore(at: StoreLocation, name: StoreName): Promise<Fil
   if ('s3' in at) return (await import('./s3.ts')).S3Storage.open(at.s3, name);
   return (await import('./filesystem.ts')).FilesystemStorage.open(path.join(at.dataDir, name));
 }
+
+/** the stores of this process, opened once per location and name (a pool process's) */
+const opened = new Map<string, Promise<FileStorage>>();
+
+/** A store at a location, opened at its first use in this process and kept. */
+export function storeAt(at: StoreLocation, name: StoreName): Promise<FileStorage> {
+  const id = `${JSON.stringify(at)}\n${name}`;
+  let store = opened.get(id);
+  if (!store) {
+    store = openStore(at, name);
+    opened.set(id, store);
+    store.catch(() => opened.delete(id));
+  }
+  return store;
+}

@@ -107,6 +107,7 @@ export interface Activities {
   // press runs
   claimBatchItems(batchId: string): Promise<{ items: number; refused: number }>;
   imposeBatch(batchId: string): Promise<{ status: string; sheets: number }>;
+  failImposition(batchId: string, reason: string): Promise<void>;
   deliverBatch(batchId: string): Promise<{ location: string | null }>;
   replayBatch(batchId: string, replayId: string): Promise<{ matches: boolean }>;
   markSheetPrinted(batchId: string, n: number): Promise<{ printed: number; skipped: string[] }>;

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ActivityDeps, createActivities } from '../../src/activities/index.ts';
 import { orderStream } from '../../src/domain/order/events.ts';
 import { Renders } from '../../src/print/image-work.ts';
+import { Impositions } from '../../src/production/imposition-work.ts';
 import { ReactionRunner } from '../../src/reactions/reactor.ts';
 import { workflowStartsReactor } from '../../src/reactions/workflow-starts.ts';
 import { FilesystemStorage } from '../../src/storage/filesystem.ts';
@@ -46,7 +47,13 @@ async function runWorker(
 ) {
   const worker = await createWorker(
     t.app.temporal!.target,
-    createActivities({ ...deps, stores: { dataDir: t.config.dataDir }, db: t.app.db.pool }),
+    createActivities({
+      ...deps,
+      stores: { dataDir: t.config.dataDir },
+      db: t.app.db.pool,
+      // no press run here: the pool starts no process until one is imposed
+      impositions: new Impositions(),
+    }),
   );
   const running = worker.run();
   return {

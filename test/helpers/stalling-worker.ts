@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config.ts';
 import { connectPostgres } from '../../src/db/database.ts';
 import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { Renders } from '../../src/print/image-work.ts';
+import { Impositions } from '../../src/production/imposition-work.ts';
 import { FilesystemStorage } from '../../src/storage/filesystem.ts';
 import { createWorker } from '../../src/temporal/worker.ts';
 
@@ -26,6 +27,7 @@ const worker = await createWorker(
     storage: await FilesystemStorage.open(path.join(config.dataDir, 'print-files')),
     images: await FilesystemStorage.open(path.join(config.dataDir, 'images')),
     stores: { dataDir: config.dataDir },
+    impositions: new Impositions(),
     renders: {
       async render(owner, job) {
         const rendered = await renders.render(owner, job);

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import sharp from 'sharp';
-import { decrypt, ownerKey } from '../db/encryption-keys.ts';
+import { decrypt, openBytes, ownerKey, sealBytes } from '../db/encryption-keys.ts';
 import { labelAggregate } from '../domain/label/decider.ts';
 import { type Branding, labelStream } from '../domain/label/events.ts';
 import { orderAggregate } from '../domain/order/decider.ts';
@@ -8,15 +7,12 @@ import { orderStream } from '../domain/order/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import type { EventMetadata } from '../eventstore/port.ts';
 import { ImageProblem } from '../print/errors.ts';
-import { renderPackingSlip } from '../print/packing-slip.ts';
 import { handleCommand, loadState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
 import { printFilePreview } from './previews.ts';
 
 /** Logos live in the image store, by content. */
 const logoKey = (sha256: string) => `logo/${sha256}`;
-/** A logo is kept at most this many pixels wide or high: enough for a slip at 300 dpi. */
-const LOGO_MAX_PX = 1200;
 
 async function label(ctx: AppContext, labelId: string) {
   const state = await loadState(ctx.store, labelAggregate, labelStream(labelId));
@@ -74,13 +70,11 @@ export async function setLogo(
       throw new DomainError('invalid', err.message, 'invalid_logo', { field: 'body' });
     throw err;
   }
-  const png = await sharp(bytes)
-    .resize({ width: LOGO_MAX_PX, height: LOGO_MAX_PX, fit: 'inside', withoutEnlargement: true })
-    .png()
-    .toBuffer({ resolveWithObject: true });
+  // decoded and scaled in an image process: never in this one (a 1.5 GB iCCP chunk, 100 MP)
+  const png = await ctx.imageChecks.logo(`logo:${labelId}`, bytes);
   const sha256 = createHash('sha256').update(png.data).digest('hex');
   await ctx.images.put(logoKey(sha256), png.data);
-  const logo = { sha256, width: png.info.width, height: png.info.height };
+  const logo = { sha256, width: png.width, height: png.height };
   return change(ctx, labelId, { logo }, metadata);
 }
 
@@ -88,12 +82,17 @@ export async function setLogo(
 export const removeLogo = (ctx: AppContext, labelId: string, metadata: EventMetadata) =>
   change(ctx, labelId, { logo: null }, metadata);
 
-const THUMB_PX = 240;
+/** Slips being drawn now, by their storage key: fifty asking at once cause one drawing. */
+const drawing = new Map<string, Promise<Uint8Array>>();
+/** Bump when the slip's drawing changes: slips kept before are drawn again. */
+const SLIP_DRAWING = 'slip-2';
 
 /**
  * An order's packing slip as a PDF, from its events (items, gift message), the label's
- * branding and each item's first mockup (or, without one, its print file's first page). The same order and branding give the
- * same bytes; another label's order is not found.
+ * branding and each item's first mockup (or, without one, its print file's first page).
+ * The same order and branding give the same bytes: a slip is drawn once, in an image
+ * process, and kept in the print-file store under a key of what it shows; asked again,
+ * it is served from there. Another label's order is not found.
  */
 export async function packingSlip(
   ctx: AppContext,
@@ -104,15 +103,15 @@ export async function packingSlip(
   if (!order.exists || order.labelId !== labelId)
     throw new DomainError('not_found', 'order not found', 'order_not_found');
   const { branding: b } = await label(ctx, labelId);
-  const logo = b.logo ? await ctx.images.get(logoKey(b.logo.sha256)) : undefined;
   let giftMessage: string | null = null;
-  if (order.giftMessage) {
-    const key = await ownerKey(ctx.pool, labelId);
-    // an erased label's key is gone, and its customers' words with it
-    if (key) giftMessage = (decrypt(key, order.giftMessage) as { text: string }).text;
-  }
-  const items = [];
-  for (const i of order.items.values()) {
+  const key = order.giftMessage ? await ownerKey(ctx.pool, labelId) : undefined;
+  // an erased label's key is gone, and its customers' words with it
+  if (key && order.giftMessage)
+    giftMessage = (decrypt(key, order.giftMessage) as { text: string }).text;
+  // a slip with the customer's words is kept sealed with the label's key, which erasure destroys
+  const seal = (pdf: Uint8Array) => (key && giftMessage !== null ? sealBytes(key, pdf) : pdf);
+  const unseal = (kept: Uint8Array) => (key && giftMessage !== null ? openBytes(key, kept) : kept);
+  const items = [...order.items.values()].map((i) => {
     const file = i.files.at(-1);
     // the product as the customer chose it: its first mockup (by template), else the print file's page
     const mockup = file
@@ -122,34 +121,63 @@ export async function packingSlip(
             a.templateId < b.templateId ? -1 : a.templateId > b.templateId ? 1 : 0,
           )[0]
       : undefined;
-    const preview =
-      (mockup && (await ctx.storage.get(mockup.storageKey))) ??
-      (file
-        ? await printFilePreview(ctx, labelId, i.item.orderItemId, file.sha256, 1).catch(
-            () => undefined,
-          )
-        : undefined);
-    const thumbnail = preview
-      ? await sharp(preview)
-          .resize({ width: THUMB_PX, height: THUMB_PX, fit: 'inside' })
-          .png()
-          .toBuffer()
-      : undefined;
-    items.push({
-      itemId: i.item.itemId,
-      sku: i.item.sku,
-      quantity: i.item.quantity,
-      thumbnail,
-    });
-  }
-  return renderPackingSlip({
-    orderId,
-    receivedAt: order.receivedAt,
-    size: b.slipSize,
-    logo,
-    returnAddress: b.returnAddress,
-    message: b.message,
-    giftMessage,
-    items,
+    return { i, file, mockup };
   });
+  // what the slip shows, by content (the gift message hashed: no customer words in a key)
+  const shown = createHash('sha256')
+    .update(
+      JSON.stringify({
+        drawing: SLIP_DRAWING,
+        orderId,
+        receivedAt: order.receivedAt,
+        branding: b,
+        gift: giftMessage === null ? null : createHash('sha256').update(giftMessage).digest('hex'),
+        items: items.map(({ i, file, mockup }) => [
+          i.item.itemId,
+          i.item.sku,
+          i.item.quantity,
+          mockup?.storageKey ?? file?.sha256 ?? null,
+        ]),
+      }),
+    )
+    .digest('hex');
+  const storageKey = `slips/${labelId}/${shown}.pdf`;
+  const kept = await ctx.storage.get(storageKey);
+  if (kept) return unseal(kept);
+  let draw = drawing.get(storageKey);
+  if (!draw) {
+    draw = (async () => {
+      const logo = b.logo ? await ctx.images.get(logoKey(b.logo.sha256)) : undefined;
+      const slipItems = [];
+      for (const { i, file, mockup } of items) {
+        const preview =
+          (mockup && (await ctx.storage.get(mockup.storageKey))) ??
+          (file
+            ? await printFilePreview(ctx, labelId, i.item.orderItemId, file.sha256, 1).catch(
+                () => undefined,
+              )
+            : undefined);
+        slipItems.push({
+          itemId: i.item.itemId,
+          sku: i.item.sku,
+          quantity: i.item.quantity,
+          preview,
+        });
+      }
+      const pdf = await ctx.imageChecks.packingSlip(labelId, {
+        orderId,
+        receivedAt: order.receivedAt,
+        size: b.slipSize,
+        logo,
+        returnAddress: b.returnAddress,
+        message: b.message,
+        giftMessage,
+        items: slipItems,
+      });
+      await ctx.storage.put(storageKey, seal(pdf));
+      return pdf;
+    })().finally(() => drawing.delete(storageKey));
+    drawing.set(storageKey, draw);
+  }
+  return draw;
 }

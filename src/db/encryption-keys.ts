@@ -30,6 +30,22 @@ export function encrypt(key: Buffer, value: unknown): Encrypted {
   };
 }
 
+/** Bytes sealed with the owner's key (AES-256-GCM): iv (12), tag (16), then the ciphertext. */
+export function sealBytes(key: Buffer, bytes: Uint8Array): Buffer {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const data = Buffer.concat([cipher.update(bytes), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), data]);
+}
+
+/** Sealed bytes opened; a wrong key or a changed byte throws. */
+export function openBytes(key: Buffer, sealed: Uint8Array): Buffer {
+  const b = Buffer.from(sealed);
+  const decipher = createDecipheriv('aes-256-gcm', key, b.subarray(0, 12));
+  decipher.setAuthTag(b.subarray(12, 28));
+  return Buffer.concat([decipher.update(b.subarray(28)), decipher.final()]);
+}
+
 export function decrypt(key: Buffer, e: Encrypted): unknown {
   const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(e.iv, 'base64'));
   decipher.setAuthTag(Buffer.from(e.tag, 'base64'));

@@ -3,6 +3,7 @@ import type { DrawnMockup, MockupJob } from '../mockup/draw.ts';
 import type { ImageToCheck } from './image-checks.ts';
 import type { Rgb } from './inks.ts';
 import { type JobOptions, ProcessPool } from './process-pool.ts';
+import type { SlipToDraw } from './slip-job.ts';
 import type { StoredRender, StoredRenderJob } from './stored-render.ts';
 
 /** The image process's module: its TypeScript source under tsx, its compiled file in dist/. */
@@ -55,6 +56,19 @@ export class ImageChecks {
   /** An image's colours as inks (see inks.ts), in an image process. */
   colours(owner: string, bytes: Uint8Array, n: number): Promise<Rgb[] | undefined> {
     return this.pool.run('imageColours', { bytes, n }, { owner } satisfies JobOptions);
+  }
+
+  /** A logo that passed its check, made a PNG of at most 1200 px, in an image process. */
+  logo(
+    owner: string,
+    bytes: Uint8Array,
+  ): Promise<{ data: Uint8Array; width: number; height: number }> {
+    return this.pool.run('normaliseLogo', { bytes }, { owner });
+  }
+
+  /** A packing slip drawn in an image process. */
+  packingSlip(owner: string, slip: SlipToDraw): Promise<Uint8Array> {
+    return this.pool.run('drawPackingSlip', slip, { owner });
   }
 
   /** The image processes now, for measurements. */

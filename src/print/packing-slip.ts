@@ -39,11 +39,14 @@ function wrap(text: string, font: PDFFont, size: number, width: number): string[
       }
       if (line) lines.push(line);
       line = word;
-      while (font.widthOfTextAtSize(line, size) > width && line.length > 1) {
-        let cut = line.length - 1;
-        while (cut > 1 && font.widthOfTextAtSize(line.slice(0, cut), size) > width) cut--;
-        lines.push(line.slice(0, cut));
-        line = line.slice(cut);
+      // a word wider than the line is cut between graphemes, never inside one (an emoji,
+      // a letter with its accents, a flag stay whole)
+      while (font.widthOfTextAtSize(line, size) > width && graphemes(line).length > 1) {
+        const g = graphemes(line);
+        let cut = g.length - 1;
+        while (cut > 1 && font.widthOfTextAtSize(g.slice(0, cut).join(''), size) > width) cut--;
+        lines.push(g.slice(0, cut).join(''));
+        line = g.slice(cut).join('');
       }
     }
     lines.push(line);
@@ -51,10 +54,22 @@ function wrap(text: string, font: PDFFont, size: number, width: number): string[
   return lines;
 }
 
-/** Only what the font can draw: other characters (controls, missing glyphs) become "?". */
-function drawable(font: PDFFont, text: string): string {
+const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
+const graphemes = (text: string) => Array.from(segmenter.segment(text), (s) => s.segment);
+
+/**
+ * Bidirectional controls (embeddings, overrides, isolates, marks): dropped, so a
+ * customer's text cannot turn the slip's text around (U+202E would show "gift" as "tfig"
+ * to a reader that applies it, and hide what was written).
+ */
+const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+
+/** Only what the font can draw: bidi controls dropped, other characters (controls, missing glyphs) "?". */
+export function drawable(font: PDFFont, text: string): string {
   const known = new Set(font.getCharacterSet());
-  return [...text].map((c) => (c === '\n' || known.has(c.codePointAt(0)!) ? c : '?')).join('');
+  return [...text.replace(BIDI_CONTROLS, '')]
+    .map((c) => (c === '\n' || known.has(c.codePointAt(0)!) ? c : '?'))
+    .join('');
 }
 
 /**

@@ -3,6 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { inflateSync } from 'node:zlib';
 import { XMLParser } from 'fast-xml-parser';
 import { PDFArray, type PDFDict, PDFDocument, PDFName, type PDFRawStream } from 'pdf-lib';
@@ -620,5 +621,132 @@ describe('press runs', () => {
     expect(createHash('sha256').update(inflateSync(profile.contents)).digest('hex')).toBe(
       createHash('sha256').update(icc).digest('hex'),
     );
+  }, 300_000);
+
+  it('imposes a 40,000-copy gang run off the event loop: /readyz green, another label served, a running batch cancelled within 1 s', async () => {
+    const sticker = stickerSkus[0]!; // 20 x 20 mm, 26 x 26 with its bleed
+    const projectId = await project(sticker.sku, 900);
+    const [big] = await order([{ projectId, quantity: 40_000 }]);
+    const [second] = await order([{ projectId, quantity: 40_000 }]);
+    // this process is the service's: its event loop's delay is the service's
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
+    const readyz: { status: number; ms: number }[] = [];
+    let polling = true;
+    const poll = (async () => {
+      while (polling) {
+        const began = performance.now();
+        const r = await fetch(`${t.url}/readyz`);
+        await r.arrayBuffer();
+        readyz.push({ status: r.status, ms: performance.now() - began });
+        await new Promise((res) => setTimeout(res, 200));
+      }
+    })();
+    const gang = (orderItemId: string) =>
+      call('POST', '/v1/production/batches', {
+        ...ful(),
+        body: { items: [orderItemId], media: { preset: 'SRA3' }, mode: 'gang', gutterMm: 2 },
+      });
+    const first = await gang(big!.orderItemId);
+    expect(first.status, JSON.stringify(first.body)).toBe(202);
+    const other2 = await gang(second!.orderItemId);
+    expect(other2.status, JSON.stringify(other2.body)).toBe(202);
+    // the second waits behind the first (one imposition of a label at a time), then runs
+    await until(
+      'the second batch imposing',
+      async () => ((await batch(other2.body.batchId)).status === 'imposing' ? true : undefined),
+      60_000,
+    );
+    const cancelBegan = performance.now();
+    const cancelled = await call('POST', `/v1/production/batches/${other2.body.batchId}/cancel`, {
+      ...ful(),
+      body: { reason: 'too many' },
+    });
+    const cancelMs = performance.now() - cancelBegan;
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.status).toBe('cancelled');
+    expect(cancelMs).toBeLessThan(1000);
+    // another label's sale rendered meanwhile, and its order read quickly
+    const otherOrder = `O-${randomUUID().slice(0, 8)}`;
+    const sale = await call('POST', '/webhook/notifyorder', {
+      key: other.shopKey,
+      body: {
+        orderId: otherOrder,
+        items: [{ itemId: 'l1', projectId: other.projects[0], quantity: 1 }],
+      },
+    });
+    expect(sale.status).toBe(200);
+    expect((await orderDone(call, other, otherOrder, 120_000)).status).toBe('ready');
+    const readBegan = performance.now();
+    const read = await call('GET', `/api/orders/${otherOrder}`, { key: other.adminKey });
+    expect(read.status).toBe(200);
+    expect(performance.now() - readBegan).toBeLessThan(200);
+
+    const b = await until(
+      'the 40,000-copy batch imposed',
+      async () => {
+        const x = await batch(first.body.batchId);
+        return ['imposed', 'failed'].includes(x.status) ? x : undefined;
+      },
+      400_000,
+    );
+    polling = false;
+    await poll;
+    loop.disable();
+    expect(b.status, b.failure).toBe('imposed');
+    const placements = (b.sheets as { placements: Placement[] }[]).flatMap((s) => s.placements);
+    expect(placements).toHaveLength(40_000);
+    expect(new Set(placements.map((p) => p.copy)).size).toBe(40_000);
+    // 11 x 16 of 26 mm with a 2 mm gutter on SRA3's 310 x 440 mm less the slug
+    expect(b.sheetCount).toBeLessThanOrEqual(Math.ceil(40_000 / 150));
+    const p99 = loop.percentile(99) / 1e6;
+    console.log(
+      `[40,000 copies] ${b.sheetCount} sheets; loop p99 ${p99.toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(0)} ms; /readyz ${readyz.length} asks, slowest ${Math.max(...readyz.map((r) => r.ms)).toFixed(0)} ms; cancel ${cancelMs.toFixed(0)} ms`,
+    );
+    expect(readyz.filter((r) => r.status !== 200)).toEqual([]);
+    expect(p99).toBeLessThan(100);
+    // the cancelled batch let its item go
+    const gone = await batch(other2.body.batchId);
+    expect(gone.status).toBe('cancelled');
+  }, 600_000);
+
+  it('refuses a batch past 50,000 pieces at once, and an Idempotency-Key used for another request', async () => {
+    const projectId = await project(stickerSkus[5]!.sku, 901);
+    const [huge] = await order([{ projectId, quantity: 100_000 }]);
+    const before = await t.app.db.pool.query('SELECT count(*)::int AS n FROM es_events');
+    const began = performance.now();
+    const r = await call('POST', '/v1/production/batches', {
+      ...ful(),
+      body: { items: [huge!.orderItemId], media: { preset: 'SRA3' }, mode: 'gang' },
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(400);
+    expect(r.body.code).toBe('batch_too_large');
+    expect(r.body.detail).toMatch(/50000/);
+    expect(performance.now() - began).toBeLessThan(1000);
+    const after = await t.app.db.pool.query('SELECT count(*)::int AS n FROM es_events');
+    expect(after.rows[0].n).toBe(before.rows[0].n);
+
+    const [a, b] = await order([
+      { projectId, quantity: 2 },
+      { projectId, quantity: 3 },
+    ]);
+    const key = `idem-${randomUUID()}`;
+    const post = (items: string[], mode = 'gang') =>
+      call('POST', '/v1/production/batches', {
+        ...ful(),
+        headers: { 'idempotency-key': key },
+        body: { items, media: { preset: 'SRA3' }, mode },
+      });
+    const once = await post([a!.orderItemId]);
+    expect(once.status, JSON.stringify(once.body)).toBe(202);
+    const again = await post([a!.orderItemId]);
+    expect(again.status).toBe(202);
+    expect(again.body.batchId).toBe(once.body.batchId);
+    const otherItems = await post([b!.orderItemId]);
+    expect(otherItems.status).toBe(409);
+    expect(otherItems.body.code).toBe('idempotency_key_reused');
+    const otherMode = await post([a!.orderItemId], 'step-repeat');
+    expect(otherMode.status).toBe(409);
+    await settledBatch(once.body.batchId);
   }, 300_000);
 });

@@ -200,8 +200,16 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
   return reply.status(problem.status).type('application/problem+json').send(problem);
 }
 
+/** What a route takes as its body, when not JSON (`config: { bodyTypes }`): named in its 415. */
+export interface BodyTypesConfig {
+  bodyTypes?: string[];
+}
+
 export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply) {
   const { problem, internal } = errorToProblem(error);
+  const bodyTypes = (request.routeOptions?.config as BodyTypesConfig | undefined)?.bodyTypes;
+  if (problem.code === 'unsupported_media_type' && bodyTypes)
+    problem.detail = `send the body as ${bodyTypes.join(' or ')}`;
   if (internal) request.log.error({ err: error }, 'unhandled error');
   else if (problem.code === 'service_unavailable')
     request.log.warn({ status: 503, error: (error as Error).message }, 'dependency unavailable');

@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createDeflate } from 'node:zlib';
 import sharp from 'sharp';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -517,5 +518,120 @@ describe('the shop floor', () => {
     // the gift message is kept encrypted in the order's events
     const history = await call('GET', `/api/orders/${o.orderId}/history`, { key: shop.adminKey });
     expect(JSON.stringify(history.body)).not.toContain('Happy birthday');
+  }, 180_000);
+
+  it('draws a packing slip once for 50 asking at once, the same bytes each; asked again, served from storage', async () => {
+    const o = await order(shop, { giftMessage: 'Fifty at once \u202Eevil' });
+    const checks = t.app.context.imageChecks;
+    let drawn = 0;
+    const draw = checks.packingSlip.bind(checks);
+    checks.packingSlip = (owner, slip) => {
+      drawn++;
+      return draw(owner, slip);
+    };
+    try {
+      const get = async () => {
+        const r = await fetch(`${t.url}/api/orders/${o.orderId}/packing-slip`, {
+          headers: { 'x-api-key': shop.fulfillmentKey },
+        });
+        expect(r.status).toBe(200);
+        return Buffer.from(await r.arrayBuffer());
+      };
+      const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+      const first = await Promise.all(Array.from({ length: 50 }, get));
+      expect(new Set(first.map(sha)).size).toBe(1);
+      expect(drawn).toBe(1);
+      const second = await Promise.all(Array.from({ length: 50 }, get));
+      expect(drawn).toBe(1);
+      expect(new Set(second.map(sha))).toEqual(new Set([sha(first[0]!)]));
+      // the bidi override is gone from the slip's text; the words stay
+      const text = pdfText(first[0]!);
+      expect(text).toContain('Fifty at once');
+      expect(text).not.toContain('\u202E');
+    } finally {
+      checks.packingSlip = draw;
+    }
+  }, 180_000);
+
+  it('takes a PNG with a 1.5 GB iCCP chunk and a 100-megapixel 16-bit PNG as logos without this process decoding them', async () => {
+    // a 1.4 MB PNG whose iCCP profile inflates to 1.5 GB, built chunk by chunk
+    const crc = (b: Buffer) => {
+      let c = ~0;
+      for (const x of b) {
+        c ^= x;
+        for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+      }
+      return ~c >>> 0;
+    };
+    const chunk = (type: string, data: Buffer) => {
+      const td = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+      const out = Buffer.alloc(12 + data.length);
+      out.writeUInt32BE(data.length, 0);
+      td.copy(out, 4);
+      out.writeUInt32BE(crc(td), 8 + data.length);
+      return out;
+    };
+    const deflated = await new Promise<Buffer>((resolve, reject) => {
+      const z = createDeflate({ level: 9 });
+      const parts: Buffer[] = [];
+      z.on('data', (d: Buffer) => parts.push(d));
+      z.on('end', () => resolve(Buffer.concat(parts)));
+      z.on('error', reject);
+      const zeros = Buffer.alloc(1 << 20);
+      let left = 1500;
+      const more = () => {
+        while (left > 0) {
+          left--;
+          if (!z.write(zeros)) return void z.once('drain', more);
+        }
+        z.end();
+      };
+      more();
+    });
+    const small = await sharp({
+      create: { width: 64, height: 32, channels: 3, background: { r: 0, g: 90, b: 200 } },
+    })
+      .png()
+      .toBuffer();
+    const iend = small.length - 12;
+    const bomb = Buffer.concat([
+      small.subarray(0, 33), // signature and IHDR
+      chunk('iCCP', Buffer.concat([Buffer.from('bomb\0\0', 'latin1'), deflated])),
+      small.subarray(33, iend),
+      small.subarray(iend),
+    ]);
+    // 100 megapixels of 16-bit RGB, made by another process (making it here would be this process's memory)
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'logo-'));
+    const huge = path.join(dir, 'huge.png');
+    execFileSync(
+      process.execPath,
+      [
+        '-e',
+        `require('sharp')({ create: { width: 10000, height: 10000, channels: 3, background: '#336699' } }).toColourspace('rgb16').png({ compressionLevel: 9 }).toFile(${JSON.stringify(huge)}).catch((e) => { console.error(e); process.exit(1); })`,
+      ],
+      { cwd: process.cwd() },
+    );
+    const hugePng = readFileSync(huge);
+    rmSync(dir, { recursive: true, force: true });
+    const rssBefore = process.memoryUsage().rss;
+    for (const body of [bomb, hugePng]) {
+      const r = await fetch(`${t.url}/api/branding/logo`, {
+        method: 'PUT',
+        headers: { 'x-api-key': shop.adminKey, 'content-type': 'image/png' },
+        body,
+      });
+      console.log(
+        `[logo bombs] ${body.length} bytes: ${r.status}, RSS +${((process.memoryUsage().rss - rssBefore) / 1048576).toFixed(0)} MiB`,
+      );
+      const answer = (await r.json()) as { code?: string; logo: { width: number; height: number } };
+      // refused with a reason, or taken as a logo of at most 1200 px: either way not decoded here
+      expect([200, 400], JSON.stringify(answer)).toContain(r.status);
+      if (r.status === 200)
+        expect(Math.max(answer.logo.width, answer.logo.height)).toBeLessThanOrEqual(1200);
+      else expect(answer.code).toBe('invalid_logo');
+    }
+    const grew = (process.memoryUsage().rss - rssBefore) / 1024 / 1024;
+    console.log(`[logo bombs] the service's RSS grew ${grew.toFixed(1)} MiB`);
+    expect(grew).toBeLessThan(20);
   }, 180_000);
 });

@@ -521,6 +521,13 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
           );
         }
         const order = producible(state);
+        if (command.shippedAt.getTime() < Date.parse(state.receivedAt))
+          throw new DomainError(
+            'invalid',
+            `shippedAt is before the order was received (${state.receivedAt})`,
+            'invalid_shipped_at',
+            { field: 'shippedAt' },
+          );
         for (const id of ids) {
           const item = itemOf(order, id);
           if (item.stage === 'shipped' || item.stage === 'delivered')

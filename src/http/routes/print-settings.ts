@@ -116,6 +116,7 @@ export const printSettingsRoutes: FastifyPluginAsyncZod<PrintSettingsRoutes> = a
     `${path}/output-profile`,
     {
       bodyLimit: PROFILE_LIMIT,
+      config: { bodyTypes: ICC_TYPES },
       schema: {
         tags,
         security: apiKeySecurity,

@@ -406,6 +406,12 @@ describe('order decider', () => {
         .thenEvents([itemPacked(b.orderItemId)]);
     });
 
+    it('refuses a shipment dated before the order was received', () => {
+      spec(made)
+        .when({ ...ship, shippedAt: new Date('0001-01-01T00:00:00Z') })
+        .thenFails('invalid_shipped_at');
+    });
+
     it('has nothing to scan before the print file is made', () => {
       spec([received, started]).when(stage(a.orderItemId, 'printed')).thenFails('stage_conflict');
     });

@@ -117,6 +117,7 @@ export const brandingRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (
     '/branding/logo',
     {
       bodyLimit: LOGO_LIMIT,
+      config: { bodyTypes: LOGO_TYPES },
       schema: {
         tags,
         security: apiKeySecurity,

@@ -7,10 +7,11 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { ensureDependencies, ensureTemporalCli, root } from './lib/prepare.mjs';
+import { ensureDependencies, ensureTemporalCli, ensureXjdfSchema, root } from './lib/prepare.mjs';
 
 ensureDependencies();
 ensureTemporalCli();
+ensureXjdfSchema();
 
 const nodes = (process.env.TEST_NODES ?? process.execPath).split(',').filter(Boolean);
 let passed = 0;

@@ -33,6 +33,24 @@ export function ensureTemporalCli() {
   }
 }
 
+/**
+ * Sets XJDF_SCHEMA_DIR to CIP4's XJDF 2.x schemas (scripts/install-xjdf-schema.sh, cached
+ * under ~/.cache): the tests validate every job ticket they make with xmllint against them.
+ */
+export function ensureXjdfSchema() {
+  if (process.env.XJDF_SCHEMA_DIR) return;
+  try {
+    const out = execFileSync('bash', [path.join(root, 'scripts/install-xjdf-schema.sh')], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    process.env.XJDF_SCHEMA_DIR = out.trim().split('\n').pop();
+  } catch {
+    console.error('[prepare] no XJDF schema: the job-ticket tests will fail');
+  }
+}
+
 /** The newest modification time under a folder, ms. */
 function newest(dir) {
   let latest = 0;

@@ -9,6 +9,11 @@ import {
 import { PT_PER_MM } from '../print/units.ts';
 
 export const XJDF_NAMESPACE = 'http://www.CIP4.org/JDFSchema_2_0';
+/**
+ * Our own attributes where XJDF has none (a cut block's product and turn): XJDF allows
+ * attributes of another namespace on CutBlock, and a reader that does not know them skips them.
+ */
+export const EDITOR_NAMESPACE = 'urn:editor-platform:xjdf:1';
 
 export interface TicketInput {
   batchId: string;
@@ -42,6 +47,7 @@ export function jobTicket(t: TicketInput): string {
     '?xml': { '@_version': '1.0', '@_encoding': 'UTF-8' },
     XJDF: {
       '@_xmlns': XJDF_NAMESPACE,
+      '@_xmlns:ep': EDITOR_NAMESPACE,
       '@_JobID': t.batchId,
       '@_JobPartID': 'press-run',
       '@_Types': 'Imposition DigitalPrinting Cutting',
@@ -69,7 +75,7 @@ export function jobTicket(t: TicketInput): string {
         Product: t.items.map((i) => ({
           '@_ID': `P-${i.orderItemId}`,
           '@_ExternalID': i.orderItemId,
-          '@_Amount': String(copiesOn(i.orderItemId) / Math.max(1, i.file.pages)),
+          '@_Amount': String(Math.round(copiesOn(i.orderItemId) / Math.max(1, i.file.pages))),
           '@_DescriptiveName': `${i.itemId} (${i.sku})`,
           GeneralID: [
             { '@_IDUsage': 'OrderID', '@_IDValue': i.orderId },
@@ -86,7 +92,8 @@ export function jobTicket(t: TicketInput): string {
             '@_DescriptiveName': t.spec.media.preset ?? 'custom',
             Media: {
               '@_Dimension': `${pt(t.spec.media.widthMm)} ${pt(t.spec.media.heightMm)}`,
-              '@_MediaType': t.spec.media.kind === 'roll' ? 'Roll' : 'Paper',
+              '@_MediaType': 'Paper',
+              '@_MediaUnit': t.spec.media.kind === 'roll' ? 'Roll' : 'Sheet',
             },
           },
         },
@@ -103,14 +110,12 @@ export function jobTicket(t: TicketInput): string {
         {
           '@_Name': 'Component',
           '@_Usage': 'Output',
+          // a Resource's children in the schema's order: AmountPool, then Part
           Resource: t.sheets.map((s) => ({
-            ...part(s.n),
+            '@_DescriptiveName': sheetCode(t.batchId, s.n),
             AmountPool: { PartAmount: { '@_Amount': '1' } },
-            Component: {
-              '@_ComponentType': 'Sheet',
-              '@_Dimensions': `${pt(s.widthMm)} ${pt(s.heightMm)} 0`,
-              '@_DescriptiveName': sheetCode(t.batchId, s.n),
-            },
+            ...part(s.n),
+            Component: { '@_Dimensions': `${pt(s.widthMm)} ${pt(s.heightMm)} 0` },
           })),
         },
         {
@@ -119,13 +124,13 @@ export function jobTicket(t: TicketInput): string {
           Resource: t.sheets.map((s) => ({
             ...part(s.n),
             CuttingParams: {
+              // each placed piece's box on the sheet in points, PDF's way (from the
+              // bottom left; a turned piece's box is already turned)
               CutBlock: pieces(s.n).map((p) => ({
                 '@_BlockName': `${p.orderItemId}-${p.page}-${p.copy}`,
-                '@_BlockType': 'CutBlock',
-                '@_BlockSize': `${pt(p.widthMm)} ${pt(p.heightMm)}`,
-                // the block's origin on the sheet, PDF's way: from the bottom left
-                '@_BlockTrf': `${p.rotated ? '0 1 -1 0' : '1 0 0 1'} ${pt(p.xMm + (p.rotated ? p.widthMm : 0))} ${pt(s.heightMm - p.yMm - p.heightMm)}`,
-                '@_ProductRef': `P-${p.orderItemId}`,
+                '@_Box': `${pt(p.xMm)} ${pt(s.heightMm - p.yMm - p.heightMm)} ${pt(p.xMm + p.widthMm)} ${pt(s.heightMm - p.yMm)}`,
+                '@_ep:ProductRef': `P-${p.orderItemId}`,
+                '@_ep:Rotate': p.rotated ? '90' : '0',
               })),
             },
           })),

@@ -13,6 +13,7 @@ import { client, startTestApp, type TestApp } from '../helpers/app.ts';
 import { config, importDone, opsLogin } from '../helpers/fixtures.ts';
 import { accessOf, orderDone, type Shop, setUpShop, until } from '../helpers/orders.ts';
 import { decodeBarcodes } from '../helpers/pdf.ts';
+import { XJDF_SCHEMAS, xjdfErrors } from '../helpers/xjdf.ts';
 
 const PT = 72 / 25.4;
 type Rect = { x: number; y: number; w: number; h: number };
@@ -326,6 +327,8 @@ describe('press runs', () => {
     const xml = Buffer.from(
       await bytes(`/v1/production/batches/${b.batchId}/ticket.xjdf`, shop.fulfillmentKey),
     ).toString('utf8');
+    // valid against CIP4's own schema, as a controller that validates its input checks it
+    for (const version of XJDF_SCHEMAS) expect(xjdfErrors(xml, version), version).toEqual([]);
     const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml);
     const x = parsed.XJDF;
     expect(x.xmlns).toBe('http://www.CIP4.org/JDFSchema_2_0');
@@ -449,6 +452,10 @@ describe('press runs', () => {
     ) as Placement[];
     expect(placed).toHaveLength(200);
     expect(placed.some((p) => p.rotated)).toBe(true);
+    const rollTicket = Buffer.from(
+      await bytes(`/v1/production/batches/${b.batchId}/ticket.xjdf`, shop.fulfillmentKey),
+    ).toString('utf8');
+    for (const version of XJDF_SCHEMAS) expect(xjdfErrors(rollTicket, version)).toEqual([]);
     for (const s of b.sheets) {
       const ps = s.placements as Placement[];
       for (const [i, a] of ps.entries()) {
@@ -694,6 +701,11 @@ describe('press runs', () => {
     await poll;
     loop.disable();
     expect(b.status, b.failure).toBe('imposed');
+    const ticket = Buffer.from(
+      await bytes(`/v1/production/batches/${b.batchId}/ticket.xjdf`, shop.fulfillmentKey),
+    ).toString('utf8');
+    expect(xjdfErrors(ticket)).toEqual([]);
+    expect(ticket.match(/<CutBlock /g)).toHaveLength(40_000);
     const placements = (b.sheets as { placements: Placement[] }[]).flatMap((s) => s.placements);
     expect(placements).toHaveLength(40_000);
     expect(new Set(placements.map((p) => p.copy)).size).toBe(40_000);

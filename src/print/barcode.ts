@@ -25,12 +25,20 @@ export interface VectorBarcode {
 const linear = (format: BarcodeFormat) => format === 'code128' || format === 'ean13';
 
 /** The barcode's shapes; a value the format cannot hold is a RenderError. */
-export function barcodeShapes(format: BarcodeFormat, value: string): VectorBarcode {
+export function barcodeShapes(
+  format: BarcodeFormat,
+  value: string,
+  options: { utf8?: boolean } = {},
+): VectorBarcode {
   let svg: string;
   try {
     svg = bwipjs.toSVG({
       bcid: BCID[format],
-      text: value,
+      // `utf8` (2D codes): an ECI 26 designator first, so a scanner reads the bytes as UTF-8
+      // and not as its guess (zbar took an umlaut and kanji for Shift JIS); "^" escaped
+      ...(options.utf8
+        ? { text: `^ECI000026${value.replace(/\^/g, '^^')}`, parsefnc: true }
+        : { text: value }),
       scale: 1,
       ...(linear(format) ? { height: 8 } : {}),
       includetext: false,

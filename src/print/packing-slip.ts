@@ -1,7 +1,7 @@
 import fontkit from '@pdf-lib/fontkit';
 import { PDFDocument, type PDFFont, type PDFImage, type PDFPage, rgb } from 'pdf-lib';
 import type { SlipSize } from '../domain/label/events.ts';
-import { barcodeShapes, drawBars } from './barcode.ts';
+import { barcodeShapes, drawBars, type VectorBarcode } from './barcode.ts';
 import { FONT, subsetTag } from './fonts.ts';
 
 /** Page sizes in points. */
@@ -53,6 +53,18 @@ function wrap(text: string, font: PDFFont, size: number, width: number): string[
   }
   return lines;
 }
+
+/** An order id that Code 128 holds at a width a scanner reads on the slip. */
+const SHORT_REFERENCE = /^[\x20-\x7e]{1,24}$/;
+
+/** A 2D code's polygons as one SVG path (y down; holes wind the other way, for the non-zero rule). */
+const svgPathOf = (code: VectorBarcode) =>
+  code.polygons
+    .map(
+      ([first, ...rest]) =>
+        `M${first![0]} ${first![1]}${rest.map(([x, y]) => `L${x} ${y}`).join('')}Z`,
+    )
+    .join('');
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
 const graphemes = (text: string) => Array.from(segmenter.segment(text), (s) => s.segment);
@@ -137,8 +149,11 @@ export async function renderPackingSlip(slip: PackingSlip): Promise<Uint8Array> 
   const rightX = margin + inner * 0.5;
   page.drawText('Packing slip', { x: rightX, y: y - titleSize, size: titleSize, font, color: ink });
   let right = y - titleSize * 1.4;
-  page.drawText(t(`Order ${slip.orderId}`), { x: rightX, y: right - body, size: body, font });
-  right -= body * 1.4;
+  // a long order id wraps within the right half (the code below holds it whole)
+  for (const l of wrap(t(`Order ${slip.orderId}`), font, body, inner * 0.5)) {
+    page.drawText(l, { x: rightX, y: right - body, size: body, font });
+    right -= body * 1.4;
+  }
   page.drawText(`Received ${slip.receivedAt.slice(0, 10)}`, {
     x: rightX,
     y: right - small,
@@ -147,14 +162,28 @@ export async function renderPackingSlip(slip: PackingSlip): Promise<Uint8Array> 
     color: grey,
   });
   right -= small * 1.6;
-  // Code 128 of the order id, with a quiet zone; as wide as a scanner reads easily
-  const code = barcodeShapes('code128', slip.orderId);
-  const codeWidth = inner * 0.5;
-  const module = Math.min(1.4, (codeWidth - 20) / code.width);
+  // the order id as Code 128 while it is short printable ASCII (a scanner reads it at
+  // this width), else as a QR code, which holds any id (UTF-8) at a size that still scans
   const barHeight = Math.max(28, 40 * scale);
   const x0 = rightX + 10;
-  drawBars(page, code, { x: x0, y: right - barHeight, module, height: barHeight, color: ink });
-  right -= barHeight + 6;
+  if (SHORT_REFERENCE.test(slip.orderId)) {
+    const code = barcodeShapes('code128', slip.orderId);
+    const codeWidth = inner * 0.5;
+    const module = Math.min(1.4, (codeWidth - 20) / code.width);
+    drawBars(page, code, { x: x0, y: right - barHeight, module, height: barHeight, color: ink });
+    right -= barHeight + 6;
+  } else {
+    const code = barcodeShapes('qrcode', slip.orderId, { utf8: true });
+    const side = Math.max(barHeight * 1.6, code.width * 1.2);
+    page.drawSvgPath(svgPathOf(code), {
+      x: x0,
+      y: right,
+      scale: side / code.width,
+      color: ink,
+      borderWidth: 0,
+    });
+    right -= side + 6;
+  }
   y = Math.min(left, right) - 12;
 
   if (slip.message) {

@@ -6070,6 +6070,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description URI Too Long */
             414: {
                 headers: {
@@ -12580,6 +12598,24 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
                     [name: string]: unknown;

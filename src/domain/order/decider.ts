@@ -416,6 +416,16 @@ export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
       case 'CancelOrder': {
         if (!state.exists) throw new DomainError('not_found', 'order not found', 'order_not_found');
         if (state.status === 'cancelled') return [];
+        const items = [...state.items.values()];
+        if (
+          items.length > 0 &&
+          items.every((i) => i.stage === 'shipped' || i.stage === 'delivered')
+        )
+          throw new DomainError(
+            'conflict',
+            'every item of the order has shipped: there is nothing left to cancel',
+            'order_shipped',
+          );
         return [
           {
             type: 'OrderCancelled',

@@ -406,6 +406,12 @@ describe('order decider', () => {
         .thenEvents([itemPacked(b.orderItemId)]);
     });
 
+    it('has nothing to cancel once every item has shipped', () => {
+      spec([...made, shipped])
+        .when({ type: 'CancelOrder', at })
+        .thenFails('order_shipped');
+    });
+
     it('refuses a shipment dated before the order was received', () => {
       spec(made)
         .when({ ...ship, shippedAt: new Date('0001-01-01T00:00:00Z') })

@@ -213,7 +213,7 @@ export const operatorOrderRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = as
         summary: 'Cancel an order that is not to be printed',
         params: orderParams,
         body: cancelBody.nullish(),
-        response: { 200: cancelAnswerSchema, ...problems(400, 401, 403, 404) },
+        response: { 200: cancelAnswerSchema, ...problems(400, 401, 403, 404, 409) },
       },
     },
     async (request) => {

@@ -112,7 +112,7 @@ export const orderAdminRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
           'Cancel an order that is not to be printed: its workflow stops, no further print file is made',
         params: orderParams,
         body: cancelBody.nullish(),
-        response: { 200: cancelAnswerSchema, ...problems(400, 401, 403, 404) },
+        response: { 200: cancelAnswerSchema, ...problems(400, 401, 403, 404, 409) },
       },
     },
     async (request) =>

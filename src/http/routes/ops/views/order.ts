@@ -146,7 +146,8 @@ export function orderDetailPage(
       ${order.status === 'failed' ? actionForm(session, `${path}/retry`, 'Retry failed items') : ''}
       ${rendered ? actionForm(session, `${path}/replay`, 'Replay and compare') : ''}
       ${
-        order.status !== 'cancelled'
+        // a shipped order has nothing left to cancel (the API answers 409 order_shipped)
+        order.status !== 'cancelled' && order.stage !== 'shipped' && order.stage !== 'delivered'
           ? actionForm(
               session,
               `${path}/cancel`,

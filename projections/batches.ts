@@ -161,6 +161,15 @@ export async function listBatches(
   return r.rows;
 }
 
+/** How many of the label's press runs are being taken or imposed now. */
+export async function batchesUnderWay(pool: pg.Pool, labelId: string): Promise<number> {
+  const r = await pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM rm_batches WHERE label_id = $1 AND status IN ('claiming', 'imposing')`,
+    [labelId],
+  );
+  return r.rows[0]?.n ?? 0;
+}
+
 /** The batch a sheet's slug code names, of the label (a batch code is its id's first 48 bits). */
 export async function batchesByCode(pool: pg.Pool, labelId: string, code: string) {
   const r = await pool.query<{ batch_id: string }>(

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { batchesByCode, labelsWithRules, listBatches } from '#projections/batches';
+import { batchesByCode, batchesUnderWay, labelsWithRules, listBatches } from '#projections/batches';
 import { readyItems } from '#projections/order-production';
 import { findOrderItem } from '#projections/orders';
 import { type BatchState, batchAggregate } from '../domain/batch/decider.ts';
@@ -23,6 +23,7 @@ import { type MediaPreset, mediaOfPreset } from '../production/presets.ts';
 import { verifiedStream } from '../storage/verified.ts';
 import { handleCommand, loadState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
+import { LabelGate } from './label-gate.ts';
 import { storedPreview } from './previews.ts';
 
 /** At most this many items in one batch (a press run, not the whole backlog). */
@@ -34,6 +35,10 @@ export const MAX_BATCH_ITEMS = 2000;
  * filter's or a rule's batch takes items up to it and leaves the rest for the next.
  */
 export const MAX_BATCH_PIECES = 50_000;
+/** A label's press runs being taken or imposed at once, at most; a request past it is 429. */
+export const MAX_BATCHES_UNDER_WAY = 8;
+/** a label's batch requests, one at a time in this process, eight more waiting */
+const requests = new LabelGate('batch requests', 8);
 
 export type MediaInput =
   | { preset: MediaPreset }
@@ -141,7 +146,7 @@ async function screen(
  * laying out the files follow from the log. With an Idempotency-Key the batch's id
  * derives from it: the same request again answers the same batch.
  */
-export async function openBatch(
+export function openBatch(
   ctx: AppContext,
   labelId: string,
   input: BatchInput,
@@ -151,6 +156,21 @@ export async function openBatch(
   batchIdGiven?: string,
 ): Promise<{ batchId: string; candidates: number; refused: Refusal[] }> {
   const spec = specOf(input);
+  return requests.run(labelId, () =>
+    openBatchNow(ctx, labelId, input, spec, idempotencyKey, metadata, source, batchIdGiven),
+  );
+}
+
+async function openBatchNow(
+  ctx: AppContext,
+  labelId: string,
+  input: BatchInput,
+  spec: BatchSpec,
+  idempotencyKey: string | undefined,
+  metadata: EventMetadata,
+  source: { kind: 'request' } | { kind: 'rule'; rule: string },
+  batchIdGiven: string | undefined,
+): Promise<{ batchId: string; candidates: number; refused: Refusal[] }> {
   const batchId =
     batchIdGiven ??
     (idempotencyKey ? deterministicId('batch', labelId, idempotencyKey) : randomUUID());
@@ -164,6 +184,16 @@ export async function openBatch(
       );
     return { batchId, candidates: known.candidates.length, refused: known.refused };
   }
+  if (
+    source.kind === 'request' &&
+    (await batchesUnderWay(ctx.pool, labelId)) >= MAX_BATCHES_UNDER_WAY
+  )
+    throw new DomainError(
+      'rate_limited',
+      `${MAX_BATCHES_UNDER_WAY} press runs of this label are being taken or imposed; send this one when one of them is done`,
+      'too_many_batches',
+      { retryAfterSeconds: 30 },
+    );
   let candidates: Candidate[] = [];
   const refused: Refusal[] = [];
   if (input.items) {

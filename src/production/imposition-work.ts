@@ -18,7 +18,7 @@ export const defaultImpositionSettings = (): ImpositionSettings => ({
  * Press runs imposed in pool processes (see stored-imposition.ts): the layout, the
  * sheets' drawing and preflight never run on the worker's event loop, a run past its
  * time limit is killed, and labels take turns: one label's impositions run one at a
- * time, and a label with four waiting is told to come back later.
+ * time.
  */
 export class Impositions {
   private readonly pool: ProcessPool;
@@ -29,8 +29,9 @@ export class Impositions {
       module: IMAGE_PROCESS,
       size: settings.processes,
       deadlineMs: settings.timeoutMs,
+      // a label's impositions one at a time; how many wait is bounded where batches are asked
+      // for (MAX_BATCHES_UNDER_WAY): a refusal here would only make Temporal retry
       perOwner: 1,
-      maxQueuedPerOwner: 4,
       idleMs: 60_000,
       maxHeapMiB: 2048,
       v8Flags: IMAGE_V8_FLAGS,

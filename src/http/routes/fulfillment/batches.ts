@@ -206,7 +206,7 @@ export const batchRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
               refused: z.array(refusal).describe('items named that it cannot take, with why'),
             })
             .meta({ id: 'BatchAccepted' }),
-          ...problems(400, 401, 403, 409, 415),
+          ...problems(400, 401, 403, 409, 415, 429),
         },
       },
     },

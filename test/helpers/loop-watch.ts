@@ -1,0 +1,41 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
+export interface LoopWatch {
+  /** stops watching; answers what it saw */
+  stop(): Promise<{
+    /** the event loop's delay, 99th percentile and worst, ms */
+    p99: number;
+    max: number;
+    /** every /readyz answer meanwhile: status and how long it took, ms */
+    readyz: { status: number; ms: number }[];
+  }>;
+}
+
+/**
+ * Watches an in-process service while an attack runs: its event loop's delay (this
+ * process is the service's, so its loop is the service's) and `/readyz`, asked every
+ * 200 ms. A test then asserts the loop's p99 and that every /readyz answer was 200.
+ */
+export function watchLoop(baseUrl: string): LoopWatch {
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  const readyz: { status: number; ms: number }[] = [];
+  let polling = true;
+  const poll = (async () => {
+    while (polling) {
+      const began = performance.now();
+      const r = await fetch(`${baseUrl}/readyz`);
+      await r.arrayBuffer();
+      readyz.push({ status: r.status, ms: performance.now() - began });
+      await new Promise((res) => setTimeout(res, 200));
+    }
+  })();
+  return {
+    async stop() {
+      polling = false;
+      await poll;
+      loop.disable();
+      return { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6, readyz };
+    },
+  };
+}

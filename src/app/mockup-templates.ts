@@ -1,4 +1,3 @@
-import sharp from 'sharp';
 import { findTemplate, listTemplates, type TemplateRow } from '#projections/mockups';
 import { configurationsMatching } from '#projections/offerings';
 import { mockupTemplateAggregate } from '../domain/mockup-template/decider.ts';
@@ -56,9 +55,7 @@ async function checkedImage(
   if (parsed.bytes.length > MAX_IMAGE_BYTES)
     throw invalid(field, `${name}: the image is larger than 10 MB`);
   // the header first (cheap): a photo too large is refused before anything decodes it
-  const meta = await sharp(parsed.bytes)
-    .metadata()
-    .catch(() => undefined);
+  const meta = await ctx.imageChecks.size(owner, parsed.bytes);
   const width = meta?.width ?? 0;
   const height = meta?.height ?? 0;
   if (width * height > MAX_PHOTO_PIXELS)

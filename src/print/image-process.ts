@@ -20,6 +20,7 @@ const jobs: Record<string, () => Promise<Run>> = {
   renderStored: async () => (await import('./stored-render.ts')).renderStored as Run,
   drawMockups: async () => (await import('../mockup/draw.ts')).drawMockups as Run,
   warmUpRenders: async () => (await import('./render-job.ts')).warmUp as Run,
+  imageSize: async () => (await import('./slip-job.ts')).imageSize as Run,
   normaliseLogo: async () => (await import('./slip-job.ts')).normaliseLogo as Run,
   drawPackingSlip: async () => (await import('./slip-job.ts')).drawPackingSlip as Run,
   imposeStored: async () =>

@@ -58,6 +58,11 @@ export class ImageChecks {
     return this.pool.run('imageColours', { bytes, n }, { owner } satisfies JobOptions);
   }
 
+  /** An image's size from its header, in an image process; undefined when it cannot be read. */
+  size(owner: string, bytes: Uint8Array): Promise<{ width: number; height: number } | undefined> {
+    return this.pool.run('imageSize', { bytes }, { owner });
+  }
+
   /** A logo that passed its check, made a PNG of at most 1200 px, in an image process. */
   logo(
     owner: string,

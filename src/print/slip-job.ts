@@ -2,12 +2,21 @@ import sharp from 'sharp';
 import { type PackingSlip, renderPackingSlip } from './packing-slip.ts';
 
 /**
- * Image work of the label's branding, in an image process (the main process never
- * decodes what a client sent, nor draws a PDF whose size a client chose): the logo made a
- * PNG of at most LOGO_MAX_PX, and a packing slip drawn with its items' thumbnails.
+ * Image work of what labels upload and of their slips, in an image process (the main
+ * process never decodes what a client sent, not even a header, whose ICC profile may
+ * inflate to gigabytes, nor draws a PDF whose size a client chose): an image's size, the
+ * logo made a PNG of at most LOGO_MAX_PX, and a packing slip with its items' thumbnails.
  */
 export const LOGO_MAX_PX = 1200;
 const THUMB_PX = 240;
+
+/** An image's size from its header, or nothing when it cannot be read. */
+export async function imageSize(input: { bytes: Uint8Array }) {
+  const meta = await sharp(input.bytes, { limitInputPixels: false })
+    .metadata()
+    .catch(() => undefined);
+  return meta ? { width: meta.width ?? 0, height: meta.height ?? 0 } : undefined;
+}
 
 export async function normaliseLogo(input: { bytes: Uint8Array }) {
   const png = await sharp(input.bytes)

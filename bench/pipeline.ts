@@ -29,6 +29,7 @@ import {
   type ServiceStack,
   startServiceStack,
 } from './lib/stack.ts';
+import { sampleTreeMemory } from './lib/tree-memory.ts';
 
 const ORDERS = Math.min(200, Number(process.env.BENCH_ORDERS ?? 40)); // one page of the order list
 const SINGLES = Number(process.env.BENCH_SINGLES ?? 15);
@@ -299,6 +300,7 @@ async function main() {
     await resetStatementStats(stack.databaseUrl);
     const cpuBefore = cpuSnapshot();
     const threadsBefore = threadSnapshot(stack.service.pid!);
+    const treeMemory = sampleTreeMemory(stack.service.pid!);
     const began = performance.now();
     const burstFrom = process.hrtime.bigint() / 1000n;
     await burst(call, notify, waitReady, label.adminApiKey, 'MANY-');
@@ -335,6 +337,7 @@ async function main() {
       Math.max(1, rendersAfter.count - rendersBefore.count);
     const peakRss = peakRssMiB(stack.service.pid!);
     const renderPeaks = renderProcessPeaks(stack.service.pid!);
+    const treePeak = treeMemory.stop();
     await stack.stop();
     stack = undefined;
     const rawAfter = raw();
@@ -376,7 +379,10 @@ async function main() {
       `render time per item, 2 at a time: in the service's activity ${serviceRenderMs.toFixed(0)} ms, raw ${((2 * 1000) / rawRate).toFixed(0)} ms`,
     );
     console.log(
-      `\npeak RSS of the service process (API + worker + projector): ${peakRss.toFixed(0)} MiB; of its image processes (renders, previews): ${renderPeaks.map((m) => m.toFixed(0)).join(' / ')} MiB`,
+      `\npeak RSS of the service process (API + worker + projector): ${peakRss.toFixed(0)} MiB; of its image processes (renders, previews): ${renderPeaks.map((m) => m.toFixed(0)).join(' / ')} MiB (each its own peak, summed ${(peakRss + renderPeaks.reduce((a, b) => a + b, 0)).toFixed(0)} MiB)`,
+    );
+    console.log(
+      `peak RSS of the whole service tree at once (sampled every 100 ms from the burst to its previews): ${treePeak.totalMiB.toFixed(0)} MiB in ${treePeak.processes} processes, of which ${treePeak.mainMiB.toFixed(0)} MiB the main process`,
     );
     if (process.env.BENCH_SPLIT !== '0')
       console.log(

@@ -224,9 +224,10 @@ describe('order-status webhooks', () => {
     });
     expect(d.log[0]).toMatchObject({ status: 200, outcome: 'delivered' });
     expect(d.log[0].response).toMatch(/^x{100}/);
-    // the receiver could write what the socket buffers held past the 64 KiB read, no more
+    // the connection closed at the limit: the receiver wrote what the socket buffers on
+    // both sides took meanwhile (loopback's grow to megabytes; 15 MB seen), not its 1 GiB
     const sent = receiver.endlessSent - sentBefore;
-    expect(sent).toBeLessThan(8 * 1024 * 1024);
+    expect(sent).toBeLessThan(64 * 1024 * 1024);
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(20 * 1024 * 1024);
     receiver.answerWith(() => ({ status: 204 }));
   }, 120_000);

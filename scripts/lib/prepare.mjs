@@ -21,15 +21,22 @@ export function ensureDependencies() {
  */
 export function ensureTemporalCli() {
   if (process.env.TEMPORAL_ADDRESS || process.env.TEMPORAL_CLI_PATH) return;
+  const cli = installedBy('install-temporal-cli.sh');
+  if (cli) process.env.TEMPORAL_CLI_PATH = cli;
+  else console.error('[prepare] no local Temporal CLI; the SDK will try to download one');
+}
+
+/** What one of the project's install scripts printed last (a path), or undefined when it failed. */
+function installedBy(script) {
   try {
-    const out = execFileSync('bash', [path.join(root, 'scripts/install-temporal-cli.sh')], {
+    const out = execFileSync('bash', [path.join(root, 'scripts', script)], {
       cwd: root,
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'inherit'],
     });
-    process.env.TEMPORAL_CLI_PATH = out.trim().split('\n').pop();
+    return out.trim().split('\n').pop();
   } catch {
-    console.error('[prepare] no local Temporal CLI; the SDK will try to download one');
+    return undefined;
   }
 }
 
@@ -39,16 +46,9 @@ export function ensureTemporalCli() {
  */
 export function ensureXjdfSchema() {
   if (process.env.XJDF_SCHEMA_DIR) return;
-  try {
-    const out = execFileSync('bash', [path.join(root, 'scripts/install-xjdf-schema.sh')], {
-      cwd: root,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    process.env.XJDF_SCHEMA_DIR = out.trim().split('\n').pop();
-  } catch {
-    console.error('[prepare] no XJDF schema: the job-ticket tests will fail');
-  }
+  const dir = installedBy('install-xjdf-schema.sh');
+  if (dir) process.env.XJDF_SCHEMA_DIR = dir;
+  else console.error('[prepare] no XJDF schema: the job-ticket tests will fail');
 }
 
 /** The newest modification time under a folder, ms. */

@@ -11,7 +11,7 @@ import { orderAggregate } from '../domain/order/decider.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import { JobFailedError } from '../print/errors.ts';
-import { JobCrashedError, JobDeadlineError } from '../print/process-pool.ts';
+import { JobCancelledError, JobCrashedError, JobDeadlineError } from '../print/process-pool.ts';
 import { ImpositionError } from '../production/impose.ts';
 import type { Impositions } from '../production/imposition-work.ts';
 import { type StoredImposition, sheetFileName } from '../production/stored-imposition.ts';
@@ -20,6 +20,8 @@ import type { FileStorage } from '../storage/port.ts';
 import { beat } from './heartbeat.ts';
 
 const meta = { actor: 'workflow:batch' };
+/** how often a running imposition looks whether its batch was cancelled */
+const CANCEL_LOOK_MS = 1000;
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 export interface BatchActivityDeps {
@@ -46,6 +48,7 @@ export async function imposeFromEvents(
   deps: Pick<BatchActivityDeps, 'images' | 'stores' | 'impositions'>,
   b: Extract<BatchState, { exists: true }>,
   keep: boolean,
+  signal?: AbortSignal,
 ): Promise<StoredImposition & { items: BatchItem[] }> {
   const claims = b.claims;
   if (!claims || claims.items.length === 0 || !claims.outputProfile)
@@ -63,7 +66,7 @@ export async function imposeFromEvents(
       stores: deps.stores,
       keep,
     },
-    beat,
+    { whileWorking: beat, ...(signal ? { signal } : {}) },
   );
   return { ...imposed, items: claims.items };
 }
@@ -208,12 +211,22 @@ export function batchActivities(deps: BatchActivityDeps) {
       if (b.status !== 'imposing')
         return { status: b.status, sheets: b.imposition?.sheets.length ?? 0 };
       let imposed: Awaited<ReturnType<typeof imposeFromEvents>>;
+      // a batch cancelled while it is imposed: its imposition process is stopped
+      const cancelled = new AbortController();
+      const watch = setInterval(() => {
+        load(batchId)
+          .then((now) => now.status === 'cancelled' && cancelled.abort())
+          .catch(() => {}); // the store away: the next look tells
+      }, CANCEL_LOOK_MS);
       try {
-        imposed = await imposeFromEvents(deps, b, true);
+        imposed = await imposeFromEvents(deps, b, true, cancelled.signal);
       } catch (err) {
+        if (err instanceof JobCancelledError) return { status: 'cancelled', sheets: 0 };
         const lasting = lastingFailure(err);
         if (lasting === undefined) throw err;
         return fail(b, lasting);
+      } finally {
+        clearInterval(watch);
       }
       if (imposed.failures.length) return fail(b, `preflight: ${imposed.failures.join('; ')}`);
       if (!imposed.ticket || !imposed.jobSheet) throw new Error('the imposition kept no ticket');

@@ -47,6 +47,8 @@ export interface PoolOptions {
 export interface JobOptions {
   owner: string;
   deadlineMs?: number;
+  /** aborted: a waiting job leaves the queue, a running one's process is killed (JobCancelledError) */
+  signal?: AbortSignal;
   /** called every few seconds while the job waits for a process (a Temporal heartbeat) */
   whileWaiting?: () => void;
 }
@@ -67,6 +69,11 @@ export class JobDeadlineError extends Error {
   constructor(readonly seconds: number) {
     super(`it took longer than ${seconds} s`);
   }
+}
+
+/** A job was called off by its caller (JobOptions.signal): taken from the queue, or its process killed. */
+export class JobCancelledError extends Error {
+  override name = 'JobCancelledError';
 }
 
 /** A job's process ended under it (out of memory, a crash in a library). */
@@ -141,6 +148,7 @@ export class ProcessPool {
           { retryAfterSeconds: 5 },
         ),
       );
+    if (options.signal?.aborted) return Promise.reject(new JobCancelledError('called off'));
     return new Promise<T>((resolve, reject) => {
       const j: Job = {
         id: this.next++,
@@ -155,8 +163,28 @@ export class ProcessPool {
       queue.push(j);
       this.queues.set(options.owner, queue);
       if (!this.turns.includes(options.owner)) this.turns.push(options.owner);
+      options.signal?.addEventListener('abort', () => this.cancel(j), { once: true });
       this.dispatch();
     });
+  }
+
+  /** Calls a job off: out of its queue while it waits, its process killed while it runs. */
+  private cancel(j: Job): void {
+    const queue = this.queues.get(j.owner);
+    const at = queue?.indexOf(j) ?? -1;
+    if (queue && at >= 0) {
+      queue.splice(at, 1);
+      if (queue.length === 0) {
+        this.queues.delete(j.owner);
+        this.turns = this.turns.filter((o) => o !== j.owner);
+      }
+      this.fail(j, new JobCancelledError('called off while waiting'));
+      return;
+    }
+    const slot = this.slots.find((s) => s.job === j);
+    if (!slot) return; // settled already
+    this.finish(slot, (job) => this.fail(job, new JobCancelledError('called off while running')));
+    this.kill(slot);
   }
 
   /** Jobs running now. */

@@ -39,15 +39,19 @@ export class Impositions {
     });
   }
 
-  /** Imposes a batch of the label (the owner), telling `whileWorking` every few seconds meanwhile. */
+  /**
+   * Imposes a batch of the label (the owner), telling `whileWorking` every few seconds
+   * meanwhile; `signal` calls it off (its process is killed).
+   */
   impose(
     labelId: string,
     job: StoredImpositionJob,
-    whileWorking?: () => void,
+    options: { whileWorking?: () => void; signal?: AbortSignal } = {},
   ): Promise<StoredImposition> {
+    const { whileWorking, signal } = options;
     const beat = whileWorking ? setInterval(whileWorking, 5000) : undefined;
     return this.pool
-      .run<StoredImposition>('imposeStored', job, { owner: labelId })
+      .run<StoredImposition>('imposeStored', job, { owner: labelId, ...(signal ? { signal } : {}) })
       .finally(() => clearInterval(beat));
   }
 

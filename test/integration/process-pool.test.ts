@@ -3,7 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IMAGE_PROCESS, IMAGE_V8_FLAGS, ImageChecks, Renders } from '../../src/print/image-work.ts';
-import { JobCrashedError, JobDeadlineError, ProcessPool } from '../../src/print/process-pool.ts';
+import {
+  JobCancelledError,
+  JobCrashedError,
+  JobDeadlineError,
+  ProcessPool,
+} from '../../src/print/process-pool.ts';
 import { processAlive } from '../../src/processes.ts';
 import { FilesystemStorage } from '../../src/storage/filesystem.ts';
 import { renderAll, renderCases, sha256 } from '../helpers/render-cases.ts';
@@ -66,6 +71,35 @@ describe('image processes', () => {
     await pool.run('checkImage', check(small, 10), { owner: 'a' });
     const argv = readFileSync(`/proc/${pool.pids[0]}/cmdline`, 'utf8').split('\0');
     expect(argv).toEqual(expect.arrayContaining(['--max-old-space-size=256', ...IMAGE_V8_FLAGS]));
+  }, 60_000);
+
+  it('calls a job off: a running one has its process killed at once, a waiting one leaves the queue', async () => {
+    const checks = new ProcessPool({
+      name: 'cancel',
+      module: IMAGE_PROCESS,
+      size: 1,
+      deadlineMs: 60_000,
+    });
+    pools.push(checks);
+    await checks.run('checkImage', check(small, 10), { owner: 'a' });
+    const [pid] = checks.pids;
+    const running = new AbortController();
+    const waiting = new AbortController();
+    const began = Date.now();
+    const first = checks.run('checkImage', check(costly), { owner: 'a', signal: running.signal });
+    const second = checks.run('checkImage', check(costly), { owner: 'b', signal: waiting.signal });
+    await new Promise((r) => setTimeout(r, 300));
+    waiting.abort();
+    expect(await second.catch((e: unknown) => e)).toBeInstanceOf(JobCancelledError);
+    running.abort();
+    expect(await first.catch((e: unknown) => e)).toBeInstanceOf(JobCancelledError);
+    // the costly check takes about 12 s alone: both were called off long before
+    expect(Date.now() - began).toBeLessThan(3000);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(processAlive(pid!)).toBe(false);
+    // the pool goes on with a new process
+    await checks.run('checkImage', check(small, 10), { owner: 'a' });
+    expect(checks.pids[0]).not.toBe(pid);
   }, 60_000);
 
   it('never starts a process at a higher CPU priority than its parent', async () => {

@@ -9,6 +9,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
 import { opsLogin } from '../helpers/fixtures.ts';
+import { watchLoop } from '../helpers/loop-watch.ts';
 import { sampleValue } from '../helpers/metrics.ts';
 import { accessOf, orderDone, type Shop, setUpShop, until } from '../helpers/orders.ts';
 import { decodeBarcodes, listImages } from '../helpers/pdf.ts';
@@ -538,7 +539,11 @@ describe('the shop floor', () => {
         return Buffer.from(await r.arrayBuffer());
       };
       const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+      const watch = watchLoop(t.url);
       const first = await Promise.all(Array.from({ length: 50 }, get));
+      const seen = await watch.stop();
+      expect(seen.readyz.filter((r) => r.status !== 200)).toEqual([]);
+      expect(seen.p99).toBeLessThan(100);
       expect(new Set(first.map(sha)).size).toBe(1);
       expect(drawn).toBe(1);
       const second = await Promise.all(Array.from({ length: 50 }, get));
@@ -614,6 +619,7 @@ describe('the shop floor', () => {
     const hugePng = readFileSync(huge);
     rmSync(dir, { recursive: true, force: true });
     const rssBefore = process.memoryUsage().rss;
+    const watch = watchLoop(t.url);
     for (const body of [bomb, hugePng]) {
       const r = await fetch(`${t.url}/api/branding/logo`, {
         method: 'PUT',
@@ -630,6 +636,9 @@ describe('the shop floor', () => {
         expect(Math.max(answer.logo.width, answer.logo.height)).toBeLessThanOrEqual(1200);
       else expect(answer.code).toBe('invalid_logo');
     }
+    const seen = await watch.stop();
+    expect(seen.readyz.filter((r) => r.status !== 200)).toEqual([]);
+    expect(seen.p99).toBeLessThan(100);
     const grew = (process.memoryUsage().rss - rssBefore) / 1024 / 1024;
     console.log(`[logo bombs] the service's RSS grew ${grew.toFixed(1)} MiB`);
     expect(grew).toBeLessThan(20);

@@ -5,6 +5,25 @@ import { storedDesignSchema as designSchema } from '../project/design.ts';
 import { encryptedSchema } from '../shared/encrypted.ts';
 import { defineEvent, type EventOf, EventRegistry } from '../shared/events.ts';
 import { barcodeFormatSchema } from './barcode.ts';
+import {
+  MockupRendered,
+  OrderHeld,
+  OrderItemBatched,
+  OrderItemPacked,
+  OrderItemPrinted,
+  OrderItemReprinted,
+  OrderItemReprintRequested,
+  OrderItemUnbatched,
+  OrderReleased,
+  OrderShipped,
+  OrderWentLate,
+  ShipmentDelivered,
+  ShipmentReturned,
+} from './floor-events.ts';
+import { OrderReplayed, OrderReplayRequested, PrintFileMismatchDetected } from './replay-events.ts';
+
+export * from './floor-events.ts';
+export * from './replay-events.ts';
 
 /** The shop's order reference: one limit wherever it is accepted or read back. */
 export const ORDER_ID_MAX = 128;
@@ -216,204 +235,6 @@ export const OrderWentOverdue = defineEvent(
   'OrderWentOverdue',
   1,
   z.object({ renderDueAt: z.iso.datetime(), noticedAt: z.iso.datetime() }),
-);
-/** An admin asked for the print files to be rendered again and compared (a replay). */
-export const OrderReplayRequested = defineEvent(
-  'OrderReplayRequested',
-  1,
-  z.object({ replayId: z.uuid(), requestedAt: z.iso.datetime() }),
-);
-export const OrderReplayed = defineEvent(
-  'OrderReplayed',
-  1,
-  z.object({
-    replayId: z.string(),
-    results: z.array(
-      z.object({
-        orderItemId: z.uuid(),
-        expected: z.string(),
-        actual: z.string(),
-        matches: z.boolean(),
-      }),
-    ),
-    replayedAt: z.iso.datetime(),
-  }),
-);
-/** A replay gave other bytes than were recorded: never accepted silently. */
-export const PrintFileMismatchDetected = defineEvent(
-  'PrintFileMismatchDetected',
-  1,
-  z.object({
-    replayId: z.string(),
-    orderItemId: z.uuid(),
-    expected: z.string(),
-    actual: z.string(),
-    detectedAt: z.iso.datetime(),
-  }),
-);
-
-/** Where an item is on the shop floor, once its print file is made. */
-export const PRODUCTION_STAGES = [
-  'ready',
-  'batched',
-  'printed',
-  'packed',
-  'shipped',
-  'delivered',
-  'reprinting',
-  'returned',
-] as const;
-export type ProductionStage = (typeof PRODUCTION_STAGES)[number];
-
-/** Who reported a stage: a scan at a station, an API call, a press run's sheet. */
-export const STAGE_SOURCES = ['scan', 'api', 'batch'] as const;
-const station = z.string().max(100).optional();
-
-/** The item came off the press. */
-export const OrderItemPrinted = defineEvent(
-  'OrderItemPrinted',
-  1,
-  z.object({
-    orderItemId: z.uuid(),
-    via: z.enum(STAGE_SOURCES),
-    station,
-    batchId: z.uuid().optional(),
-    printedAt: z.iso.datetime(),
-  }),
-);
-/** The item was taken into a press run: it is printed with the batch's sheets. */
-export const OrderItemBatched = defineEvent(
-  'OrderItemBatched',
-  1,
-  z.object({ orderItemId: z.uuid(), batchId: z.uuid(), batchedAt: z.iso.datetime() }),
-);
-/** The press run let the item go (cancelled, or it could not be imposed): ready again. */
-export const OrderItemUnbatched = defineEvent(
-  'OrderItemUnbatched',
-  1,
-  z.object({
-    orderItemId: z.uuid(),
-    batchId: z.uuid(),
-    reason: z.string(),
-    unbatchedAt: z.iso.datetime(),
-  }),
-);
-/** The item was packed for shipping. */
-export const OrderItemPacked = defineEvent(
-  'OrderItemPacked',
-  1,
-  z.object({
-    orderItemId: z.uuid(),
-    via: z.enum(STAGE_SOURCES),
-    station,
-    packedAt: z.iso.datetime(),
-  }),
-);
-/** Items of the order left in one parcel, with the carrier's tracking. */
-export const OrderShipped = defineEvent(
-  'OrderShipped',
-  1,
-  z.object({
-    shipmentId: z.uuid(),
-    orderItemIds: z.array(z.uuid()).min(1),
-    carrier: z.string(),
-    trackingNumber: z.string(),
-    trackingUrl: z.string().optional(),
-    shippedAt: z.iso.datetime(),
-  }),
-);
-/** The carrier delivered the shipment (its items, as they were shipped in it). */
-export const ShipmentDelivered = defineEvent(
-  'ShipmentDelivered',
-  1,
-  z.object({
-    shipmentId: z.uuid(),
-    orderItemIds: z.array(z.uuid()),
-    deliveredAt: z.iso.datetime(),
-  }),
-);
-/** The shipment came back; its items are returned (a reprint sends them again). */
-export const ShipmentReturned = defineEvent(
-  'ShipmentReturned',
-  1,
-  z.object({
-    shipmentId: z.uuid(),
-    orderItemIds: z.array(z.uuid()),
-    reason: z.string(),
-    returnedAt: z.iso.datetime(),
-  }),
-);
-/** The order is held: nothing of it is batched, printed or shipped until it is released. */
-export const OrderHeld = defineEvent(
-  'OrderHeld',
-  1,
-  z.object({ holdId: z.uuid(), reason: z.string(), heldAt: z.iso.datetime() }),
-);
-export const OrderReleased = defineEvent(
-  'OrderReleased',
-  1,
-  z.object({ holdId: z.uuid(), releasedAt: z.iso.datetime() }),
-);
-export const REPRINT_REASONS = ['misprint', 'damaged', 'lost', 'other'] as const;
-/** The item is to be printed again (its print file rendered again and verified first). */
-export const OrderItemReprintRequested = defineEvent(
-  'OrderItemReprintRequested',
-  1,
-  z.object({
-    reprintId: z.uuid(),
-    orderItemId: z.uuid(),
-    reason: z.enum(REPRINT_REASONS),
-    note: z.string().optional(),
-    requestedAt: z.iso.datetime(),
-  }),
-);
-/** The reprint's print file was rendered again and compared with the recorded one. */
-export const OrderItemReprinted = defineEvent(
-  'OrderItemReprinted',
-  1,
-  z.object({
-    reprintId: z.uuid(),
-    orderItemId: z.uuid(),
-    reason: z.enum(REPRINT_REASONS),
-    expected: z.string(),
-    actual: z.string(),
-    matches: z.boolean(),
-    reprintedAt: z.iso.datetime(),
-  }),
-);
-/** The order was not shipped by its ship-by time (hold time not counted); recorded once. */
-export const OrderWentLate = defineEvent(
-  'OrderWentLate',
-  1,
-  z.object({ shipBy: z.iso.datetime(), noticedAt: z.iso.datetime() }),
-);
-
-/**
- * A mockup of an item drawn from its print file on a template's photo (after the print
- * file, at the lowest priority). The template's revision is named: a template changed
- * later draws new mockups and leaves this one as it is.
- */
-export const MockupRendered = defineEvent(
-  'MockupRendered',
-  1,
-  z.object({
-    /** the order's label (also in its stream's name): read models of mockups need no order refs */
-    labelId: z.uuid(),
-    orderItemId: z.uuid(),
-    templateId: z.string(),
-    templateRevision: z.number().int(),
-    /** the template's photo and masks (sha256 in the image store): kept while the order is */
-    templateImages: z.array(z.string()),
-    /** the print file it shows */
-    printFileSha256: z.string(),
-    storageKey: z.string(),
-    sha256: z.string(),
-    bytes: z.number().int(),
-    format: z.enum(['png', 'jpeg']),
-    width: z.number().int(),
-    height: z.number().int(),
-    renderedAt: z.iso.datetime(),
-  }),
 );
 
 export type OrderEvent =

@@ -1,0 +1,292 @@
+import { DomainError } from '../shared/decider.ts';
+import type { Encrypted } from '../shared/encrypted.ts';
+import type { BarcodeFormat } from './barcode.ts';
+import type {
+  ItemFailure,
+  OrderEvent,
+  OrderItem,
+  Preflight,
+  PrintSnapshot,
+  ProductionStage,
+  REPRINT_REASONS,
+  STAGE_SOURCES,
+} from './events.ts';
+
+type Barcode = { format: BarcodeFormat; value: string };
+type PrintFileFacts = {
+  storageKey: string;
+  sha256: string;
+  pages: number;
+  bytes: number;
+  barcode: Barcode;
+  warnings: string[];
+};
+
+export type OrderCommand =
+  | {
+      type: 'ReceiveOrder';
+      orderId: string;
+      labelId: string;
+      bodyHash: string;
+      source: { channel: 'shop' | 'fulfillment'; integrationId?: string };
+      customer: Encrypted | null;
+      items: OrderItem[];
+      /** how long the label gives an order to render */
+      renderWithinMinutes: number;
+      /** how its print files are made */
+      print: PrintSnapshot;
+      /** how long the label gives an order to be shipped; null: no ship-by deadline */
+      shipWithinHours: number | null;
+      giftMessage: Encrypted | null;
+      at: Date;
+    }
+  | { type: 'StartRendering'; at: Date }
+  | {
+      type: 'RecordPrintFile';
+      orderItemId: string;
+      /** the barcode version the file was rendered for: a newer update supersedes it */
+      forVersion: number;
+      file: PrintFileFacts & { images: { area: string; layer: number; effectiveDpi: number }[] };
+      /** the file's preflight: a failed one fails the item (the file stays recorded) */
+      preflight?: Preflight;
+      at: Date;
+    }
+  | { type: 'FailItem'; orderItemId: string; reason: string; kind: ItemFailure; at: Date }
+  | { type: 'CompleteOrder'; at: Date }
+  | { type: 'UpdateBarcode'; orderItemId: string; barcode: Barcode; at: Date }
+  | { type: 'RecordBarcodeRegenerated'; orderItemId: string; barcode: Barcode; at: Date }
+  | { type: 'RequestReplay'; replayId: string; at: Date }
+  | { type: 'RequestRetry'; retryId: string; at: Date }
+  | { type: 'CancelOrder'; reason?: string | undefined; at: Date }
+  | { type: 'MarkOverdue'; at: Date }
+  | {
+      type: 'RecordReplay';
+      replayId: string;
+      results: { orderItemId: string; expected: string; actual: string; matches: boolean }[];
+      at: Date;
+    }
+  | {
+      type: 'RecordItemStage';
+      orderItemId: string;
+      /** what was scanned: it must be what the item's slug barcode holds now */
+      code?: string | undefined;
+      stage: 'printed' | 'packed';
+      via: (typeof STAGE_SOURCES)[number];
+      station?: string | undefined;
+      batchId?: string | undefined;
+      at: Date;
+    }
+  | {
+      type: 'ShipItems';
+      shipmentId: string;
+      /** every item of the order when absent */
+      orderItemIds?: string[] | undefined;
+      carrier: string;
+      trackingNumber: string;
+      trackingUrl?: string | undefined;
+      shippedAt: Date;
+      at: Date;
+    }
+  | { type: 'DeliverShipment'; shipmentId: string; at: Date }
+  | { type: 'ReturnShipment'; shipmentId: string; reason: string; at: Date }
+  | { type: 'HoldOrder'; holdId: string; reason: string; at: Date }
+  | { type: 'ReleaseHold'; holdId: string; at: Date }
+  | {
+      type: 'RequestReprint';
+      reprintId: string;
+      orderItemId: string;
+      reason: (typeof REPRINT_REASONS)[number];
+      note?: string | undefined;
+      at: Date;
+    }
+  | {
+      type: 'RecordReprint';
+      reprintId: string;
+      orderItemId: string;
+      expected: string;
+      actual: string;
+      at: Date;
+    }
+  | { type: 'MarkLate'; at: Date }
+  | { type: 'BatchItem'; orderItemId: string; batchId: string; at: Date }
+  | { type: 'UnbatchItem'; orderItemId: string; batchId: string; reason: string; at: Date }
+  | {
+      type: 'RecordMockup';
+      mockup: Omit<Extract<OrderEvent, { type: 'MockupRendered' }>['data'], 'renderedAt'>;
+      at: Date;
+    };
+
+export interface ItemState {
+  item: OrderItem;
+  status: 'pending' | 'ready' | 'failed';
+  reason?: string;
+  /** the barcode the next print file carries */
+  barcode: Barcode;
+  /** how many barcode updates there were: the version a regeneration renders */
+  barcodeVersion: number;
+  files: PrintFileFacts[];
+  /** where it is on the shop floor; none until its first print file is made */
+  stage: ProductionStage | undefined;
+  /** the shipment it left in (until a reprint or a return) */
+  shipmentId: string | undefined;
+  /** the reprint under way, while the item is reprinting */
+  reprintId: string | undefined;
+  reprintReason: (typeof REPRINT_REASONS)[number] | undefined;
+  /** the press run it is in, while it is batched */
+  batchId: string | undefined;
+  /** what the preflight of its latest print file found: the plates, coverage and resolution */
+  preflight: { plates: string[]; maxInkCoverage: number; minDpi: number | undefined } | undefined;
+}
+
+export interface ShipmentState {
+  orderItemIds: string[];
+  carrier: string;
+  trackingNumber: string;
+  trackingUrl: string | undefined;
+  shippedAt: string;
+  delivered: boolean;
+  returned: boolean;
+}
+
+export type OrderState =
+  | { exists: false }
+  | {
+      exists: true;
+      orderId: string;
+      labelId: string;
+      bodyHash: string;
+      status: 'received' | 'rendering' | 'ready' | 'failed' | 'cancelled';
+      reason?: string;
+      receivedAt: string;
+      renderDueAt: string;
+      print: PrintSnapshot;
+      /** the order went past its deadline unfinished, and that is recorded */
+      overdue: boolean;
+      /** retries requested so far: each is a new run of the work, with its own event ids */
+      retries: number;
+      cancelledAt?: string;
+      items: Map<string, ItemState>;
+      /** replays whose results are recorded */
+      replaysRecorded: ReadonlySet<string>;
+      /** the mockups recorded, by mockupKey */
+      mockups: ReadonlyMap<string, Extract<OrderEvent, { type: 'MockupRendered' }>['data']>;
+      /** when it must be shipped (hold time not counted); null: no deadline */
+      shipBy: string | null;
+      /** the customer's gift note for the packing slip, encrypted */
+      giftMessage: Encrypted | null;
+      /** open holds: while one is open, nothing of the order is batched, printed or shipped */
+      holds: ReadonlyMap<string, { reason: string; since: string }>;
+      /** holds ever placed, released or not (a released one is not placed again) */
+      holdsSeen: ReadonlySet<string>;
+      /** how long the order has been on hold, in milliseconds (closed holds) */
+      heldMs: number;
+      shipments: ReadonlyMap<string, ShipmentState>;
+      /** the ship-by time went past unshipped, and that is recorded */
+      late: boolean;
+    };
+
+/** The production stages in their order; reprinting and returned stand apart. */
+export const STAGE_RANK: Partial<Record<ProductionStage, number>> = {
+  ready: 0,
+  batched: 1,
+  printed: 2,
+  packed: 3,
+  shipped: 4,
+  delivered: 5,
+};
+
+export const defaultBarcode = (orderItemId: string): Barcode => ({
+  format: 'code128',
+  value: orderItemId,
+});
+
+export const cancelled = () =>
+  new DomainError('conflict', 'the order is cancelled', 'order_cancelled');
+export const onHold = (holds: ReadonlyMap<string, { reason: string }>) =>
+  new DomainError(
+    'conflict',
+    `the order is on hold (${[...holds.values()].map((h) => h.reason).join('; ')}): release it first`,
+    'order_on_hold',
+  );
+
+/** The order as production may touch it: recorded, not cancelled, not on hold. */
+export function producible(state: OrderState) {
+  if (!state.exists) throw new DomainError('not_found', 'order not found', 'order_not_found');
+  if (state.status === 'cancelled') throw cancelled();
+  if (state.holds.size > 0) throw onHold(state.holds);
+  return state;
+}
+
+export const stageConflict = (item: ItemState, wanted: string) =>
+  new DomainError(
+    'conflict',
+    `item ${item.item.itemId} is ${item.stage ?? 'not rendered yet'}; it cannot be ${wanted} now`,
+    'stage_conflict',
+  );
+
+/** When the order must be shipped by now: its ship-by time moved on by its time on hold. */
+export function effectiveShipBy(state: Extract<OrderState, { exists: true }>, now: Date) {
+  if (state.shipBy === null) return undefined;
+  const open = [...state.holds.values()].reduce(
+    (ms, h) => ms + Math.max(0, now.getTime() - Date.parse(h.since)),
+    0,
+  );
+  return new Date(Date.parse(state.shipBy) + state.heldMs + open);
+}
+
+/** A mockup is drawn once per item, print file, template revision, width and format. */
+export const mockupKey = (m: {
+  orderItemId: string;
+  printFileSha256: string;
+  templateId: string;
+  templateRevision: number;
+  width: number;
+  format: string;
+}) =>
+  [m.orderItemId, m.printFileSha256, m.templateId, m.templateRevision, m.width, m.format].join(
+    '\u0000',
+  );
+
+export function itemOf(state: OrderState, orderItemId: string) {
+  const item = state.exists ? state.items.get(orderItemId) : undefined;
+  if (!state.exists || !item)
+    throw new DomainError('not_found', 'order item not found', 'order_item_not_found');
+  return item;
+}
+
+/** The order recorded (after OrderReceived): what every event but the first changes. */
+export type Recorded = Extract<OrderState, { exists: true }>;
+
+/** The order with one item changed; unchanged when there is no such item. */
+export function withItem(
+  state: Recorded,
+  id: string,
+  change: (i: ItemState) => ItemState,
+): OrderState {
+  const current = state.items.get(id);
+  if (!current) return state;
+  const items = new Map(state.items);
+  items.set(id, change(current));
+  return { ...state, items };
+}
+
+/** One command of the order, by its type. */
+export type Command<T extends OrderCommand['type']> = Extract<OrderCommand, { type: T }>;
+/** One event of the order, by its type. */
+export type Event<T extends OrderEvent['type']> = Extract<OrderEvent, { type: T }>;
+
+/** A handler per command type: the decision of that command alone. */
+export type DecideHandlers = {
+  [T in OrderCommand['type']]?: (
+    command: Command<T>,
+    state: OrderState,
+    at: string,
+  ) => OrderEvent[];
+};
+/** How each event after the first changes the recorded order (events not named change nothing). */
+export type EvolveHandlers = {
+  [T in Exclude<OrderEvent['type'], 'OrderReceived'>]?: (
+    state: Recorded,
+    event: Event<T>,
+  ) => OrderState;
+};

@@ -5,22 +5,8 @@ import { storedDesignSchema as designSchema } from '../project/design.ts';
 import { encryptedSchema } from '../shared/encrypted.ts';
 import { defineEvent, type EventOf, EventRegistry } from '../shared/events.ts';
 import { barcodeFormatSchema } from './barcode.ts';
-import {
-  MockupRendered,
-  OrderHeld,
-  OrderItemBatched,
-  OrderItemPacked,
-  OrderItemPrinted,
-  OrderItemReprinted,
-  OrderItemReprintRequested,
-  OrderItemUnbatched,
-  OrderReleased,
-  OrderShipped,
-  OrderWentLate,
-  ShipmentDelivered,
-  ShipmentReturned,
-} from './floor-events.ts';
-import { OrderReplayed, OrderReplayRequested, PrintFileMismatchDetected } from './replay-events.ts';
+import * as floor from './floor-events.ts';
+import * as replay from './replay-events.ts';
 
 export * from './floor-events.ts';
 export * from './replay-events.ts';
@@ -238,7 +224,7 @@ export const OrderWentOverdue = defineEvent(
 );
 
 export type OrderEvent =
-  | EventOf<typeof MockupRendered>
+  | EventOf<typeof floor.MockupRendered>
   | EventOf<typeof OrderReceived>
   | EventOf<typeof OrderRenderingStarted>
   | EventOf<typeof PrintFileGenerated>
@@ -251,21 +237,21 @@ export type OrderEvent =
   | EventOf<typeof OrderRetryRequested>
   | EventOf<typeof OrderCancelled>
   | EventOf<typeof OrderWentOverdue>
-  | EventOf<typeof OrderReplayRequested>
-  | EventOf<typeof OrderReplayed>
-  | EventOf<typeof PrintFileMismatchDetected>
-  | EventOf<typeof OrderItemPrinted>
-  | EventOf<typeof OrderItemPacked>
-  | EventOf<typeof OrderShipped>
-  | EventOf<typeof ShipmentDelivered>
-  | EventOf<typeof ShipmentReturned>
-  | EventOf<typeof OrderHeld>
-  | EventOf<typeof OrderReleased>
-  | EventOf<typeof OrderItemReprintRequested>
-  | EventOf<typeof OrderItemReprinted>
-  | EventOf<typeof OrderWentLate>
-  | EventOf<typeof OrderItemBatched>
-  | EventOf<typeof OrderItemUnbatched>;
+  | EventOf<typeof replay.OrderReplayRequested>
+  | EventOf<typeof replay.OrderReplayed>
+  | EventOf<typeof replay.PrintFileMismatchDetected>
+  | EventOf<typeof floor.OrderItemPrinted>
+  | EventOf<typeof floor.OrderItemPacked>
+  | EventOf<typeof floor.OrderShipped>
+  | EventOf<typeof floor.ShipmentDelivered>
+  | EventOf<typeof floor.ShipmentReturned>
+  | EventOf<typeof floor.OrderHeld>
+  | EventOf<typeof floor.OrderReleased>
+  | EventOf<typeof floor.OrderItemReprintRequested>
+  | EventOf<typeof floor.OrderItemReprinted>
+  | EventOf<typeof floor.OrderWentLate>
+  | EventOf<typeof floor.OrderItemBatched>
+  | EventOf<typeof floor.OrderItemUnbatched>;
 
 export const orderEvents = new EventRegistry<OrderEvent>([
   OrderReceived,
@@ -280,22 +266,22 @@ export const orderEvents = new EventRegistry<OrderEvent>([
   OrderRetryRequested,
   OrderCancelled,
   OrderWentOverdue,
-  OrderReplayRequested,
-  OrderReplayed,
-  PrintFileMismatchDetected,
-  OrderItemPrinted,
-  OrderItemPacked,
-  OrderShipped,
-  ShipmentDelivered,
-  ShipmentReturned,
-  OrderHeld,
-  OrderReleased,
-  OrderItemReprintRequested,
-  OrderItemReprinted,
-  OrderWentLate,
-  OrderItemBatched,
-  OrderItemUnbatched,
-  MockupRendered,
+  replay.OrderReplayRequested,
+  replay.OrderReplayed,
+  replay.PrintFileMismatchDetected,
+  floor.OrderItemPrinted,
+  floor.OrderItemPacked,
+  floor.OrderShipped,
+  floor.ShipmentDelivered,
+  floor.ShipmentReturned,
+  floor.OrderHeld,
+  floor.OrderReleased,
+  floor.OrderItemReprintRequested,
+  floor.OrderItemReprinted,
+  floor.OrderWentLate,
+  floor.OrderItemBatched,
+  floor.OrderItemUnbatched,
+  floor.MockupRendered,
 ]);
 
 const digest = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 40);

@@ -40,6 +40,9 @@ const handlers: Required<DecideHandlers> = {
   ...mockups.decide,
 };
 
+/** Every command of the order (a test checks each has its given/when/then spec). */
+export const ORDER_COMMAND_TYPES = Object.keys(handlers) as OrderCommand['type'][];
+
 const evolvers: EvolveHandlers = {
   ...intake.evolve,
   ...rendering.evolve,

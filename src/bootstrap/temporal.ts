@@ -13,7 +13,6 @@ import type { StoredRender } from '../print/stored-render.ts';
 import { Impositions } from '../production/imposition-work.ts';
 import { ReactionRunner } from '../reactions/reactor.ts';
 import { scheduleReconciler } from '../reactions/reconciler.ts';
-import { WebhookDispatcher } from '../reactions/webhook-dispatcher.ts';
 import { type OrderReceivedHook, workflowStartsReactor } from '../reactions/workflow-starts.ts';
 import type { Activities } from '../temporal/contract.ts';
 import { type LocalTemporal, startLocalTemporal } from '../temporal/dev-server.ts';
@@ -26,6 +25,7 @@ import {
   type TemporalTarget,
 } from '../temporal/worker.ts';
 import { WorkflowStarts } from '../temporal/workflow-starts.ts';
+import { WebhookDispatcher } from '../webhooks/delivery/dispatcher.ts';
 import type { DataParts } from './data.ts';
 import type { Stops } from './stops.ts';
 

@@ -1,12 +1,12 @@
 import type { Client } from '@temporalio/client';
 import type pg from 'pg';
 import type { EventStore } from '../eventstore/port.ts';
-import type { WebhookDispatcher } from '../reactions/webhook-dispatcher.ts';
 import type { FileStorage } from '../storage/port.ts';
 import type { Subscriber, SubscriptionRunner } from '../subscriptions/runner.ts';
 import { temporalCall } from '../temporal/calls.ts';
 import { taskQueuePollers } from '../temporal/pollers.ts';
 import type { SupervisedWorker } from '../temporal/worker.ts';
+import type { WebhookDispatcher } from '../webhooks/delivery/dispatcher.ts';
 
 /** A readiness check fails with a NotReady whose message is safe to show. */
 export class NotReady extends Error {

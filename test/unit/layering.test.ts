@@ -36,7 +36,9 @@ const LAYERS: [name: string, folders: string[]][] = [
   ['use cases', ['src/app']],
   [
     'workflows, activities, reactions',
-    ['workflows', 'src/activities', 'src/reactions', 'src/temporal'],
+    // webhook delivery sends from the queue and records through the use cases' command
+    // handler: a worker's part, above the webhooks' infrastructure (src/webhooks)
+    ['workflows', 'src/activities', 'src/reactions', 'src/temporal', 'src/webhooks/delivery'],
   ],
   ['health, HTTP', ['src/health', 'src/http']],
   ['composition', ['src/bootstrap', 'src/cli', 'src/main.ts']],

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { allProjections } from '#projections/index';
 import { ProjectionRunner } from '#projections/runner';
 import { AuthThrottle } from '../app/auth-throttle.ts';
-import { runBatchingRules } from '../app/batches.ts';
+import { runBatchingRules } from '../app/batching-rules.ts';
 import { CommandBatches } from '../app/command-batches.ts';
 import type { AppContext } from '../app/context.ts';
 import { FoldedStates } from '../app/folded-states.ts';

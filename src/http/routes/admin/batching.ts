@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { batching, setBatching } from '../../../app/batches.ts';
+import { batching, setBatching } from '../../../app/batching-rules.ts';
 import { batchSpecSchema } from '../../../domain/batch/events.ts';
 import { metadataOf, principalOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';

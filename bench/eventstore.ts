@@ -6,7 +6,7 @@
 // commits, like production), so the ratios compare like with like.
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { ProjectionRunner } from '../projections/runner.ts';
+import { ProjectionRunner } from '../projections/projection-runner.ts';
 import { shopIntegrationsProjection } from '../projections/shop-integrations.ts';
 import { connectPostgres } from '../src/db/database.ts';
 import { shopIntegrationEvents } from '../src/domain/shop-integration/events.ts';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { heldImages, holdImageRefsAt, liveProjects } from '#projections/image-refs';
-import type { ProjectionRunner } from '#projections/runner';
+import type { ProjectionRunner } from '#projections/projection-runner';
 import { inTransaction } from '../db/database.ts';
 import { projectStream } from '../domain/project/events.ts';
 import type { EventStore } from '../eventstore/port.ts';

@@ -1,4 +1,4 @@
-import type { ProjectionRunner } from '#projections/runner';
+import type { ProjectionRunner } from '#projections/projection-runner';
 import type { ChangeFeed } from '../db/change-feed.ts';
 import type { ReadModels } from './context.ts';
 

@@ -5,7 +5,7 @@ import {
   type SubscriptionRunner,
   type SubscriptionStatus,
   UnknownSubscriptionError,
-} from '../subscriptions/runner.ts';
+} from '../subscriptions/subscription-runner.ts';
 
 /** Every runner of this process: projections and, where there is a Temporal client, reactors. */
 export type Runners = SubscriptionRunner<Subscriber>[];

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { allProjections } from '#projections/index';
-import { ProjectionRunner } from '#projections/runner';
+import { ProjectionRunner } from '#projections/projection-runner';
 import { AuthThrottle } from '../app/auth-throttle.ts';
 import { runBatchingRules } from '../app/batching-rules.ts';
 import { CommandBatches } from '../app/command-batches.ts';

@@ -2,7 +2,7 @@
 // Drops a projection's tables, resets its checkpoint and replays every event. When a
 // running instance holds the projection, it does the replay; this waits until done.
 import { allProjections } from '#projections/index';
-import { ProjectionRunner } from '#projections/runner';
+import { ProjectionRunner } from '#projections/projection-runner';
 import { createLogger } from '../app/logger.ts';
 import { ConfigError, loadConfig } from '../config.ts';
 import { connectPostgres, openPglite } from '../db/database.ts';

@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import type pg from 'pg';
 import type { EventStore } from '../eventstore/port.ts';
 import type { FileStorage } from '../storage/port.ts';
-import type { Subscriber, SubscriptionRunner } from '../subscriptions/runner.ts';
+import type { Subscriber, SubscriptionRunner } from '../subscriptions/subscription-runner.ts';
 import { temporalCall } from '../temporal/calls.ts';
 import { taskQueuePollers } from '../temporal/pollers.ts';
 import type { SupervisedWorker } from '../temporal/worker.ts';

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Position, RecordedEvent } from '../eventstore/port.ts';
 import { describeError } from '../subscriptions/parked.ts';
-import { type Subscriber, SubscriptionRunner } from '../subscriptions/runner.ts';
+import { type Subscriber, SubscriptionRunner } from '../subscriptions/subscription-runner.ts';
 
 /**
  * Work that must follow an event, started from the log: a reactor reads the events it

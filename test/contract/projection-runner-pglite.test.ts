@@ -5,7 +5,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Projection } from '../../projections/projection.ts';
-import { ProjectionRunner } from '../../projections/runner.ts';
+import { ProjectionRunner } from '../../projections/projection-runner.ts';
 import { type Database, openPglite } from '../../src/db/database.ts';
 import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
 

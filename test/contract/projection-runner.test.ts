@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { Projection } from '../../projections/projection.ts';
-import { ProjectionRunner } from '../../projections/runner.ts';
+import { ProjectionRunner } from '../../projections/projection-runner.ts';
 import { connectPostgres, type Database } from '../../src/db/database.ts';
 import type { NewEvent } from '../../src/eventstore/port.ts';
 import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
-import { RetryLater } from '../../src/subscriptions/runner.ts';
+import { RetryLater } from '../../src/subscriptions/subscription-runner.ts';
 import { createDatabase } from '../helpers/postgres-cluster.ts';
 
 const log = pino({ level: 'silent' });

@@ -17,7 +17,7 @@ import {
   RetryLater,
   SubscriptionRunner,
   UnknownSubscriptionError,
-} from '../src/subscriptions/runner.ts';
+} from '../src/subscriptions/subscription-runner.ts';
 import type { Projection } from './projection.ts';
 
 export interface RunnerOptions extends BaseOptions {

@@ -1,0 +1,134 @@
+import { describe, it } from 'vitest';
+import type { OrderEvent } from '../../../../src/domain/order/events.ts';
+import {
+  a,
+  at,
+  b,
+  file,
+  iso,
+  item,
+  itemPrinted,
+  made,
+  print,
+  printed,
+  received,
+  ship,
+  shipmentId,
+  shipped,
+  spec,
+  stage,
+  started,
+} from './fixtures.ts';
+
+describe('order decider: replays and reprints', () => {
+  it('takes a replay request only when there is a print file to compare', () => {
+    const request = {
+      type: 'RequestReplay' as const,
+      replayId: '55555555-5555-4555-8555-555555555555',
+      at,
+    };
+    spec([received, started]).when(request).thenFails('nothing_to_replay');
+    spec([received, started, printed(a.orderItemId, 'aa')])
+      .when(request)
+      .thenEvents([
+        { type: 'OrderReplayRequested', data: { replayId: request.replayId, requestedAt: iso } },
+      ]);
+    spec([]).when(request).thenFails('order_not_found');
+  });
+
+  it('records a replay verdict once, and a mismatch as its own event', () => {
+    const replayId = '55555555-5555-4555-8555-555555555555';
+    const results = [
+      { orderItemId: a.orderItemId, expected: 'aa', actual: 'aa', matches: true },
+      { orderItemId: b.orderItemId, expected: 'bb', actual: 'cc', matches: false },
+    ];
+    const replayed: OrderEvent = {
+      type: 'OrderReplayed',
+      data: { replayId, results, replayedAt: iso },
+    };
+    const history = [received, started, printed(a.orderItemId, 'aa'), printed(b.orderItemId, 'bb')];
+    spec(history)
+      .when({ type: 'RecordReplay', replayId, results, at })
+      .thenEvents([
+        replayed,
+        {
+          type: 'PrintFileMismatchDetected',
+          data: {
+            replayId,
+            orderItemId: b.orderItemId,
+            expected: 'bb',
+            actual: 'cc',
+            detectedAt: iso,
+          },
+        },
+      ]);
+    spec([...history, replayed])
+      .when({ type: 'RecordReplay', replayId, results, at })
+      .thenEvents([]);
+  });
+
+  it('reprints a printed item: reprinting, then back on the floor once verified, and ships again', () => {
+    const reprintId = '88888888-8888-4888-8888-888888888888';
+    const request = {
+      type: 'RequestReprint' as const,
+      reprintId,
+      orderItemId: a.orderItemId,
+      reason: 'damaged' as const,
+      at,
+    };
+    spec(made).when(request).thenFails('stage_conflict');
+    const requested: OrderEvent = {
+      type: 'OrderItemReprintRequested',
+      data: { reprintId, orderItemId: a.orderItemId, reason: 'damaged', requestedAt: iso },
+    };
+    spec([...made, shipped])
+      .when(request)
+      .thenEvents([requested]);
+    spec([...made, shipped, requested])
+      .when(request)
+      .thenEvents([]);
+    const record = {
+      type: 'RecordReprint' as const,
+      reprintId,
+      orderItemId: a.orderItemId,
+      expected: 'aa',
+      actual: 'aa',
+      at,
+    };
+    const reprinted: OrderEvent = {
+      type: 'OrderItemReprinted',
+      data: {
+        reprintId,
+        orderItemId: a.orderItemId,
+        reason: 'damaged',
+        expected: 'aa',
+        actual: 'aa',
+        matches: true,
+        reprintedAt: iso,
+      },
+    };
+    // reprinting, it can be neither scanned nor shipped until the file is checked
+    spec([...made, shipped, requested])
+      .when(stage(a.orderItemId, 'printed'))
+      .thenFails('stage_conflict');
+    spec([...made, shipped, requested])
+      .when(record)
+      .thenEvents([reprinted]);
+    spec([...made, shipped, requested, reprinted])
+      .when(record)
+      .thenEvents([]);
+    const again = [...made, shipped, requested, reprinted];
+    spec(again)
+      .when(stage(a.orderItemId, 'printed'))
+      .thenEvents([itemPrinted(a.orderItemId)]);
+    const second = '99999999-9999-4999-8999-999999999999';
+    spec(again)
+      .when({ ...ship, shipmentId: second, orderItemIds: [a.orderItemId] })
+      .thenEvents([
+        {
+          type: 'OrderShipped',
+          data: { ...shipped.data, shipmentId: second, orderItemIds: [a.orderItemId] },
+        } as OrderEvent,
+      ]);
+  });
+});

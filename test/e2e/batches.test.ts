@@ -10,7 +10,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Answer, client, startTestApp, type TestApp } from '../helpers/app.ts';
 import { config, importDone, opsLogin } from '../helpers/fixtures.ts';
-import { watchLoop } from '../helpers/loop-watch.ts';
+import { anotherLabelServed, watchLoop } from '../helpers/loop-watch.ts';
 import { accessOf, orderDone, type Shop, setUpShop, until } from '../helpers/orders.ts';
 import { decodeBarcodes } from '../helpers/pdf.ts';
 import { XJDF_SCHEMAS, xjdfErrors } from '../helpers/xjdf.ts';
@@ -751,6 +751,7 @@ describe('press runs', () => {
     const projectId = await project(stickerSkus[6]!.sku, 902);
     const items = await order(Array.from({ length: 30 }, () => ({ projectId, quantity: 2 })));
     const watch = watchLoop(t.url);
+    const served = anotherLabelServed(call, other);
     let answers: Answer[];
     try {
       answers = await Promise.all(
@@ -787,7 +788,10 @@ describe('press runs', () => {
     ).toBe(true);
     const ids = answers.filter((a) => a.status === 202).map((a) => a.body.batchId as string);
     const settled = await Promise.all(ids.map((id) => settledBatch(id)));
+    const elsewhere = await served;
     const seen = await watch.stop();
+    expect(elsewhere.status).toBe('ready');
+    expect(elsewhere.readMs).toBeLessThan(200);
     // every item taken by exactly one batch
     const taken = settled.flatMap((b) =>
       (b.items as { orderItemId: string }[]).map((i) => i.orderItemId),

@@ -9,7 +9,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
 import { opsLogin } from '../helpers/fixtures.ts';
-import { watchLoop } from '../helpers/loop-watch.ts';
+import { anotherLabelServed, watchLoop } from '../helpers/loop-watch.ts';
 import { sampleValue } from '../helpers/metrics.ts';
 import { accessOf, orderDone, type Shop, setUpShop, until } from '../helpers/orders.ts';
 import { decodeBarcodes, listImages } from '../helpers/pdf.ts';
@@ -540,8 +540,12 @@ describe('the shop floor', () => {
       };
       const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
       const watch = watchLoop(t.url);
+      const served = anotherLabelServed(call, other);
       const first = await Promise.all(Array.from({ length: 50 }, get));
+      const elsewhere = await served;
       const seen = await watch.stop();
+      expect(elsewhere.status).toBe('ready');
+      expect(elsewhere.readMs).toBeLessThan(200);
       expect(seen.readyz.filter((r) => r.status !== 200)).toEqual([]);
       expect(seen.p99).toBeLessThan(100);
       expect(new Set(first.map(sha)).size).toBe(1);
@@ -620,6 +624,7 @@ describe('the shop floor', () => {
     rmSync(dir, { recursive: true, force: true });
     const rssBefore = process.memoryUsage().rss;
     const watch = watchLoop(t.url);
+    const served = anotherLabelServed(call, other);
     for (const body of [bomb, hugePng]) {
       const r = await fetch(`${t.url}/api/branding/logo`, {
         method: 'PUT',
@@ -636,7 +641,10 @@ describe('the shop floor', () => {
         expect(Math.max(answer.logo.width, answer.logo.height)).toBeLessThanOrEqual(1200);
       else expect(answer.code).toBe('invalid_logo');
     }
+    const elsewhere = await served;
     const seen = await watch.stop();
+    expect(elsewhere.status).toBe('ready');
+    expect(elsewhere.readMs).toBeLessThan(200);
     expect(seen.readyz.filter((r) => r.status !== 200)).toEqual([]);
     expect(seen.p99).toBeLessThan(100);
     const grew = (process.memoryUsage().rss - rssBefore) / 1024 / 1024;

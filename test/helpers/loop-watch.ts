@@ -1,4 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { client } from './app.ts';
+import { orderDone, type Shop } from './orders.ts';
+
+type Call = ReturnType<typeof client>;
 
 export interface LoopWatch {
   /** stops watching; answers what it saw */
@@ -38,4 +43,24 @@ export function watchLoop(baseUrl: string): LoopWatch {
       return { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6, readyz };
     },
   };
+}
+
+/**
+ * Another label's sale, notified while an attack runs, rendered, then read: answers its
+ * status and how long that read took (the issue's bound: under 200 ms meanwhile).
+ */
+export async function anotherLabelServed(
+  call: Call,
+  shop: Shop,
+): Promise<{ status: string; readMs: number }> {
+  const orderId = `OTHER-${randomUUID().slice(0, 8)}`;
+  const sale = await call('POST', '/webhook/notifyorder', {
+    key: shop.shopKey,
+    body: { orderId, items: [{ itemId: 'l1', projectId: shop.projects[0], quantity: 1 }] },
+  });
+  if (sale.status !== 200) throw new Error(`the other label's sale: ${sale.status}`);
+  await orderDone(call, shop, orderId, 120_000);
+  const began = performance.now();
+  const read = await call('GET', `/api/orders/${orderId}`, { key: shop.adminKey });
+  return { status: read.body?.status, readMs: performance.now() - began };
 }

@@ -5,7 +5,7 @@ import { orderStream } from '../../src/domain/order/events.ts';
 import { MAX_ORDER_WAITS } from '../../src/http/routes/orders/admin.ts';
 import { type Answer, client, startTestApp, type TestApp } from '../helpers/app.ts';
 import { refused, settled } from '../helpers/fixtures.ts';
-import { watchLoop } from '../helpers/loop-watch.ts';
+import { anotherLabelServed, watchLoop } from '../helpers/loop-watch.ts';
 import { sampleValue } from '../helpers/metrics.ts';
 import { accessOf, type Shop, setUpShop, until } from '../helpers/orders.ts';
 
@@ -392,6 +392,7 @@ describe('order lists, lateness, retry, cancel and metrics', () => {
         'etag',
       )!;
       const watch = watchLoop(t.url);
+      const served = anotherLabelServed(call, b);
       const began = performance.now();
       const flood = await Promise.all(
         Array.from({ length: 2000 }, () =>
@@ -402,7 +403,10 @@ describe('order lists, lateness, retry, cancel and metrics', () => {
         ),
       );
       const seconds = (performance.now() - began) / 1000;
+      const elsewhere = await served;
       const seen = await watch.stop();
+      expect(elsewhere.status).toBe('ready');
+      expect(elsewhere.readMs).toBeLessThan(200);
       const statuses = new Map<number, number>();
       for (const r of flood) statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
       console.log(

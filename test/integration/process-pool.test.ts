@@ -15,7 +15,7 @@ import { renderAll, renderCases, sha256 } from '../helpers/render-cases.ts';
 
 /** An SVG with nothing to refuse that takes seconds to draw at 300 mm. */
 const costly = Buffer.from(
-  `<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="1000">${'<rect width="1000" height="1000" fill="#c00" fill-opacity="0.5"/>'.repeat(1500)}</svg>`,
+  `<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="1000">${'<rect width="1000" height="1000" fill="#c00" fill-opacity="0.5"/>'.repeat(5000)}</svg>`,
 );
 const check = (bytes: Buffer, mm = 300) => ({
   type: 'image/svg+xml',
@@ -39,7 +39,8 @@ describe('image processes', () => {
   });
 
   it('kills a job at its deadline, and the next job gets a new process', async () => {
-    // the costly check takes about 12 s alone; a small one takes milliseconds, and since a
+    // the costly check takes about 40 s alone (12 s at 1,500 rectangles finished under the
+    // 6 s deadline once in CI); a small one takes milliseconds, and since a
     // job's time counts from its start in its process, not from the process's start, it
     // stays far below the deadline even on a loaded machine
     const checks = new ImageChecks({ processes: 1, timeoutMs: 6000, queuedPerUser: 4 });
@@ -93,7 +94,7 @@ describe('image processes', () => {
     expect(await second.catch((e: unknown) => e)).toBeInstanceOf(JobCancelledError);
     running.abort();
     expect(await first.catch((e: unknown) => e)).toBeInstanceOf(JobCancelledError);
-    // the costly check takes about 12 s alone: both were called off long before
+    // the costly check takes about 40 s alone: both were called off long before
     expect(Date.now() - began).toBeLessThan(3000);
     await new Promise((r) => setTimeout(r, 200));
     expect(processAlive(pid!)).toBe(false);

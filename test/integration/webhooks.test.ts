@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
 import { opsLogin, settled } from '../helpers/fixtures.ts';
+import { anotherLabelServed, watchLoop } from '../helpers/loop-watch.ts';
 import { accessOf, type Shop, setUpShop, until } from '../helpers/orders.ts';
 import { parseMessage as parse, startReceiver } from '../helpers/webhook-receiver.ts';
 
@@ -212,6 +213,8 @@ describe('order-status webhooks', () => {
     );
     const rssBefore = process.memoryUsage().rss;
     const sentBefore = receiver.endlessSent;
+    const watch = watchLoop(t.url);
+    const served = anotherLabelServed(call, other);
     await order(orderId);
     const d = await until('the endless delivery recorded', async () => {
       const r = await call('GET', `${webhookPath()}/deliveries?status=delivered`, {
@@ -222,6 +225,12 @@ describe('order-status webhooks', () => {
           x.orderId === orderId && x.type === 'order.received',
       );
     });
+    const elsewhere = await served;
+    const seen = await watch.stop();
+    expect(elsewhere.status).toBe('ready');
+    expect(elsewhere.readMs).toBeLessThan(200);
+    expect(seen.readyz.filter((r) => r.status !== 200)).toEqual([]);
+    expect(seen.p99).toBeLessThan(100);
     expect(d.log[0]).toMatchObject({ status: 200, outcome: 'delivered' });
     expect(d.log[0].response).toMatch(/^x{100}/);
     // the connection closed at the limit: the receiver wrote what the socket buffers on

@@ -272,6 +272,52 @@ describe('the shop floor', () => {
     });
   }, 180_000);
 
+  it('has nothing to cancel once every item has shipped: 409, and no cancel button on the ops page', async () => {
+    const o = await order(shop);
+    const cookie = await opsLogin(t.url, t.operatorKey);
+    const page = async () =>
+      (
+        await fetch(`${t.url}/ops/labels/${shop.labelId}/orders/${encodeURIComponent(o.orderId)}`, {
+          headers: { cookie },
+        })
+      ).text();
+    expect(await page()).toContain('Cancel order');
+    const early = await call('POST', `/v1/orders/${o.orderId}/shipments`, {
+      ...ful(),
+      body: { carrier: 'GLS', trackingNumber: 'GLS-0', shippedAt: '0001-01-01T00:00:00Z' },
+    });
+    expect(early.status).toBe(400);
+    expect(early.body.code).toBe('invalid_shipped_at');
+    const shipped = await call('POST', `/v1/orders/${o.orderId}/shipments`, {
+      ...ful(),
+      body: { carrier: 'GLS', trackingNumber: 'GLS-9' },
+    });
+    expect(shipped.status, JSON.stringify(shipped.body)).toBe(201);
+    const cancel = await call('POST', `/api/orders/${o.orderId}/cancel`, {
+      key: shop.adminKey,
+      body: {},
+    });
+    expect(cancel.status).toBe(409);
+    expect(cancel.body.code).toBe('order_shipped');
+    const html = await until('the ops page to show the order shipped', async () => {
+      const h = await page();
+      return h.includes('Put on hold') && !h.includes('Cancel order') ? h : undefined;
+    });
+    expect(html).not.toContain('/cancel"');
+  });
+
+  it('names what the logo route takes in its 415', async () => {
+    const r = await fetch(`${t.url}/api/branding/logo`, {
+      method: 'PUT',
+      headers: { 'x-api-key': shop.adminKey, 'content-type': 'text/plain' },
+      body: 'not an image',
+    });
+    expect(r.status).toBe(415);
+    const problem = (await r.json()) as { code: string; detail: string };
+    expect(problem.code).toBe('unsupported_media_type');
+    expect(problem.detail).toBe('send the body as image/png or image/jpeg');
+  });
+
   it('reprints a shipped item from the same print file and ships it again', async () => {
     const o = await order(shop);
     const item = o.items[0]!;

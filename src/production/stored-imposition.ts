@@ -3,6 +3,7 @@ import type { BatchItem, BatchSpec, Sheet } from '../domain/batch/events.ts';
 import { preflight } from '../print/preflight.ts';
 import type { OutputProfile } from '../print/profiles.ts';
 import { type StoreLocation, storeAt } from '../storage/location.ts';
+import { batchFileKey, sheetFileName } from './batch-files.ts';
 import { impose, sheetFacts } from './impose.ts';
 import { renderJobSheet } from './job-sheet.ts';
 import { jobTicket } from './xjdf.ts';
@@ -42,11 +43,6 @@ export interface StoredImposition {
 }
 
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
-
-/** Where a batch's files are kept, by content. */
-export const batchFileKey = (labelId: string, batchId: string, name: string, sha: string) =>
-  `batches/${labelId}/${batchId}/${sha}-${name}`;
-export const sheetFileName = (n: number) => `sheet-${String(n).padStart(3, '0')}.pdf`;
 
 export async function imposeStored(job: StoredImpositionJob): Promise<StoredImposition> {
   const printFiles = await storeAt(job.stores, 'print-files');

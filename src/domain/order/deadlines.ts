@@ -5,6 +5,7 @@ import {
   type Event,
   type EvolveHandlers,
   effectiveShipBy,
+  hasShipped,
   type OrderState,
   type Recorded,
 } from './state.ts';
@@ -21,9 +22,7 @@ export function markLate(
   if (!state.exists || state.late || state.status === 'cancelled') return [];
   const due = effectiveShipBy(state, command.at);
   if (!due || due.getTime() >= command.at.getTime() || state.holds.size > 0) return [];
-  const unshipped = [...state.items.values()].some(
-    (i) => i.stage !== 'shipped' && i.stage !== 'delivered',
-  );
+  const unshipped = [...state.items.values()].some((i) => !hasShipped(i));
   if (!unshipped) return [];
   return [{ type: 'OrderWentLate', data: { shipBy: due.toISOString(), noticedAt: at } }];
 }

@@ -6,6 +6,7 @@ import {
   defaultBarcode,
   type Event,
   type EvolveHandlers,
+  hasShipped,
   type OrderState,
   type Recorded,
 } from './state.ts';
@@ -67,7 +68,7 @@ export function cancelOrder(
   if (!state.exists) throw new DomainError('not_found', 'order not found', 'order_not_found');
   if (state.status === 'cancelled') return [];
   const items = [...state.items.values()];
-  if (items.length > 0 && items.every((i) => i.stage === 'shipped' || i.stage === 'delivered'))
+  if (items.length > 0 && items.every(hasShipped))
     throw new DomainError(
       'conflict',
       'every item of the order has shipped: there is nothing left to cancel',

@@ -5,6 +5,7 @@ import {
   type DecideHandlers,
   type Event,
   type EvolveHandlers,
+  hasShipped,
   itemOf,
   type OrderState,
   producible,
@@ -47,7 +48,7 @@ export function shipItems(command: Command<'ShipItems'>, state: OrderState): Ord
     );
   for (const id of ids) {
     const item = itemOf(order, id);
-    if (item.stage === 'shipped' || item.stage === 'delivered')
+    if (hasShipped(item))
       throw new DomainError(
         'conflict',
         `item ${item.item.itemId} was shipped already (shipment ${item.shipmentId})`,

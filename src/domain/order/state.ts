@@ -217,6 +217,10 @@ export function producible(state: OrderState) {
   return state;
 }
 
+/** The item has left the shop: shipped, or delivered since. */
+export const hasShipped = (item: ItemState) =>
+  item.stage === 'shipped' || item.stage === 'delivered';
+
 export const stageConflict = (item: ItemState, wanted: string) =>
   new DomainError(
     'conflict',

@@ -46,6 +46,35 @@ export async function openPdf(pdf: Uint8Array, { owned = false } = {}) {
   }).promise;
 }
 
+type PdfDocument = Awaited<ReturnType<typeof openPdf>>;
+
+/**
+ * Page `n` of an open PDF drawn on a white canvas, its longer side `longestPx`, with
+ * `belowPx` more rows of white under it (room for a caption); answers the canvas, the
+ * scale from points, and the drawn page's size in pixels.
+ */
+export async function drawPdfPage(doc: PdfDocument, n: number, longestPx: number, belowPx = 0) {
+  const page = await doc.getPage(n);
+  const unit = page.getViewport({ scale: 1 });
+  const scale = longestPx / Math.max(unit.width, unit.height);
+  const viewport = page.getViewport({ scale });
+  const width = Math.ceil(viewport.width);
+  const height = Math.ceil(viewport.height);
+  const canvas = createCanvas(width, height + belowPx);
+  const context = canvas.getContext('2d');
+  context.fillStyle = '#ffffff';
+  context.fillRect(0, 0, canvas.width, canvas.height);
+  // pdf.js is typed for a browser's canvas; @napi-rs/canvas implements the same API
+  type RenderParams = Parameters<typeof page.render>[0];
+  await page.render({
+    canvasContext: context as unknown as RenderParams['canvasContext'],
+    canvas: canvas as unknown as RenderParams['canvas'],
+    viewport,
+  }).promise;
+  page.cleanup();
+  return { canvas, context, scale, width, height };
+}
+
 /**
  * A PNG of each page of a print file, as an operator looks at it: rendered from the PDF
  * itself (pdf.js, fonts drawn as paths, no system fonts), so the preview shows what the
@@ -55,26 +84,8 @@ export async function renderPreviews(pdf: Uint8Array): Promise<Buffer[]> {
   const doc = await openPdf(pdf);
   try {
     const pages: Buffer[] = [];
-    for (let n = 1; n <= doc.numPages; n++) {
-      const page = await doc.getPage(n);
-      const unit = page.getViewport({ scale: 1 });
-      const viewport = page.getViewport({
-        scale: PREVIEW_PX / Math.max(unit.width, unit.height),
-      });
-      const canvas = createCanvas(Math.ceil(viewport.width), Math.ceil(viewport.height));
-      const context = canvas.getContext('2d');
-      context.fillStyle = '#ffffff';
-      context.fillRect(0, 0, canvas.width, canvas.height);
-      // pdf.js is typed for a browser's canvas; @napi-rs/canvas implements the same API
-      type RenderParams = Parameters<typeof page.render>[0];
-      await page.render({
-        canvasContext: context as unknown as RenderParams['canvasContext'],
-        canvas: canvas as unknown as RenderParams['canvas'],
-        viewport,
-      }).promise;
-      pages.push(canvas.toBuffer('image/png'));
-      page.cleanup();
-    }
+    for (let n = 1; n <= doc.numPages; n++)
+      pages.push((await drawPdfPage(doc, n, PREVIEW_PX)).canvas.toBuffer('image/png'));
     return pages;
   } finally {
     await doc.destroy();

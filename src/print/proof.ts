@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
-import { createCanvas, GlobalFonts, type SKRSContext2D } from '@napi-rs/canvas';
-import { ParseSpeeds, PDFArray, PDFDocument, PDFName, type PDFNumber, type PDFPage } from 'pdf-lib';
-import { openPdf } from './preview.ts';
+import { GlobalFonts, type SKRSContext2D } from '@napi-rs/canvas';
+import type { PDFPage } from 'pdf-lib';
+import { pageBox, parsePrintFile } from './page-boxes.ts';
+import { drawPdfPage, openPdf } from './preview.ts';
 import { PT_PER_MM } from './units.ts';
 
 /**
@@ -48,55 +49,26 @@ function font(): string {
   return FONT_FAMILY;
 }
 
-/** A page box in points, [left, bottom, right, top]; a missing box falls back as PDF says. */
-function box(page: PDFPage, key: 'TrimBox' | 'BleedBox' | 'MediaBox'): number[] {
-  const a = page.node.lookupMaybe(PDFName.of(key), PDFArray);
-  if (!a)
-    return key === 'MediaBox'
-      ? [0, 0, 0, 0]
-      : box(page, key === 'TrimBox' ? 'BleedBox' : 'MediaBox');
-  const v = a.asArray().map((n) => (n as PDFNumber).asNumber());
-  return [
-    Math.min(v[0]!, v[2]!),
-    Math.min(v[1]!, v[3]!),
-    Math.max(v[0]!, v[2]!),
-    Math.max(v[1]!, v[3]!),
-  ];
-}
-
 export async function renderProof(request: ProofRequest): Promise<ProofPage[]> {
-  const boxes = (
-    await PDFDocument.load(request.pdf, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest })
-  )
-    .getPages()
-    .map((p) => ({
-      media: box(p, 'MediaBox'),
-      bleed: box(p, 'BleedBox'),
-      trim: box(p, 'TrimBox'),
-    }));
+  const none = [0, 0, 0, 0];
+  const box = (p: PDFPage, key: 'TrimBox' | 'BleedBox' | 'MediaBox') => pageBox(p, key) ?? none;
+  const boxes = (await parsePrintFile(request.pdf)).getPages().map((p) => ({
+    media: box(p, 'MediaBox'),
+    bleed: box(p, 'BleedBox'),
+    trim: box(p, 'TrimBox'),
+  }));
   const doc = await openPdf(request.pdf);
   const family = font();
   try {
     const pages: ProofPage[] = [];
     for (let n = 1; n <= doc.numPages; n++) {
-      const page = await doc.getPage(n);
-      const unit = page.getViewport({ scale: 1 });
-      const scale = PROOF_PX / Math.max(unit.width, unit.height);
-      const viewport = page.getViewport({ scale });
-      const width = Math.ceil(viewport.width);
-      const drawn = Math.ceil(viewport.height);
-      const canvas = createCanvas(width, drawn + CAPTION_PX);
-      const ctx = canvas.getContext('2d');
-      ctx.fillStyle = '#ffffff';
-      ctx.fillRect(0, 0, canvas.width, canvas.height);
-      // pdf.js is typed for a browser's canvas; @napi-rs/canvas implements the same API
-      type RenderParams = Parameters<typeof page.render>[0];
-      await page.render({
-        canvasContext: ctx as unknown as RenderParams['canvasContext'],
-        canvas: canvas as unknown as RenderParams['canvas'],
-        viewport,
-      }).promise;
-      page.cleanup();
+      const {
+        canvas,
+        context: ctx,
+        scale,
+        width,
+        height: drawn,
+      } = await drawPdfPage(doc, n, PROOF_PX, CAPTION_PX);
       const b = boxes[n - 1];
       if (b) drawBoxes(ctx, b, scale, drawn);
       drawMark(ctx, width, drawn, family);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { ParseSpeeds, PDFArray, PDFDocument, PDFName, type PDFNumber, type PDFPage } from 'pdf-lib';
+import type { PDFDocument, PDFPage } from 'pdf-lib';
 import { type BatchItem, type BatchSpec, type Sheet, sheetCode } from '../domain/batch/events.ts';
+import { parsePrintFile, pageBox as printBox } from '../print/page-boxes.ts';
 import type { OutputProfile } from '../print/profiles.ts';
 import { PT_PER_MM } from '../print/units.ts';
 import { embedPageAsForm, pageContent } from './embed.ts';
@@ -40,25 +41,14 @@ const mm = (points: number) => points / PT_PER_MM;
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const round = (v: number, places = 4) => Math.round(v * 10 ** places) / 10 ** places;
 
-/** A page box as [left, bottom, right, top] in points. */
+/** A page box of a print file; a page without a media box cannot be imposed. */
 function pageBox(page: PDFPage, key: 'TrimBox' | 'BleedBox' | 'MediaBox'): number[] {
-  const a = page.node.lookupMaybe(PDFName.of(key), PDFArray);
-  if (!a) {
-    if (key === 'MediaBox') throw new ImpositionError('a print file page has no MediaBox');
-    return pageBox(page, key === 'TrimBox' ? 'BleedBox' : 'MediaBox');
-  }
-  const v = a.asArray().map((n) => (n as PDFNumber).asNumber());
-  return [
-    Math.min(v[0]!, v[2]!),
-    Math.min(v[1]!, v[3]!),
-    Math.max(v[0]!, v[2]!),
-    Math.max(v[1]!, v[3]!),
-  ];
+  const box = printBox(page, key);
+  if (!box) throw new ImpositionError('a print file page has no MediaBox');
+  return box;
 }
 
-/** A print file parsed (no pause every few objects: a print file is small, and the pauses were half the time). */
-const parse = (bytes: Uint8Array) =>
-  PDFDocument.load(bytes, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest });
+const parse = parsePrintFile;
 
 /**
  * Each item's pages as pieces to lay out: the bleed box, `copies` times. The parsed files

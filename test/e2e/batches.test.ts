@@ -10,7 +10,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Answer, client, startTestApp, type TestApp } from '../helpers/app.ts';
 import { config, importDone, opsLogin } from '../helpers/fixtures.ts';
-import { anotherLabelServed, watchLoop } from '../helpers/loop-watch.ts';
+import { anotherLabelServed, expectOthersServed, watchLoop } from '../helpers/loop-watch.ts';
 import { accessOf, orderDone, type Shop, setUpShop, until } from '../helpers/orders.ts';
 import { decodeBarcodes } from '../helpers/pdf.ts';
 import { XJDF_SCHEMAS, xjdfErrors } from '../helpers/xjdf.ts';
@@ -790,16 +790,13 @@ describe('press runs', () => {
     const settled = await Promise.all(ids.map((id) => settledBatch(id)));
     const elsewhere = await served;
     const seen = await watch.stop();
-    expect(elsewhere.status).toBe('ready');
-    expect(elsewhere.readMs).toBeLessThan(200);
+    expectOthersServed(seen, elsewhere);
     // every item taken by exactly one batch
     const taken = settled.flatMap((b) =>
       (b.items as { orderItemId: string }[]).map((i) => i.orderItemId),
     );
     expect(new Set(taken).size).toBe(taken.length);
     expect(new Set(taken)).toEqual(new Set(items.map((i) => i.orderItemId)));
-    expect(seen.readyz.filter((r) => r.status !== 200)).toEqual([]);
-    expect(seen.p99).toBeLessThan(100);
     console.log(
       `[20 racing batches] ${statuses.filter((s) => s === 202).length} accepted, ${statuses.filter((s) => s === 429).length} 429; loop p99 ${seen.p99.toFixed(1)} ms; /readyz slowest ${Math.max(...seen.readyz.map((r) => r.ms)).toFixed(0)} ms`,
     );

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { expect } from 'vitest';
 import type { client } from './app.ts';
 import { orderDone, type Shop } from './orders.ts';
 
@@ -63,4 +64,18 @@ export async function anotherLabelServed(
   const began = performance.now();
   const read = await call('GET', `/api/orders/${orderId}`, { key: shop.adminKey });
   return { status: read.body?.status, readMs: performance.now() - began };
+}
+
+/**
+ * What every attack test asserts of the service meanwhile: `/readyz` 200 on every ask,
+ * the loop's p99 under 100 ms, and another label's order rendered and read in under 200 ms.
+ */
+export function expectOthersServed(
+  seen: Awaited<ReturnType<LoopWatch['stop']>>,
+  elsewhere: { status: string; readMs: number },
+): void {
+  expect(elsewhere.status).toBe('ready');
+  expect(elsewhere.readMs).toBeLessThan(200);
+  expect(seen.readyz.filter((r) => r.status !== 200)).toEqual([]);
+  expect(seen.p99).toBeLessThan(100);
 }

@@ -5,7 +5,7 @@ import { orderStream } from '../../src/domain/order/events.ts';
 import { MAX_ORDER_WAITS } from '../../src/http/routes/orders/admin.ts';
 import { type Answer, client, startTestApp, type TestApp } from '../helpers/app.ts';
 import { refused, settled } from '../helpers/fixtures.ts';
-import { anotherLabelServed, watchLoop } from '../helpers/loop-watch.ts';
+import { anotherLabelServed, expectOthersServed, watchLoop } from '../helpers/loop-watch.ts';
 import { sampleValue } from '../helpers/metrics.ts';
 import { accessOf, type Shop, setUpShop, until } from '../helpers/orders.ts';
 
@@ -405,8 +405,7 @@ describe('order lists, lateness, retry, cancel and metrics', () => {
       const seconds = (performance.now() - began) / 1000;
       const elsewhere = await served;
       const seen = await watch.stop();
-      expect(elsewhere.status).toBe('ready');
-      expect(elsewhere.readMs).toBeLessThan(200);
+      expectOthersServed(seen, elsewhere);
       const statuses = new Map<number, number>();
       for (const r of flood) statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
       console.log(
@@ -414,8 +413,6 @@ describe('order lists, lateness, retry, cancel and metrics', () => {
       );
       // nothing changed: each is answered 304 (the held ones after their wait), or 429 to come back
       expect([...statuses.keys()].every((s) => s === 304 || s === 429)).toBe(true);
-      expect(seen.readyz.filter((r) => r.status !== 200)).toEqual([]);
-      expect(seen.p99).toBeLessThan(100);
     }, 120_000);
   });
 

@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest';
-import { a, at, iso, item, received, spec } from './fixtures.ts';
+import { a, at, iso, received, spec } from './fixtures.ts';
 
 describe('order decider: barcodes', () => {
   it("updates an item's barcode and records its regeneration; never for an unknown item, no update once cancelled", () => {

@@ -1,6 +1,6 @@
 import { describe, it } from 'vitest';
 import type { OrderEvent } from '../../../../src/domain/order/events.ts';
-import { at, later, made, ship, shipped, spec } from './fixtures.ts';
+import { later, made, shipped, spec } from './fixtures.ts';
 
 describe('order decider: deadlines', () => {
   it('goes late once, when unshipped past its ship-by time', () => {

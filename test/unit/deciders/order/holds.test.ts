@@ -1,18 +1,6 @@
 import { describe, it } from 'vitest';
 import type { OrderEvent } from '../../../../src/domain/order/events.ts';
-import {
-  a,
-  at,
-  held,
-  holdId,
-  itemPrinted,
-  later,
-  made,
-  printed,
-  ship,
-  spec,
-  stage,
-} from './fixtures.ts';
+import { a, at, held, holdId, itemPrinted, later, made, ship, spec, stage } from './fixtures.ts';
 
 describe('order decider: holds', () => {
   it('holds block scans and shipments until released; the clock is paused meanwhile', () => {

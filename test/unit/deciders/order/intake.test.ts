@@ -6,7 +6,6 @@ import {
   b,
   file,
   iso,
-  item,
   labelId,
   made,
   print,

@@ -1,6 +1,6 @@
 import { describe, it } from 'vitest';
 import type { OrderEvent } from '../../../../src/domain/order/events.ts';
-import { a, at, b, file, iso, item, labelId, print, printed, received, spec } from './fixtures.ts';
+import { a, at, iso, labelId, printed, received, spec } from './fixtures.ts';
 
 describe('order decider: mockups', () => {
   it('records a mockup once per print file, template revision and size; an unknown item is not found', () => {

@@ -1,21 +1,6 @@
 import { describe, it } from 'vitest';
 import type { OrderEvent } from '../../../../src/domain/order/events.ts';
-import {
-  a,
-  at,
-  b,
-  failed,
-  file,
-  iso,
-  item,
-  other,
-  print,
-  printed,
-  ready,
-  received,
-  spec,
-  started,
-} from './fixtures.ts';
+import { a, at, b, failed, file, iso, printed, received, spec, started } from './fixtures.ts';
 
 describe('order decider: rendering', () => {
   it('records a print file for the current barcode; one for an outdated barcode is moot', () => {

@@ -1,19 +1,6 @@
 import { describe, it } from 'vitest';
 import type { OrderEvent } from '../../../../src/domain/order/events.ts';
-import {
-  a,
-  at,
-  b,
-  iso,
-  item,
-  made,
-  other,
-  received,
-  ship,
-  shipmentId,
-  shipped,
-  spec,
-} from './fixtures.ts';
+import { a, at, b, iso, made, ship, shipmentId, shipped, spec } from './fixtures.ts';
 
 describe('order decider: shipments', () => {
   it('refuses a shipment dated before the order was received', () => {

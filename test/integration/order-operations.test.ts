@@ -5,7 +5,7 @@ import { orderStream } from '../../src/domain/order/events.ts';
 import { MAX_ORDER_WAITS } from '../../src/http/routes/orders/admin.ts';
 import { type Answer, client, startTestApp, type TestApp } from '../helpers/app.ts';
 import { refused, settled } from '../helpers/fixtures.ts';
-import { anotherLabelServed, watchLoop } from '../helpers/loop-watch.ts';
+import { anotherLabelServed, expectOthersServed, watchLoop } from '../helpers/loop-watch.ts';
 import { sampleValue } from '../helpers/metrics.ts';
 import { accessOf, type Shop, setUpShop, until } from '../helpers/orders.ts';
 
@@ -412,17 +412,14 @@ describe('order lists, lateness, retry, cancel and metrics', () => {
       const seconds = (performance.now() - began) / 1000;
       const elsewhere = await served;
       const seen = await watch.stop();
-      // not yet met under this flood on a loaded CI (issue 41 stays open): another label's
-      // read took up to 282 ms there, against the 200 ms asked for; measured and printed
-      // here, asserted where the service meets it (the other attacks)
-      expect(elsewhere.status).toBe('ready');
-      expect(seen.readyz.filter((r) => r.status !== 200)).toEqual([]);
-      expect(seen.p99).toBeLessThan(100);
       const statuses = new Map<number, number>();
       for (const r of flood) statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
       console.log(
         `[2,000 waits] ${JSON.stringify([...statuses])} in ${seconds.toFixed(1)} s; another label's read ${elsewhere.readMs.toFixed(0)} ms; loop p99 ${seen.p99.toFixed(1)} ms, max ${seen.max.toFixed(0)} ms; /readyz ${seen.readyz.length} asks, slowest ${Math.max(...seen.readyz.map((r) => r.ms)).toFixed(0)} ms`,
       );
+      // the same order's answer asked at once is read once, so the flood does not queue
+      // thousands of queries ahead of the other label's read and the readiness check
+      expectOthersServed(seen, elsewhere);
       // nothing changed: each is answered 304 (the held ones after their wait), or 429 to come back
       expect([...statuses.keys()].every((s) => s === 304 || s === 429)).toBe(true);
     }, 120_000);

@@ -17,6 +17,7 @@ import {
 } from '../../answer-waits.ts';
 import { metadataOf, principalOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
+import { FreshReads } from '../../fresh-reads.ts';
 import { sendImage } from '../../image-reply.ts';
 import { responseHeaders } from '../../openapi/document.ts';
 import { sendPrintFile } from '../../print-file-reply.ts';
@@ -200,6 +201,9 @@ export const orderAdminRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
     max: MAX_ORDER_WAITS,
     appendsOnFeed: deps.appendsOnFeed,
   });
+  // the same order's answer asked at once is read once (a flood of waits on one order
+  // must not queue thousands of queries ahead of other labels' requests)
+  const orderAnswers = new FreshReads<{ body: z.infer<typeof orderSchema>; version: string }>();
   const closing = new AbortController();
   app.addHook('preClose', async () => closing.abort());
   app.get(
@@ -225,14 +229,15 @@ export const orderAdminRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
       const wait = known ? preferredWait(request.headers.prefer) : undefined;
       const gone = AbortSignal.any([closing.signal, abortedWith(reply)]);
       const { answer, changed, waited } = await waits.until({
-        read: async () => {
-          const body = toOrderAnswer(
-            await orderView(deps.app, labelId, orderId),
-            orderId,
-            deps.config.publicBaseUrl,
-          );
-          return { body, version: versionOf(body) };
-        },
+        read: () =>
+          orderAnswers.read(`${labelId}\u0000${orderId}`, async () => {
+            const body = toOrderAnswer(
+              await orderView(deps.app, labelId, orderId),
+              orderId,
+              deps.config.publicBaseUrl,
+            );
+            return { body, version: versionOf(body) };
+          }),
         changed: (a) => !versionKnown(known, a.version),
         readModel: ORDERS_READ_MODEL,
         streamId: orderStream(labelId, orderId),

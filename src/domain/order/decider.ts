@@ -1,4 +1,5 @@
 import type { Aggregate, Decider } from '../shared/decider.ts';
+import * as approvals from './approvals.ts';
 import * as barcodes from './barcodes.ts';
 import * as deadlines from './deadlines.ts';
 import { type OrderEvent, orderEvents, orderStream } from './events.ts';
@@ -25,7 +26,7 @@ export { defaultBarcode, effectiveShipBy, mockupKey } from './state.ts';
 /**
  * The order's decider: one stream per order, one state; each command is decided by the
  * part of the order's life it belongs to (intake.ts, rendering.ts, barcodes.ts, replays.ts,
- * shop-floor.ts, shipments.ts, holds.ts, deadlines.ts, mockups.ts), and this only
+ * shop-floor.ts, shipments.ts, holds.ts, deadlines.ts, mockups.ts, approvals.ts), and this only
  * dispatches and folds.
  */
 const handlers: Required<DecideHandlers> = {
@@ -38,6 +39,7 @@ const handlers: Required<DecideHandlers> = {
   ...holds.decide,
   ...deadlines.decide,
   ...mockups.decide,
+  ...approvals.decide,
 };
 
 /** Every command of the order (a test checks each has its given/when/then spec). */
@@ -53,6 +55,7 @@ const evolvers: EvolveHandlers = {
   ...holds.evolve,
   ...deadlines.evolve,
   ...mockups.evolve,
+  ...approvals.evolve,
 };
 
 export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {

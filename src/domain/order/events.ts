@@ -4,10 +4,12 @@ import { printAreaSchema } from '../product/configuration.ts';
 import { storedDesignSchema as designSchema } from '../project/design.ts';
 import { encryptedSchema } from '../shared/encrypted.ts';
 import { defineEvent, type EventOf, EventRegistry } from '../shared/events.ts';
+import * as approval from './approval-events.ts';
 import { barcodeFormatSchema } from './barcode.ts';
 import * as floor from './floor-events.ts';
 import * as replay from './replay-events.ts';
 
+export * from './approval-events.ts';
 export * from './floor-events.ts';
 export * from './replay-events.ts';
 
@@ -251,7 +253,12 @@ export type OrderEvent =
   | EventOf<typeof floor.OrderItemReprinted>
   | EventOf<typeof floor.OrderWentLate>
   | EventOf<typeof floor.OrderItemBatched>
-  | EventOf<typeof floor.OrderItemUnbatched>;
+  | EventOf<typeof floor.OrderItemUnbatched>
+  | EventOf<typeof approval.ApprovalRequired>
+  | EventOf<typeof approval.ProofMade>
+  | EventOf<typeof approval.ProofApproved>
+  | EventOf<typeof approval.ProofRejected>
+  | EventOf<typeof approval.ApprovalWaived>;
 
 export const orderEvents = new EventRegistry<OrderEvent>([
   OrderReceived,
@@ -282,6 +289,11 @@ export const orderEvents = new EventRegistry<OrderEvent>([
   floor.OrderItemBatched,
   floor.OrderItemUnbatched,
   floor.MockupRendered,
+  approval.ApprovalRequired,
+  approval.ProofMade,
+  approval.ProofApproved,
+  approval.ProofRejected,
+  approval.ApprovalWaived,
 ]);
 
 const digest = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 40);

@@ -47,6 +47,25 @@ export function receiveOrder(
         giftMessage,
       },
     },
+    ...(command.approval && command.approval.orderItemIds.length > 0
+      ? [
+          {
+            type: 'ApprovalRequired' as const,
+            data: {
+              orderItemIds: command.approval.orderItemIds,
+              approvers: command.approval.approvers,
+              ...(command.approval.finalApprover
+                ? { finalApprover: command.approval.finalApprover }
+                : {}),
+              remindAfterHours: command.approval.remindAfterHours,
+              ...(command.approval.expireAfterHours !== undefined
+                ? { expireAfterHours: command.approval.expireAfterHours }
+                : {}),
+              requiredAt: at,
+            },
+          },
+        ]
+      : []),
   ];
 }
 
@@ -121,6 +140,7 @@ export function onOrderReceived(event: Event<'OrderReceived'>): OrderState {
     heldMs: 0,
     shipments: new Map(),
     late: false,
+    approvedAt: undefined,
     items: new Map(
       d.items.map((item) => [
         item.orderItemId,
@@ -136,6 +156,7 @@ export function onOrderReceived(event: Event<'OrderReceived'>): OrderState {
           reprintReason: undefined,
           batchId: undefined,
           preflight: undefined,
+          approval: undefined,
         },
       ]),
     ),

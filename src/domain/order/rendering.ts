@@ -8,6 +8,7 @@ import {
   type EvolveHandlers,
   itemOf,
   type OrderState,
+  proofDue,
   type Recorded,
   withItem,
 } from './state.ts';
@@ -144,6 +145,8 @@ export function onPrintFileGenerated(
     files: [...i.files, { storageKey, sha256, pages, bytes, barcode, warnings }],
     // the first file puts it on the shop floor; a later one (a new barcode) leaves it where it is
     stage: i.stage ?? 'ready',
+    // what is approved is what prints: a new file needs its own proof approved
+    approval: i.approval && proofDue(i.approval),
   }));
 }
 

@@ -1,6 +1,8 @@
 import { DomainError } from '../shared/decider.ts';
 import type { OrderEvent } from './events.ts';
 import {
+  approvedForProduction,
+  awaitingApproval,
   type Command,
   type DecideHandlers,
   type Event,
@@ -54,6 +56,7 @@ export function shipItems(command: Command<'ShipItems'>, state: OrderState): Ord
         `item ${item.item.itemId} was shipped already (shipment ${item.shipmentId})`,
         'already_shipped',
       );
+    if (!approvedForProduction(item)) throw awaitingApproval(item);
     if (item.stage === undefined || STAGE_RANK[item.stage] === undefined)
       throw stageConflict(item, 'shipped');
   }

@@ -1,6 +1,8 @@
 import { DomainError } from '../shared/decider.ts';
 import type { OrderEvent } from './events.ts';
 import {
+  approvedForProduction,
+  awaitingApproval,
   type Command,
   type DecideHandlers,
   type Event,
@@ -29,6 +31,7 @@ export function recordItemStage(
   if (command.code !== undefined && command.code !== item.barcode.value)
     throw new DomainError('not_found', 'no item of this label has this code', 'code_not_found');
   if (item.stage === command.stage) return []; // reported again: the same answer
+  if (!approvedForProduction(item)) throw awaitingApproval(item);
   const rank = item.stage === undefined ? undefined : STAGE_RANK[item.stage];
   if (rank === undefined || rank > (STAGE_RANK[command.stage] ?? 0))
     throw stageConflict(item, command.stage);
@@ -62,6 +65,7 @@ export function batchItem(
   const item = itemOf(state, command.orderItemId);
   if (item.stage === 'batched' && item.batchId === command.batchId) return []; // claimed already
   const order = producible(state);
+  if (!approvedForProduction(item)) throw awaitingApproval(item);
   if (item.status !== 'ready' || item.stage !== 'ready') throw stageConflict(item, 'batched');
   if (order.print.renderer < 2)
     throw new DomainError(

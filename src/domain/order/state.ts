@@ -1,5 +1,6 @@
 import { DomainError } from '../shared/decider.ts';
 import type { Encrypted } from '../shared/encrypted.ts';
+import type { Approver, ApproverRole, Pin } from './approval-events.ts';
 import type { BarcodeFormat } from './barcode.ts';
 import type {
   ItemFailure,
@@ -23,23 +24,6 @@ type PrintFileFacts = {
 };
 
 export type OrderCommand =
-  | {
-      type: 'ReceiveOrder';
-      orderId: string;
-      labelId: string;
-      bodyHash: string;
-      source: { channel: 'shop' | 'fulfillment'; integrationId?: string };
-      customer: Encrypted | null;
-      items: OrderItem[];
-      /** how long the label gives an order to render */
-      renderWithinMinutes: number;
-      /** how its print files are made */
-      print: PrintSnapshot;
-      /** how long the label gives an order to be shipped; null: no ship-by deadline */
-      shipWithinHours: number | null;
-      giftMessage: Encrypted | null;
-      at: Date;
-    }
   | { type: 'StartRendering'; at: Date }
   | {
       type: 'RecordPrintFile';
@@ -111,10 +95,75 @@ export type OrderCommand =
   | { type: 'BatchItem'; orderItemId: string; batchId: string; at: Date }
   | { type: 'UnbatchItem'; orderItemId: string; batchId: string; reason: string; at: Date }
   | {
+      type: 'ReceiveOrder';
+      orderId: string;
+      labelId: string;
+      bodyHash: string;
+      source: { channel: 'shop' | 'fulfillment'; integrationId?: string };
+      customer: Encrypted | null;
+      items: OrderItem[];
+      /** how long the label gives an order to render */
+      renderWithinMinutes: number;
+      /** how its print files are made */
+      print: PrintSnapshot;
+      /** how long the label gives an order to be shipped; null: no ship-by deadline */
+      shipWithinHours: number | null;
+      giftMessage: Encrypted | null;
+      /** the items whose proofs must be approved, and by whom */
+      approval?: ApprovalRules | undefined;
+      at: Date;
+    }
+  | {
+      type: 'RecordProof';
+      orderItemId: string;
+      /** the print file the proof was drawn from: a newer one supersedes it */
+      printFileSha256: string;
+      pages: { page: number; storageKey: string; sha256: string; width: number; height: number }[];
+      at: Date;
+    }
+  | {
+      type: 'DecideProof';
+      orderItemId: string;
+      decision: 'approve' | 'reject';
+      /** the approver, by its place in the order's list of approvers */
+      approver: number;
+      via: 'link' | 'api';
+      /** the proof version decided on, when the decider knows it (a link names it) */
+      version?: number | undefined;
+      comment?: string | undefined;
+      pins?: Pin[] | undefined;
+      at: Date;
+    }
+  | { type: 'WaiveApproval'; orderItemId: string; by: string; reason: string; at: Date }
+  | {
       type: 'RecordMockup';
       mockup: Omit<Extract<OrderEvent, { type: 'MockupRendered' }>['data'], 'renderedAt'>;
       at: Date;
     };
+
+/** Whose approval an order's items wait for, as the policy said when it came in. */
+export interface ApprovalRules {
+  orderItemIds: string[];
+  approvers: Approver[];
+  finalApprover?: ApproverRole | undefined;
+  remindAfterHours: number;
+  expireAfterHours?: number | undefined;
+}
+
+/** Where an item's proof stands; none for an item that needs no approval. */
+export interface ApprovalState {
+  approvers: Approver[];
+  finalApprover: ApproverRole | undefined;
+  /** waiting for its proof to be drawn, for the approvers, for a revision; or let go */
+  status: 'awaiting_proof' | 'awaiting_approval' | 'rejected' | 'approved' | 'waived';
+  /** the latest proof's version (0 before the first) and the print file it shows */
+  version: number;
+  proofOf: string | undefined;
+  /** approvers (by place in the list) who approved the latest version */
+  approvedBy: number[];
+  /** since when it waits for the approvers (reminders and expiry count from here) */
+  since: string | undefined;
+}
 
 export interface ItemState {
   item: OrderItem;
@@ -136,6 +185,7 @@ export interface ItemState {
   batchId: string | undefined;
   /** what the preflight of its latest print file found: the plates, coverage and resolution */
   preflight: { plates: string[]; maxInkCoverage: number; minDpi: number | undefined } | undefined;
+  approval: ApprovalState | undefined;
 }
 
 export interface ShipmentState {
@@ -183,6 +233,8 @@ export type OrderState =
       shipments: ReadonlyMap<string, ShipmentState>;
       /** the ship-by time went past unshipped, and that is recorded */
       late: boolean;
+      /** when the last item that waited for approval was approved (its ship-by clock starts then) */
+      approvedAt: string | undefined;
     };
 
 /** The production stages in their order; reprinting and returned stand apart. */
@@ -221,6 +273,21 @@ export function producible(state: OrderState) {
 export const hasShipped = (item: ItemState) =>
   item.stage === 'shipped' || item.stage === 'delivered';
 
+/** Production may take the item: it needs no approval, or its latest proof is approved or waived. */
+export const approvedForProduction = (item: ItemState) =>
+  !item.approval || item.approval.status === 'approved' || item.approval.status === 'waived';
+
+/** A new print file of an item that needs approval: its proof is to be drawn and approved anew (unless waived). */
+export const proofDue = (a: ApprovalState): ApprovalState =>
+  a.status === 'waived' ? a : { ...a, status: 'awaiting_proof', approvedBy: [], since: undefined };
+
+export const awaitingApproval = (item: ItemState) =>
+  new DomainError(
+    'conflict',
+    `item ${item.item.itemId} is awaiting approval of its proof (${item.approval?.status ?? ''}): it cannot go to production yet`,
+    'awaiting_approval',
+  );
+
 export const stageConflict = (item: ItemState, wanted: string) =>
   new DomainError(
     'conflict',
@@ -231,11 +298,17 @@ export const stageConflict = (item: ItemState, wanted: string) =>
 /** When the order must be shipped by now: its ship-by time moved on by its time on hold. */
 export function effectiveShipBy(state: Extract<OrderState, { exists: true }>, now: Date) {
   if (state.shipBy === null) return undefined;
+  const items = [...state.items.values()];
+  // no clock while a proof waits; after the approvals, it starts from the last one
+  if (!items.every(approvedForProduction)) return undefined;
+  const shipBy = state.approvedAt
+    ? Date.parse(state.approvedAt) + Date.parse(state.shipBy) - Date.parse(state.receivedAt)
+    : Date.parse(state.shipBy);
   const open = [...state.holds.values()].reduce(
     (ms, h) => ms + Math.max(0, now.getTime() - Date.parse(h.since)),
     0,
   );
-  return new Date(Date.parse(state.shipBy) + state.heldMs + open);
+  return new Date(shipBy + state.heldMs + open);
 }
 
 /** A mockup is drawn once per item, print file, template revision, width and format. */

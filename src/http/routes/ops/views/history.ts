@@ -268,8 +268,43 @@ export function historyEntry(
         title: 'Left its press run',
         text: `${item(e.data.orderItemId)} left press run ${e.data.batchId.slice(0, 8)} (${e.data.reason}); it is ready again.`,
       };
+    case 'ApprovalRequired': {
+      const d = e.data;
+      const who = d.approvers.map(approverName).join(', ');
+      return {
+        title: 'Approval required',
+        text: `${d.orderItemIds.map(item).join(', ')} go to production only once ${who} approved the proof${d.finalApprover ? ` (the ${d.finalApprover} last)` : ''}.`,
+      };
+    }
+    case 'ProofMade':
+      return {
+        title: 'Proof made',
+        text: `${item(e.data.orderItemId)}: proof version ${e.data.version}, ${plural(e.data.pages.length, 'page')}, of print file ${e.data.printFileSha256.slice(0, 12)}….`,
+      };
+    case 'ProofApproved':
+      return {
+        title: 'Proof approved',
+        text: `${approverName(e.data.by)} approved proof version ${e.data.version} of ${item(e.data.orderItemId)} (print file ${e.data.printFileSha256.slice(0, 12)}…) ${e.data.by.via === 'link' ? 'through its link' : 'through the API'}.`,
+      };
+    case 'ProofRejected': {
+      const d = e.data;
+      const pins = d.pins.length ? ` and ${plural(d.pins.length, 'pin')}` : '';
+      return {
+        title: 'Changes requested',
+        text: `${approverName(d.by)} sent proof version ${d.version} of ${item(d.orderItemId)} back${d.comment ? `: “${d.comment}”` : ''}${pins}.`,
+      };
+    }
+    case 'ApprovalWaived':
+      return {
+        title: 'Approval waived',
+        text: `${item(e.data.orderItemId)} goes to production without its approvers (${e.data.reason}).`,
+      };
   }
 }
+
+/** "the buyer (Anna)" */
+const approverName = (a: { role: string; name?: string | undefined }) =>
+  `the ${a.role}${a.name ? ` (${a.name})` : ''}`;
 
 /** " at station Press 2 (scanned)" */
 function where(d: { via: string; station?: string | undefined }): string {

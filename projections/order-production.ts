@@ -441,6 +441,7 @@ export async function readyItems(
     `SELECT i.order_item_id, i.stream_id, i.stage_at FROM rm_order_items i
      JOIN rm_orders o ON o.stream_id = i.stream_id
      WHERE i.stage = 'ready' AND i.label_id = $1 AND o.status <> 'cancelled' AND o.holds_open = 0
+       AND (i.approval IS NULL OR i.approval->>'status' IN ('approved', 'waived'))
        AND ($2::text IS NULL OR i.sku = $2) AND ($3::timestamptz IS NULL OR i.stage_at <= $3)
      ORDER BY i.stage_at, i.order_item_id LIMIT $4`,
     [labelId, f.sku ?? null, f.readyBefore ?? null, limit],

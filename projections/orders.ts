@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { BarcodeFormat } from '../src/domain/order/barcode.ts';
 import { orderEvents, type Preflight, type ProductionStage } from '../src/domain/order/events.ts';
+import { APPROVAL_EVENTS, type ApprovalView, applyApprovals } from './order-approvals.ts';
 import {
   applyProduction,
   LATE_NOW,
@@ -27,7 +28,7 @@ export const ordersProjection: Projection = {
   // 4: each item's latest preflight
   // 5: the last error only while it is current (cleared when the order is ready or retried)
   // 6: the shop floor: stages, timelines, shipments, holds, ship-by and lateness
-  version: 6,
+  version: 7,
   tables: [
     'rm_orders',
     'rm_order_items',
@@ -82,7 +83,9 @@ export const ordersProjection: Projection = {
       preflight     jsonb,
       stage         text,
       stage_at      timestamptz,
-      shipment_id   uuid
+      shipment_id   uuid,
+      -- its proofs and their approval (order-approvals.ts); NULL when it needs none
+      approval      jsonb
     );
     CREATE INDEX IF NOT EXISTS rm_order_items_stream ON rm_order_items (stream_id, position);
     CREATE INDEX IF NOT EXISTS rm_order_items_item ON rm_order_items (item_id, stream_id);
@@ -134,6 +137,7 @@ export const ordersProjection: Projection = {
     'OrderCancelled',
     'OrderWentOverdue',
     ...PRODUCTION_EVENTS,
+    ...APPROVAL_EVENTS,
   ]),
   async apply(tx, stored) {
     /** orders whose items changed: their counts and stage, once each after the page */
@@ -205,7 +209,10 @@ export const ordersProjection: Projection = {
                UPDATE rm_order_items SET status = 'ready', reason = NULL, failure_kind = NULL,
                  print_files = print_files || $2::jsonb, warnings = $3,
                  stage = COALESCE(stage, 'ready'),
-                 stage_at = CASE WHEN stage IS NULL THEN $4::timestamptz ELSE stage_at END
+                 stage_at = CASE WHEN stage IS NULL THEN $4::timestamptz ELSE stage_at END,
+                 -- a new file needs its own proof approved (order-approvals.ts)
+                 approval = CASE WHEN approval IS NULL OR approval->>'status' = 'waived' THEN approval
+                   ELSE approval || '{"status":"awaiting_proof"}'::jsonb - 'approvedSha256' - 'since' END
                WHERE order_item_id = $1 RETURNING order_item_id)
              INSERT INTO rm_order_timeline (stream_id, revision, n, order_item_id, stage, at)
              SELECT $5, $6, 0, item.order_item_id, 'ready', $4::timestamptz
@@ -274,6 +281,13 @@ export const ordersProjection: Projection = {
         case 'OrderWentOverdue':
           await setOrder('overdue_at = $3', [e.data.noticedAt]);
           break;
+        case 'ApprovalRequired':
+        case 'ProofMade':
+        case 'ProofApproved':
+        case 'ProofRejected':
+        case 'ApprovalWaived':
+          await applyApprovals(tx, e);
+          break;
         default:
           await applyProduction(tx, s, e);
       }
@@ -319,6 +333,8 @@ export interface OrderItemRow {
   stage: ProductionStage | null;
   stage_at: Date | null;
   shipment_id: string | null;
+  /** its proofs and their approval; null when it needs none */
+  approval: ApprovalView | null;
 }
 
 /** A row of an order list (and the head of an order view). */

@@ -655,6 +655,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/approval-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The label's approval policy: which sales wait for their proofs to be approved */
+        get: operations["getApprovalPolicy"];
+        /** Sets the label's approval policy for the sales that come from now on (a sale may override it with `approval.required`) */
+        put: operations["setApprovalPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/orderitem/{orderItemId}/proofs/{version}/pages/{page}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of an item's proof (PNG), as its approvers see it */
+        get: operations["getProofPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/partner/user": {
         parameters: {
             query?: never;
@@ -1032,6 +1067,23 @@ export interface paths {
         get: operations["getPackingSlip"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/orderitems/{orderItemId}/approval": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approves an item's latest proof, or sends it back for changes, for one of its approvers (the shop's, unless onBehalfOf names another) */
+        post: operations["decideProof"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2780,6 +2832,146 @@ export interface components {
         };
         /** @description an order message as the events feed lists it: its body and its id */
         OrderMessage: components["schemas"]["OrderReceivedMessageEntry"] | components["schemas"]["PrintReadyMessageEntry"] | components["schemas"]["ItemFailedMessageEntry"] | components["schemas"]["OrderReadyMessageEntry"] | components["schemas"]["OrderFailedMessageEntry"] | components["schemas"]["OrderOverdueMessageEntry"] | components["schemas"]["OrderCancelledMessageEntry"] | components["schemas"]["BarcodeRegeneratedMessageEntry"] | components["schemas"]["OrderReplayedMessageEntry"] | components["schemas"]["ItemPrintedMessageEntry"] | components["schemas"]["ItemPackedMessageEntry"] | components["schemas"]["OrderShippedMessageEntry"] | components["schemas"]["OrderDeliveredMessageEntry"] | components["schemas"]["OrderReturnedMessageEntry"] | components["schemas"]["OrderOnHoldMessageEntry"] | components["schemas"]["OrderReleasedMessageEntry"] | components["schemas"]["ItemReprintedMessageEntry"] | components["schemas"]["OrderLateMessageEntry"] | components["schemas"]["MockupReadyMessageEntry"];
+        /**
+         * @example {
+         *       "mode": "skus",
+         *       "skus": [
+         *         "PEN-100"
+         *       ],
+         *       "approvers": [
+         *         {
+         *           "role": "buyer",
+         *           "name": "Buyer"
+         *         },
+         *         {
+         *           "role": "shop",
+         *           "name": "Prepress"
+         *         }
+         *       ],
+         *       "finalApprover": "shop",
+         *       "remindAfterHours": 24,
+         *       "expireAfterHours": 168
+         *     }
+         */
+        ApprovalPolicy: {
+            /**
+             * @description which sales wait for approval: none, all, or those of the SKUs named
+             * @enum {string}
+             */
+            mode: "none" | "all" | "skus";
+            skus?: string[];
+            approvers: {
+                /** @enum {string} */
+                role: "buyer" | "shop";
+                name?: string;
+                /** Format: email */
+                email?: string;
+            }[];
+            /**
+             * @description who approves last, after every other approver
+             * @enum {string}
+             */
+            finalApprover?: "buyer" | "shop";
+            remindAfterHours: number;
+            expireAfterHours?: number;
+        };
+        /**
+         * @example {
+         *       "decision": "reject",
+         *       "comment": "the name is misspelt",
+         *       "pins": [
+         *         {
+         *           "page": 1,
+         *           "xMm": 20,
+         *           "yMm": 12,
+         *           "text": "Jonh → John"
+         *         }
+         *       ]
+         *     }
+         */
+        ProofDecision: {
+            /** @enum {string} */
+            decision: "approve" | "reject";
+            comment?: string;
+            pins?: {
+                page: number;
+                xMm: number;
+                yMm: number;
+                text: string;
+            }[];
+            /** @description the approver decided for, by name or role (the shop's approver when absent) */
+            onBehalfOf?: string;
+        };
+        ProofDecisionAnswer: {
+            /** Format: uuid */
+            orderItemId: string;
+            /** @enum {string} */
+            status: "awaiting_proof" | "awaiting_approval" | "rejected" | "approved" | "waived";
+            version: number;
+            printFileSha256?: string;
+        };
+        ItemApproval: {
+            /** @enum {string} */
+            status: "awaiting_proof" | "awaiting_approval" | "rejected" | "approved" | "waived";
+            /** @description the latest proof's version (0 before the first) */
+            version: number;
+            /** @description the print file approved: the one production uses */
+            approvedSha256?: string;
+            approvers: {
+                /** @enum {string} */
+                role: "buyer" | "shop";
+                name?: string;
+            }[];
+            /** @enum {string} */
+            finalApprover?: "buyer" | "shop";
+            /**
+             * Format: date-time
+             * @description waiting for the approvers since
+             */
+            since?: string;
+            /** Format: date-time */
+            approvedAt?: string;
+            proofs: {
+                version: number;
+                printFileSha256: string;
+                /** Format: date-time */
+                madeAt: string;
+                pages: {
+                    page: number;
+                    url: string;
+                    sha256: string;
+                    width: number;
+                    height: number;
+                }[];
+            }[];
+            /** @description each approver's link to the latest proof (signed, expiring, never stored), while it waits for them */
+            links?: {
+                /** @enum {string} */
+                role: "buyer" | "shop";
+                name?: string;
+                url: string;
+            }[];
+            decisions: {
+                /** @enum {string} */
+                decision: "approve" | "reject" | "waive";
+                by: {
+                    role?: string;
+                    name?: string;
+                    via?: string;
+                    operator?: string;
+                };
+                version: number;
+                comment?: string;
+                pins?: {
+                    page: number;
+                    xMm: number;
+                    yMm: number;
+                    text: string;
+                }[];
+                /** Format: date-time */
+                at: string;
+            }[];
+        };
         /** @description the product configurations it is for: one SKU, or a base SKU (in one colour) */
         MockupTemplateMatch: {
             sku: string;
@@ -2911,6 +3103,10 @@ export interface components {
             customer?: components["schemas"]["Customer"];
             /** @description the customer's gift note for the packing slip: kept encrypted */
             giftMessage?: string;
+            /** @description whether this order's items wait for their proofs to be approved, whatever the label's approval policy says (its approvers still decide) */
+            approval?: {
+                required: boolean;
+            };
         };
         /** @description an item of the sale and the order item id it got */
         AcceptedItem: {
@@ -3011,6 +3207,8 @@ export interface components {
             stage?: components["schemas"]["ProductionStage"];
             /** @description its stages, oldest first */
             timeline: components["schemas"]["TimelineEntry"][];
+            /** @description its proofs and their approval, when it waits for one (none otherwise) */
+            approval?: components["schemas"]["ItemApproval"];
         };
         Order: {
             orderId: string;
@@ -4410,6 +4608,10 @@ export type OrderLateMessageData = components['schemas']['OrderLateMessageData']
 export type OrderLateMessage = components['schemas']['OrderLateMessage'];
 export type OrderLateMessageEntry = components['schemas']['OrderLateMessageEntry'];
 export type OrderMessage = components['schemas']['OrderMessage'];
+export type ApprovalPolicy = components['schemas']['ApprovalPolicy'];
+export type ProofDecision = components['schemas']['ProofDecision'];
+export type ProofDecisionAnswer = components['schemas']['ProofDecisionAnswer'];
+export type ItemApproval = components['schemas']['ItemApproval'];
 export type MockupTemplateMatch = components['schemas']['MockupTemplateMatch'];
 export type MockupTemplateAreaSpec = components['schemas']['MockupTemplateAreaSpec'];
 export type MockupTemplateSpec = components['schemas']['MockupTemplateSpec'];
@@ -11532,6 +11734,414 @@ export interface operations {
             };
         };
     };
+    getApprovalPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "mode": "skus",
+                     *       "skus": [
+                     *         "PEN-100"
+                     *       ],
+                     *       "approvers": [
+                     *         {
+                     *           "role": "buyer",
+                     *           "name": "Buyer"
+                     *         },
+                     *         {
+                     *           "role": "shop",
+                     *           "name": "Prepress"
+                     *         }
+                     *       ],
+                     *       "finalApprover": "shop",
+                     *       "remindAfterHours": 24,
+                     *       "expireAfterHours": 168
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApprovalPolicy"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setApprovalPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "mode": "skus",
+                 *       "skus": [
+                 *         "PEN-100"
+                 *       ],
+                 *       "approvers": [
+                 *         {
+                 *           "role": "buyer",
+                 *           "name": "Buyer"
+                 *         },
+                 *         {
+                 *           "role": "shop",
+                 *           "name": "Prepress"
+                 *         }
+                 *       ],
+                 *       "finalApprover": "shop",
+                 *       "remindAfterHours": 24,
+                 *       "expireAfterHours": 168
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApprovalPolicy"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "mode": "skus",
+                     *       "skus": [
+                     *         "PEN-100"
+                     *       ],
+                     *       "approvers": [
+                     *         {
+                     *           "role": "buyer",
+                     *           "name": "Buyer"
+                     *         },
+                     *         {
+                     *           "role": "shop",
+                     *           "name": "Prepress"
+                     *         }
+                     *       ],
+                     *       "finalApprover": "shop",
+                     *       "remindAfterHours": 24,
+                     *       "expireAfterHours": 168
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApprovalPolicy"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getProofPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orderItemId: string;
+                version: number;
+                page: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the proof page, PNG */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example string */
+                    "image/png": string;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     renamePartnerUser: {
         parameters: {
             query?: never;
@@ -15772,6 +16382,199 @@ export interface operations {
             };
             /** @description URI Too Long */
             414: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    decideProof: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orderItemId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "decision": "reject",
+                 *       "comment": "the name is misspelt",
+                 *       "pins": [
+                 *         {
+                 *           "page": 1,
+                 *           "xMm": 20,
+                 *           "yMm": 12,
+                 *           "text": "Jonh → John"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProofDecision"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "orderItemId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *       "status": "awaiting_proof",
+                     *       "version": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProofDecisionAnswer"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
                     [name: string]: unknown;

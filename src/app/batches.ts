@@ -226,7 +226,10 @@ async function openBatchNow(
             .map((r) => `${r.orderItemId} (${r.reason})`)
             .join('; ')}${refused.length > 5 ? ` and ${refused.length - 5} more` : ''}`
         : 'no ready item matches',
-      'nothing_to_batch',
+      // every item named waits for its proof's approval: say so by the code too
+      refused.length > 0 && refused.every((r) => r.code === 'awaiting_approval')
+        ? 'awaiting_approval'
+        : 'nothing_to_batch',
     );
   await handleCommand(
     ctx.store,

@@ -16,6 +16,7 @@ import type { EventMetadata, EventStore, Position } from '../eventstore/port.ts'
 import { WrongExpectedRevisionError } from '../eventstore/port.ts';
 import { DEFAULT_PROFILE_DESCRIPTION, DEFAULT_PROFILE_SHA256 } from '../print/profiles.ts';
 import { workflowIds } from '../temporal/contract.ts';
+import { approvalRules } from './approvals.ts';
 import type { CachedReads } from './cached-reads.ts';
 import { handleCommand, loadState, readState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
@@ -30,6 +31,7 @@ export interface Notification {
   }[];
   customer?: { name?: string | undefined; email?: string | undefined } | undefined;
   giftMessage?: string | undefined;
+  approval?: { required: boolean } | undefined;
 }
 
 export interface NotificationAnswer {
@@ -202,6 +204,7 @@ async function recordOrder(
           renderWithinMinutes: label.renderWithinMinutes,
           shipWithinHours: label.shipWithinHours,
           giftMessage,
+          approval: approvalRules(label.approval, items, n.approval),
           print: {
             renderer: CURRENT_RENDERER,
             outputProfile: label.print.outputProfile ?? {

@@ -5,12 +5,14 @@ import { PostgresEventStore } from '../eventstore/postgres.ts';
 import type { MockupDrawing } from '../print/image-work.ts';
 import { mockupsReactor } from '../reactions/mockups.ts';
 import { previewsReactor } from '../reactions/previews.ts';
+import { proofsReactor } from '../reactions/proofs.ts';
 import { ReactionRunner } from '../reactions/reactor.ts';
 import type { DataParts } from './data.ts';
 
 /**
  * The runner of what follows a print file at the lowest priority (started by the worker
- * role): its page previews and its item's mockups, each once the renders leave room.
+ * role): its page previews, its item's proof (when it waits for approval) and mockups,
+ * each once the renders leave room.
  */
 export function createPreviewRunner(
   config: Config,
@@ -25,6 +27,12 @@ export function createPreviewRunner(
       previewsReactor(data.storage, async (pdf) => {
         await draw.quiet();
         return draw.previews(pdf);
+      }),
+      proofsReactor({
+        store: data.store,
+        storage: data.storage,
+        drawing: draw.mockups,
+        quiet: draw.quiet,
       }),
       mockupsReactor({
         store: data.store,

@@ -23,6 +23,7 @@ const jobs: Record<string, () => Promise<Run>> = {
   imageSize: async () => (await import('./slip-job.ts')).imageSize as Run,
   normaliseLogo: async () => (await import('./slip-job.ts')).normaliseLogo as Run,
   drawPackingSlip: async () => (await import('./slip-job.ts')).drawPackingSlip as Run,
+  drawProof: async () => (await import('./proof.ts')).renderProof as Run,
   imposeStored: async () =>
     (await import('../production/stored-imposition.ts')).imposeStored as Run,
 };

@@ -3,6 +3,7 @@ import type { DrawnMockup, MockupJob } from '../mockup/draw.ts';
 import type { ImageToCheck } from './image-checks.ts';
 import type { Rgb } from './inks.ts';
 import { type JobOptions, ProcessPool } from './process-pool.ts';
+import type { ProofPage, ProofRequest } from './proof.ts';
 import type { SlipToDraw } from './slip-job.ts';
 import type { StoredRender, StoredRenderJob } from './stored-render.ts';
 
@@ -137,7 +138,7 @@ export class Renders {
 /**
  * Mockups drawn in image processes: before a sale for the editor and the shop (at normal
  * priority, a user's one at a time), after it for each order item (the worker's, at the
- * lowest CPU priority: print files first).
+ * lowest CPU priority: print files first). The worker's pool draws the items' proofs too.
  */
 export class MockupDrawing {
   private readonly pool: ProcessPool;
@@ -159,6 +160,11 @@ export class MockupDrawing {
 
   draw(owner: string, job: MockupJob): Promise<DrawnMockup[]> {
     return this.pool.run('drawMockups', job, { owner });
+  }
+
+  /** An item's proof: a PNG per page of its print file (src/print/proof.ts). */
+  proof(owner: string, job: ProofRequest): Promise<ProofPage[]> {
+    return this.pool.run('drawProof', job, { owner });
   }
 
   close(): Promise<void> {

@@ -1,4 +1,5 @@
 import type { ItemState, OrderState } from '../order/decider.ts';
+import { approvedForProduction } from '../order/state.ts';
 import { inkSetOf } from './events.ts';
 
 /** What every item of a batch shares: the first item taken sets it. */
@@ -38,6 +39,8 @@ export function eligibility(
   if (check.readiness) {
     if (order.status === 'cancelled') return no('order_cancelled', 'the order is cancelled');
     if (order.holds.size > 0) return no('order_on_hold', 'the order is on hold');
+    if (!approvedForProduction(item))
+      return no('awaiting_approval', 'its proof is awaiting approval');
     if (item.stage !== 'ready' || !item.preflight || order.print.renderer < 2)
       return item.stage === 'batched'
         ? no('in_another_batch', `in batch ${item.batchId}`)

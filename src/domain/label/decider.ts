@@ -3,6 +3,7 @@ import { DomainError } from '../shared/decider.ts';
 import type { Encrypted } from '../shared/encrypted.ts';
 import type { StoredKey } from '../shared/keys.ts';
 import {
+  type ApprovalPolicy,
   type Batching,
   type Branding,
   DEFAULT_BRANDING,
@@ -13,6 +14,7 @@ import {
   type LabelEvent,
   labelEvents,
   labelStream,
+  NO_APPROVAL,
   type PartnerIdEvent,
   type PrintSettings,
   partnerIdEvents,
@@ -47,6 +49,7 @@ export type LabelCommand =
       at: Date;
     }
   | { type: 'SetBatching'; batching: Batching; at: Date }
+  | { type: 'SetApprovalPolicy'; policy: ApprovalPolicy; at: Date }
   | {
       type: 'SetPrintSettings';
       /** fields left out stay as they are */
@@ -70,6 +73,7 @@ export type LabelState =
       print: PrintSettings;
       branding: Branding;
       batching: Batching;
+      approval: ApprovalPolicy;
       callbacks:
         | {
             staging: CallbackTarget | undefined;
@@ -162,6 +166,16 @@ export const labelDecider: Decider<LabelCommand, LabelEvent, LabelState> = {
           },
         ];
       }
+      case 'SetApprovalPolicy': {
+        if (!state.exists) throw new DomainError('not_found', 'label not found', 'label_not_found');
+        if (JSON.stringify(command.policy) === JSON.stringify(state.approval)) return [];
+        return [
+          {
+            type: 'LabelApprovalPolicySet',
+            data: { labelId: state.labelId, ...command.policy, setAt: command.at.toISOString() },
+          },
+        ];
+      }
       case 'ConfigureCallbacks': {
         if (!state.exists) throw new DomainError('not_found', 'label not found', 'label_not_found');
         if (command.environment === 'staging' && !command.staging) {
@@ -203,6 +217,7 @@ export const labelDecider: Decider<LabelCommand, LabelEvent, LabelState> = {
           print: DEFAULT_PRINT_SETTINGS,
           branding: DEFAULT_BRANDING,
           batching: { rules: [], hotFolder: null },
+          approval: NO_APPROVAL,
           callbacks: undefined,
         };
       }
@@ -212,6 +227,11 @@ export const labelDecider: Decider<LabelCommand, LabelEvent, LabelState> = {
           : state;
       case 'LabelShipDeadlineSet':
         return state.exists ? { ...state, shipWithinHours: event.data.shipWithinHours } : state;
+      case 'LabelApprovalPolicySet': {
+        if (!state.exists) return state;
+        const { labelId: _l, setAt: _s, ...policy } = event.data;
+        return { ...state, approval: policy };
+      }
       case 'LabelBrandingSet': {
         if (!state.exists) return state;
         const { logo, returnAddress, message, slipSize } = event.data;

@@ -154,6 +154,38 @@ export const LabelBatchingSet = defineEvent(
 );
 export type Batching = { rules: BatchingRule[]; hotFolder: string | null };
 
+/**
+ * Which of the label's sales wait for their proofs to be approved before production, and
+ * by whom; each event holds all of it, as it is from then on. An approver's e-mail is
+ * for the shop's messages only (the order's events name approvers by role and name).
+ */
+export const approvalPolicySchema = z.object({
+  mode: z.enum(['none', 'all', 'skus']),
+  skus: z.array(z.string()),
+  approvers: z.array(
+    z.object({
+      role: z.enum(['buyer', 'shop']),
+      name: z.string().max(100).optional(),
+      email: z.string().max(254).optional(),
+    }),
+  ),
+  finalApprover: z.enum(['buyer', 'shop']).optional(),
+  remindAfterHours: z.number(),
+  expireAfterHours: z.number().optional(),
+});
+export type ApprovalPolicy = z.infer<typeof approvalPolicySchema>;
+export const NO_APPROVAL: ApprovalPolicy = {
+  mode: 'none',
+  skus: [],
+  approvers: [],
+  remindAfterHours: 24,
+};
+export const LabelApprovalPolicySet = defineEvent(
+  'LabelApprovalPolicySet',
+  1,
+  z.object({ labelId: z.uuid(), ...approvalPolicySchema.shape, setAt: z.iso.datetime() }),
+);
+
 export type LabelEvent =
   | EventOf<typeof LabelCreated>
   | EventOf<typeof LabelCallbacksConfigured>
@@ -161,7 +193,8 @@ export type LabelEvent =
   | EventOf<typeof LabelPrintSettingsSet>
   | EventOf<typeof LabelShipDeadlineSet>
   | EventOf<typeof LabelBrandingSet>
-  | EventOf<typeof LabelBatchingSet>;
+  | EventOf<typeof LabelBatchingSet>
+  | EventOf<typeof LabelApprovalPolicySet>;
 export const labelEvents = new EventRegistry<LabelEvent>([
   LabelCreated,
   LabelCallbacksConfigured,
@@ -170,6 +203,7 @@ export const labelEvents = new EventRegistry<LabelEvent>([
   LabelShipDeadlineSet,
   LabelBrandingSet,
   LabelBatchingSet,
+  LabelApprovalPolicySet,
 ]);
 export type PartnerIdEvent = EventOf<typeof PartnerIdReserved>;
 export const partnerIdEvents = new EventRegistry<PartnerIdEvent>([PartnerIdReserved]);

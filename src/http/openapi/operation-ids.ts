@@ -111,6 +111,10 @@ export const OPERATION_IDS: Record<string, string> = {
   'POST /v1/production/batches/{batchId}/cancel': 'cancelBatch',
   'GET /api/production/batching': 'getBatching',
   'PUT /api/production/batching': 'setBatching',
+  'GET /api/approval-policy': 'getApprovalPolicy',
+  'PUT /api/approval-policy': 'setApprovalPolicy',
+  'GET /api/orderitem/{orderItemId}/proofs/{version}/pages/{page}': 'getProofPage',
+  'POST /api/orderitems/{orderItemId}/approval': 'decideProof',
   // editor
   'POST /editor/{labelId}/signup': 'signUp',
   'POST /editor/{labelId}/login': 'logIn',

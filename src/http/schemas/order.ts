@@ -10,6 +10,7 @@ import {
 } from '../../domain/order/events.ts';
 import type { RecordedEvent } from '../../eventstore/port.ts';
 import { workflowIds } from '../../temporal/contract.ts';
+import { itemApprovalSchema, type LinkFor, toItemApproval } from './approval.ts';
 import { byteSize, count, instant, sha256Hex } from './common.ts';
 
 export const saleItemSchema = z
@@ -42,6 +43,10 @@ export const notificationBody = z
       .max(500)
       .optional()
       .meta({ description: "the customer's gift note for the packing slip: kept encrypted" }),
+    approval: z.object({ required: z.boolean() }).strict().optional().meta({
+      description:
+        "whether this order's items wait for their proofs to be approved, whatever the label's approval policy says (its approvers still decide)",
+    }),
   })
   .strict()
   .meta({
@@ -146,6 +151,9 @@ export const orderItemSchema = z
     preflight: preflightSchema.optional(),
     stage: productionStageSchema.optional().describe('none until its first print file is made'),
     timeline: z.array(timelineEntrySchema).describe('its stages, oldest first'),
+    approval: itemApprovalSchema
+      .optional()
+      .describe('its proofs and their approval, when it waits for one (none otherwise)'),
   })
   .meta({ id: 'OrderItem' });
 
@@ -183,6 +191,7 @@ export function toOrderAnswer(
   order: Awaited<ReturnType<typeof orderView>>,
   orderId: string,
   publicBaseUrl: string,
+  linkFor?: LinkFor,
 ): z.infer<typeof orderSchema> {
   return {
     orderId,
@@ -237,6 +246,16 @@ export function toOrderAnswer(
       timeline: order.production.timeline
         .filter((t) => t.order_item_id === i.order_item_id)
         .map(entry),
+      ...(i.approval
+        ? {
+            approval: toItemApproval(
+              i.approval,
+              { labelId: i.label_id, orderItemId: i.order_item_id },
+              publicBaseUrl,
+              linkFor,
+            ),
+          }
+        : {}),
     })),
   };
 }

@@ -5,6 +5,7 @@ import { apiKeySecurity } from '../../schemas/common.ts';
 import { orderAdminRoutes } from '../orders/admin.ts';
 import { printSettingsRoutes } from '../print-settings.ts';
 import { projectMockupRoutes } from '../project-mockups.ts';
+import { approvalPolicyRoutes } from './approvals.ts';
 import { batchingRoutes } from './batching.ts';
 import { brandingRoutes } from './branding.ts';
 import { mockupTemplateRoutes } from './mockup-templates.ts';
@@ -21,6 +22,7 @@ export const adminApi: FastifyPluginAsync<{ deps: HttpDeps }> = async (app, { de
   await app.register(priceRoutes, { deps });
   await app.register(brandingRoutes, { deps });
   await app.register(batchingRoutes, { deps });
+  await app.register(approvalPolicyRoutes, { deps });
   await app.register(userProjectRoutes, { deps });
   await app.register(orderAdminRoutes, { deps });
   await app.register(mockupTemplateRoutes, { deps });

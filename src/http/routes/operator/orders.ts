@@ -10,6 +10,7 @@ import { orderIdSchema } from '../../../domain/order/events.ts';
 import { metadataOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
 import { responseHeaders } from '../../openapi/document.ts';
+import { proofLinks } from '../../schemas/approval.ts';
 import { apiKeySecurity, problems } from '../../schemas/common.ts';
 import { historySchema, orderSchema, toHistory, toOrderAnswer } from '../../schemas/order.ts';
 import {
@@ -166,6 +167,7 @@ export const operatorOrderRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = as
         await orderView(deps.app, labelId, orderId),
         orderId,
         deps.config.publicBaseUrl,
+        proofLinks(deps.config.publicBaseUrl, deps.config.editorTokenSecret),
       );
     },
   );

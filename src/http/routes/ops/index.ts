@@ -12,6 +12,7 @@ import {
 } from '../../../app/ops-sessions.ts';
 import { metadataOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
+import { acceptForms } from '../../form-body.ts';
 import { HttpProblem } from '../../problem.ts';
 import { opsActions } from './actions.ts';
 import { OPS_CSS, OPS_JS } from './assets.ts';
@@ -77,11 +78,7 @@ export const opsSite: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app, { 
     );
 
   // forms post url-encoded fields, here only
-  app.addContentTypeParser(
-    'application/x-www-form-urlencoded',
-    { parseAs: 'string', bodyLimit: 64 * 1024 },
-    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
-  );
+  acceptForms(app);
   app.addHook('onSend', async (_request, reply) => {
     reply.headers(SECURITY_HEADERS);
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');

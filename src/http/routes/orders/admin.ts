@@ -21,6 +21,7 @@ import { FreshReads } from '../../fresh-reads.ts';
 import { sendImage } from '../../image-reply.ts';
 import { responseHeaders } from '../../openapi/document.ts';
 import { sendPrintFile } from '../../print-file-reply.ts';
+import { proofLinks } from '../../schemas/approval.ts';
 import {
   apiKeySecurity,
   conditionalHeaders,
@@ -235,6 +236,7 @@ export const orderAdminRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
               await orderView(deps.app, labelId, orderId),
               orderId,
               deps.config.publicBaseUrl,
+              proofLinks(deps.config.publicBaseUrl, deps.config.editorTokenSecret),
             );
             return { body, version: versionOf(body) };
           }),

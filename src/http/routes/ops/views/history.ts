@@ -53,6 +53,8 @@ export function actorName(actor: string | undefined, names: HistoryNames): strin
       return 'an editor user';
     case 'workflow':
       return `the ${id} workflow`;
+    case 'approver':
+      return 'an approver, through their proof link';
     case 'system':
       return id === 'deadlines' ? 'the deadline watch' : 'the service';
     default:

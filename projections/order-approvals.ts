@@ -1,0 +1,154 @@
+import type pg from 'pg';
+import type { Approver, ApproverRole, OrderEvent } from '../src/domain/order/events.ts';
+
+/**
+ * The approvals part of the orders read model: each item's proofs, its approvers'
+ * decisions and where its approval stands, kept as one JSON value on the item's row
+ * (`rm_order_items.approval`, NULL for an item that needs none). The orders projection
+ * (orders.ts) calls `applyApprovals` for these events.
+ */
+export const APPROVAL_EVENTS = [
+  'ApprovalRequired',
+  'ProofMade',
+  'ProofApproved',
+  'ProofRejected',
+  'ApprovalWaived',
+] as const;
+
+export interface ProofView {
+  version: number;
+  printFileSha256: string;
+  pages: { page: number; storageKey: string; sha256: string; width: number; height: number }[];
+  madeAt: string;
+}
+export interface DecisionView {
+  decision: 'approve' | 'reject' | 'waive';
+  by: { role?: string; name?: string; via?: string; operator?: string };
+  version: number;
+  comment?: string;
+  pins?: { page: number; xMm: number; yMm: number; text: string }[];
+  at: string;
+}
+export interface ApprovalView {
+  status: 'awaiting_proof' | 'awaiting_approval' | 'rejected' | 'approved' | 'waived';
+  approvers: Approver[];
+  finalApprover?: ApproverRole;
+  remindAfterHours: number;
+  expireAfterHours?: number;
+  /** the latest proof's version, and the print file approved (once it is) */
+  version: number;
+  approvedSha256?: string;
+  /** since when it waits for the approvers */
+  since?: string;
+  approvedAt?: string;
+  proofs: ProofView[];
+  decisions: DecisionView[];
+}
+
+/** An item's approval after one event of it. Pure: the decider's rules, as read back. */
+export function nextApproval(a: ApprovalView, e: OrderEvent): ApprovalView {
+  switch (e.type) {
+    case 'PrintFileGenerated':
+      return a.status === 'waived'
+        ? a
+        : { ...a, status: 'awaiting_proof', approvedSha256: undefined, since: undefined };
+    case 'ProofMade': {
+      const { orderItemId: _i, ...proof } = e.data;
+      return {
+        ...a,
+        status: 'awaiting_approval',
+        version: proof.version,
+        since: proof.madeAt,
+        proofs: [...a.proofs, proof],
+      };
+    }
+    case 'ProofApproved': {
+      const d = e.data;
+      const decisions = [
+        ...a.decisions,
+        { decision: 'approve' as const, by: d.by, version: d.version, at: d.approvedAt },
+      ];
+      const approvedNow = decisions.filter(
+        (x) => x.decision === 'approve' && x.version === d.version,
+      );
+      const all = a.approvers.every((p) =>
+        approvedNow.some((x) => x.by.role === p.role && x.by.name === p.name),
+      );
+      return all
+        ? {
+            ...a,
+            decisions,
+            status: 'approved',
+            approvedSha256: d.printFileSha256,
+            approvedAt: d.approvedAt,
+          }
+        : { ...a, decisions };
+    }
+    case 'ProofRejected': {
+      const d = e.data;
+      return {
+        ...a,
+        status: 'rejected',
+        decisions: [
+          ...a.decisions,
+          {
+            decision: 'reject',
+            by: d.by,
+            version: d.version,
+            ...(d.comment ? { comment: d.comment } : {}),
+            pins: d.pins,
+            at: d.rejectedAt,
+          },
+        ],
+      };
+    }
+    case 'ApprovalWaived':
+      return {
+        ...a,
+        status: 'waived',
+        approvedAt: e.data.waivedAt,
+        decisions: [
+          ...a.decisions,
+          {
+            decision: 'waive',
+            by: { operator: e.data.by },
+            version: a.version,
+            comment: e.data.reason,
+            at: e.data.waivedAt,
+          },
+        ],
+      };
+    default:
+      return a;
+  }
+}
+
+export async function applyApprovals(tx: pg.PoolClient, e: OrderEvent): Promise<void> {
+  if (e.type === 'ApprovalRequired') {
+    const { orderItemIds, requiredAt: _at, ...rules } = e.data;
+    const approval: ApprovalView = {
+      status: 'awaiting_proof',
+      ...rules,
+      version: 0,
+      proofs: [],
+      decisions: [],
+    };
+    await tx.query(
+      'UPDATE rm_order_items SET approval = $2 WHERE order_item_id = ANY($1::uuid[])',
+      [orderItemIds, JSON.stringify(approval)],
+    );
+    return;
+  }
+  if (!('orderItemId' in e.data)) return;
+  const id = e.data.orderItemId;
+  const r = await tx.query<{ approval: ApprovalView | null }>(
+    'SELECT approval FROM rm_order_items WHERE order_item_id = $1',
+    [id],
+  );
+  const current = r.rows[0]?.approval;
+  if (!current) return;
+  await tx.query('UPDATE rm_order_items SET approval = $2 WHERE order_item_id = $1', [
+    id,
+    JSON.stringify(nextApproval(current, e)),
+  ]);
+}

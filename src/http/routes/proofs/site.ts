@@ -1,0 +1,156 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { decideByLink, proofForLink, proofPage } from '../../../app/approvals.ts';
+import {
+  formToken,
+  formTokenMatches,
+  type ProofLink,
+  verifyProofToken,
+} from '../../../app/proof-links.ts';
+import { type Pin, pinSchema } from '../../../domain/order/approval-events.ts';
+import type { HttpDeps } from '../../deps.ts';
+import { acceptForms } from '../../form-body.ts';
+import { sendImage } from '../../image-reply.ts';
+import { HttpProblem } from '../../problem.ts';
+import { proofPageView } from './view.ts';
+
+const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  // the token is in the address: no other site may see it as a referrer
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+};
+
+const tokenParams = z.object({ token: z.string().min(1).max(600) }).strict();
+const formBody = z
+  .object({
+    _csrf: z.string().max(200).optional(),
+    decision: z.enum(['approve', 'reject']),
+    comment: z.string().max(2000).optional(),
+    pins: z.string().max(20_000).optional(),
+  })
+  .strict();
+
+/**
+ * Pins typed into the form without JavaScript, one a line: `page; x mm; y mm; text`.
+ * A line that cannot be read is a 400 naming it, nothing recorded.
+ */
+export function parsePins(text: string | undefined): Pin[] {
+  const pins: Pin[] = [];
+  for (const [n, line] of (text ?? '').split(/\r?\n/).entries()) {
+    if (!line.trim()) continue;
+    const [page, x, y, ...rest] = line.split(';').map((s) => s.trim());
+    const pin = pinSchema.safeParse({
+      page: Number(page),
+      xMm: Number(x),
+      yMm: Number(y),
+      text: rest.join(';').trim(),
+    });
+    if (!pin.success)
+      throw new HttpProblem(
+        400,
+        'invalid_pin',
+        `pin line ${n + 1} is not "page; x mm; y mm; text" (${line.slice(0, 80)})`,
+      );
+    pins.push(pin.data);
+  }
+  if (pins.length > 50) throw new HttpProblem(400, 'invalid_pin', 'at most 50 pins');
+  return pins;
+}
+
+/**
+ * The approvers' pages, /proofs/{token}: no account, no key, no JavaScript. The token is
+ * the approver's signed link to one item's proof version; a tampered or expired one gets
+ * a 4xx and records nothing. The forms carry a field only a page served for the token has,
+ * and a post from another site is refused (its Origin or Sec-Fetch-Site says so).
+ */
+export const proofSite: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app, { deps }) => {
+  const secret = deps.config.editorTokenSecret;
+  const origin = new URL(deps.config.publicBaseUrl).origin;
+  acceptForms(app);
+  app.addHook('onSend', async (_request, reply) => {
+    reply.headers(SECURITY_HEADERS);
+  });
+  const linkOf = (token: string): ProofLink => {
+    const v = verifyProofToken(secret, token);
+    if (!v.ok)
+      throw v.why === 'expired'
+        ? new HttpProblem(
+            410,
+            'link_expired',
+            'this proof link has expired: ask the shop for a new one',
+          )
+        : new HttpProblem(404, 'proof_not_found', 'no such proof link');
+    return v.link;
+  };
+  const hidden = { hide: true } as const;
+
+  app.get(
+    '/proofs/:token',
+    { schema: { ...hidden, params: tokenParams } },
+    async (request, reply) => {
+      const { token } = request.params;
+      const link = linkOf(token);
+      const shown = await proofForLink(deps.app, link);
+      const done = (request.query as Record<string, unknown>).done;
+      return reply.type('text/html; charset=utf-8').send(
+        proofPageView({
+          ...shown,
+          token,
+          csrf: formToken(secret, token),
+          notice: done === 'approve' || done === 'reject' ? done : undefined,
+        }).toString(),
+      );
+    },
+  );
+
+  app.get(
+    '/proofs/:token/pages/:page',
+    {
+      schema: {
+        ...hidden,
+        params: tokenParams.extend({ page: z.coerce.number().int().min(1).max(10_000) }),
+      },
+    },
+    async (request, reply) => {
+      const link = linkOf(request.params.token);
+      const png = await proofPage(
+        deps.app,
+        link.labelId,
+        link.orderItemId,
+        link.version,
+        request.params.page,
+      );
+      return sendImage(reply, 'image/png', png).header('cache-control', 'no-store');
+    },
+  );
+
+  app.post(
+    '/proofs/:token',
+    { schema: { ...hidden, params: tokenParams, body: formBody } },
+    async (request, reply) => {
+      const { token } = request.params;
+      const link = linkOf(token);
+      // the public address, or the one this request came to (a test, a private network)
+      const from = request.headers.origin;
+      const own = from === origin || from === `${request.protocol}://${request.headers.host}`;
+      const site = request.headers['sec-fetch-site'];
+      // (the page's no-referrer policy makes a browser send `Origin: null`; its
+      // Sec-Fetch-Site still tells a cross-site post)
+      if ((from && from !== 'null' && !own) || (site && site !== 'same-origin' && site !== 'none'))
+        throw new HttpProblem(403, 'cross_site', 'a decision is made on its own page only');
+      if (!formTokenMatches(secret, token, request.body._csrf))
+        throw new HttpProblem(403, 'csrf_mismatch', 'send the decision from its proof page');
+      const { decision, comment } = request.body;
+      await decideByLink(deps.app, link, {
+        decision,
+        ...(comment?.trim() ? { comment: comment.trim() } : {}),
+        pins: decision === 'reject' ? parsePins(request.body.pins) : [],
+      });
+      return reply.redirect(`/proofs/${token}?done=${decision}`, 303);
+    },
+  );
+};

@@ -1,0 +1,315 @@
+import { createHash } from 'node:crypto';
+import { type Browser, chromium } from 'playwright-core';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { proofToken } from '../../src/app/proof-links.ts';
+import { orderStream } from '../../src/domain/order/events.ts';
+import { client, startTestApp, type TestApp } from '../helpers/app.ts';
+import { refused, settled } from '../helpers/fixtures.ts';
+import { accessOf, type Shop, setUpShop, until } from '../helpers/orders.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** a form post as a browser sends it */
+const form = (fields: Record<string, string>, headers: Record<string, string> = {}) => ({
+  raw: new URLSearchParams(fields).toString(),
+  headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+});
+
+/**
+ * Proofs before the press over real HTTP, PostgreSQL, Temporal and a real browser: a
+ * label's policy, the proof drawn from the print file, the approvers' links opened in
+ * Chromium (no JavaScript needed), decisions through the API, the final approver last,
+ * production refused until approval, and every refusal recording nothing.
+ */
+describe('proof approvals', () => {
+  let t: TestApp;
+  let call: ReturnType<typeof client>;
+  let a: Shop;
+  let b: Shop;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    call = client(t.url);
+    const access = accessOf(t);
+    a = await setUpShop(call, access, 1);
+    b = await setUpShop(call, access, 1);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    });
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.stop();
+  });
+
+  const policy = {
+    mode: 'all',
+    approvers: [
+      { role: 'buyer', name: 'Anna', email: 'anna@example.com' },
+      { role: 'shop', name: 'Prepress' },
+    ],
+    finalApprover: 'shop',
+    remindAfterHours: 24,
+    expireAfterHours: 168,
+  };
+
+  const notify = async (orderId: string, approval?: { required: boolean }) => {
+    const r = await call('POST', '/webhook/notifyorder', {
+      key: a.shopKey,
+      body: {
+        orderId,
+        items: [{ itemId: 'pens', projectId: a.projects[0], quantity: 500 }],
+        ...(approval ? { approval } : {}),
+      },
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+  };
+  /** the order once its item's proof waits for the approvers */
+  const proofed = (orderId: string) =>
+    until(`the proof of ${orderId}`, async () => {
+      const r = await call('GET', `/api/orders/${orderId}`, { key: a.adminKey });
+      return r.body?.items?.[0]?.approval?.status === 'awaiting_approval' ? r.body : undefined;
+    });
+  /** an address the service gave, on the test's server (its public base URL is not served) */
+  const here = (url: string) => {
+    const u = new URL(url);
+    return `${t.url}${u.pathname}${u.search}`;
+  };
+  const itemOf = async (orderId: string) =>
+    (await call('GET', `/api/orders/${orderId}`, { key: a.adminKey })).body.items[0];
+  const eventsOf = async (orderId: string, type: string) =>
+    (await t.app.store.readStream(orderStream(a.labelId, orderId))).filter((e) => e.type === type);
+
+  it('sets the policy, and refuses one that cannot work, recording nothing', async () => {
+    for (const body of [
+      { ...policy, finalApprover: 'buyer', approvers: [{ role: 'shop' }] },
+      { ...policy, approvers: [] },
+      { ...policy, mode: 'skus' },
+      { ...policy, expireAfterHours: 2 },
+      { ...policy, mode: 'sometimes' },
+      { ...policy, approvers: [{ role: 'buyer\u0000' }] },
+    ])
+      await refused(t, call, 400, 'PUT', '/api/approval-policy', { key: a.adminKey, body });
+    const set = await call('PUT', '/api/approval-policy', { key: a.adminKey, body: policy });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect(set.body).toMatchObject({ mode: 'all', finalApprover: 'shop', skus: [] });
+    expect((await call('GET', '/api/approval-policy', { key: a.adminKey })).body).toEqual(set.body);
+    expect((await call('GET', '/api/approval-policy', { key: b.adminKey })).body.mode).toBe('none');
+  });
+
+  it('draws the proof from the print file, refuses production before approval, and takes a rejection with a pin in Chromium', async () => {
+    const orderId = 'PROOF-REJECT';
+    await notify(orderId);
+    const order = await proofed(orderId);
+    const item = order.items[0];
+    const file = item.printFiles.at(-1);
+    expect(item.approval).toMatchObject({
+      version: 1,
+      approvers: [{ role: 'buyer' }, { role: 'shop' }],
+    });
+    const proof = item.approval.proofs[0];
+    expect(proof).toMatchObject({ version: 1, printFileSha256: file.sha256 });
+    // the proof pages are served to the admin, as stored
+    const page1 = await fetch(here(proof.pages[0].url), { headers: { 'x-api-key': a.adminKey } });
+    expect(page1.status).toBe(200);
+    const png = Buffer.from(await page1.arrayBuffer());
+    expect(createHash('sha256').update(png).digest('hex')).toBe(proof.pages[0].sha256);
+    expect((await sharp(png).metadata()).format).toBe('png');
+    // nothing goes to production before approval
+    await refused(t, call, 409, 'POST', '/v1/production/batches', {
+      key: a.fulfillmentKey,
+      body: { items: [item.orderItemId], media: { preset: 'SRA3' }, mode: 'gang' },
+    });
+    await refused(t, call, 409, 'POST', '/v1/production/scans', {
+      key: a.fulfillmentKey,
+      body: { code: item.barcode?.value ?? item.orderItemId, stage: 'printed', station: 'Press 1' },
+    });
+    await refused(t, call, 409, 'POST', `/v1/orders/${orderId}/shipments`, {
+      key: a.fulfillmentKey,
+      body: { carrier: 'DHL', trackingNumber: 'T1' },
+    });
+    expect(order.late ?? false).toBe(false);
+
+    // the buyer's link, opened in a browser with JavaScript off
+    const link = here(item.approval.links.find((l: { role: string }) => l.role === 'buyer').url);
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(link);
+    expect(await page.locator('h1').textContent()).toContain('Proof version 1');
+    expect(await page.locator('[data-sha256]').getAttribute('data-sha256')).toBe(file.sha256);
+    const images = page.locator('.pages img');
+    expect(await images.count()).toBe(proof.pages.length);
+    await until('the proof image to load', async () =>
+      (await images
+        .first()
+        .evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)) > 0
+        ? true
+        : undefined,
+    );
+    await page.fill('#reject textarea[name=comment]', 'the name is misspelt');
+    await page.fill('#reject textarea[name=pins]', '1; 20; 12; Jonh → John');
+    await page.click('#reject button');
+    await page.waitForURL(/done=reject/);
+    expect(await page.locator('[data-status]').getAttribute('data-status')).toBe('rejected');
+    await context.close();
+
+    const rejected = await eventsOf(orderId, 'ProofRejected');
+    expect(rejected).toHaveLength(1);
+    expect(rejected[0]!.data).toMatchObject({
+      by: { role: 'buyer', name: 'Anna', via: 'link' },
+      version: 1,
+      printFileSha256: file.sha256,
+      comment: 'the name is misspelt',
+      pins: [{ page: 1, xMm: 20, yMm: 12, text: 'Jonh → John' }],
+    });
+    const after = await itemOf(orderId);
+    expect(after.approval.status).toBe('rejected');
+    // a rejected proof is not approved later by the shop
+    await refused(t, call, 409, 'POST', `/api/orderitems/${item.orderItemId}/approval`, {
+      key: a.shopKey,
+      body: { decision: 'approve' },
+    });
+  }, 240_000);
+
+  it('approves with the buyer first and the shop last; the approved sha256 is the one batched', async () => {
+    const orderId = 'PROOF-APPROVE';
+    await notify(orderId);
+    const item = (await proofed(orderId)).items[0];
+    const path = `/api/orderitems/${item.orderItemId}/approval`;
+    // the final approver cannot go first
+    await refused(t, call, 409, 'POST', path, { key: a.shopKey, body: { decision: 'approve' } });
+    // not an approver; bad pins; another label's keys: nothing recorded
+    await refused(t, call, 400, 'POST', path, {
+      key: a.shopKey,
+      body: { decision: 'approve', onBehalfOf: 'Mallory' },
+    });
+    await refused(t, call, 400, 'POST', path, {
+      key: a.adminKey,
+      body: { decision: 'reject', pins: [{ page: 0, xMm: -1, yMm: 1, text: '' }] },
+    });
+    for (const key of [b.adminKey, b.shopKey])
+      await refused(t, call, 404, 'POST', path, { key, body: { decision: 'approve' } });
+    await refused(t, call, 404, 'GET', `/api/orderitem/${item.orderItemId}/proofs/1/pages/1`, {
+      key: b.adminKey,
+    });
+    // the buyer approves through the link's form (as a browser posts it)
+    const link = new URL(here(item.approval.links[0].url));
+    const html = await (await fetch(link)).text();
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
+    expect(csrf).toBeTruthy();
+    // without the page's field, or from another site: refused, nothing recorded
+    await refused(t, call, 403, 'POST', link.pathname, {
+      ...form({ decision: 'approve', _csrf: 'x' }),
+    });
+    await refused(t, call, 403, 'POST', link.pathname, {
+      ...form({ decision: 'approve', _csrf: csrf! }, { origin: 'https://evil.example' }),
+    });
+    const posted = await fetch(link, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ decision: 'approve', _csrf: csrf! }).toString(),
+    });
+    expect(posted.status).toBe(303);
+    expect((await itemOf(orderId)).approval.status).toBe('awaiting_approval');
+    const shop = await call('POST', path, { key: a.shopKey, body: { decision: 'approve' } });
+    expect(shop.status, JSON.stringify(shop.body)).toBe(200);
+    expect(shop.body).toMatchObject({ status: 'approved', version: 1 });
+    const approved = await eventsOf(orderId, 'ProofApproved');
+    expect(approved.map((e) => (e.data as { by: { role: string } }).by.role)).toEqual([
+      'buyer',
+      'shop',
+    ]);
+    const done = await itemOf(orderId);
+    const sha = done.printFiles.at(-1).sha256;
+    expect(done.approval).toMatchObject({ status: 'approved', approvedSha256: sha });
+    for (const e of approved)
+      expect((e.data as { printFileSha256: string }).printFileSha256).toBe(sha);
+    // now production takes it
+    const batch = await call('POST', '/v1/production/batches', {
+      key: a.fulfillmentKey,
+      body: { items: [item.orderItemId], media: { preset: 'SRA3' }, mode: 'gang' },
+    });
+    expect(batch.status, JSON.stringify(batch.body)).toBe(202);
+    const imposed = await until('the press run imposed', async () => {
+      const r = await call('GET', `/v1/production/batches/${batch.body.batchId}`, {
+        key: a.fulfillmentKey,
+      });
+      return ['imposed', 'failed'].includes(r.body?.status) ? r.body : undefined;
+    });
+    expect(imposed.status, imposed.failure).toBe('imposed');
+    // the link, once decided, shows the outcome and no forms
+    const again = await (await fetch(link)).text();
+    expect(again).toContain('data-status="approved"');
+    expect(again).not.toContain('<form');
+  }, 240_000);
+
+  it('refuses tampered, expired and unknown links with 4xx, recording nothing', async () => {
+    const orderId = 'PROOF-LINKS';
+    await notify(orderId);
+    const item = (await proofed(orderId)).items[0];
+    const link = new URL(item.approval.links[0].url);
+    const token = link.pathname.split('/').at(-1)!;
+    const [, body, sig] = token.split('.');
+    const forged = `p1.${Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(body!, 'base64url').toString()), a: 1 }),
+    ).toString('base64url')}.${sig}`;
+    const expired = proofToken(t.editorTokenSecret, {
+      labelId: a.labelId,
+      orderItemId: item.orderItemId,
+      approver: 0,
+      version: 1,
+      expiresAt: new Date(Date.now() - 1000),
+    });
+    const otherItem = proofToken(t.editorTokenSecret, {
+      labelId: b.labelId,
+      orderItemId: item.orderItemId,
+      approver: 0,
+      version: 1,
+      expiresAt: new Date(Date.now() + 3_600_000),
+    });
+    // GET and POST answers: a token's signature is checked before the form's field, the
+    // form's field before the item is looked up
+    for (const [get, post, bad] of [
+      [404, 404, forged],
+      [404, 404, `${token.slice(0, -2)}AA`],
+      [400, 400, 'p1.%00.x'],
+      [410, 410, expired],
+      [404, 403, otherItem],
+    ] as const) {
+      await refused(t, call, get, 'GET', `/proofs/${bad}`);
+      await refused(t, call, post, 'POST', `/proofs/${bad}`, {
+        ...form({ decision: 'approve', _csrf: 'x' }),
+      });
+    }
+    expect(await eventsOf(orderId, 'ProofApproved')).toEqual([]);
+  });
+
+  it('records one approval when 50 race for the same approver', async () => {
+    const orderId = 'PROOF-RACE';
+    await notify(orderId);
+    const item = (await proofed(orderId)).items[0];
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        call('POST', `/api/orderitems/${item.orderItemId}/approval`, {
+          key: a.shopKey,
+          body: { decision: 'approve', onBehalfOf: 'buyer' },
+        }),
+      ),
+    );
+    expect(answers.every((r) => r.status === 200)).toBe(true);
+    await settled(t);
+    expect(await eventsOf(orderId, 'ProofApproved')).toHaveLength(1);
+  }, 120_000);
+
+  it('lets a sale opt out of the policy, and a label without one opt in', async () => {
+    await notify('PROOF-OPTOUT', { required: false });
+    const r = await until('the opted-out order ready', async () => {
+      const o = await call('GET', '/api/orders/PROOF-OPTOUT', { key: a.adminKey });
+      return o.body?.status === 'ready' ? o.body : undefined;
+    });
+    expect(r.items[0].approval).toBeUndefined();
+  }, 120_000);
+});

@@ -13,7 +13,12 @@ export const APPROVAL_EVENTS = [
   'ProofApproved',
   'ProofRejected',
   'ApprovalWaived',
+  'ItemRevised',
 ] as const;
+
+/** SQL: an item's approval once it has a new print file to come (waived stays waived). */
+export const PROOF_DUE_SQL = `CASE WHEN approval IS NULL OR approval->>'status' = 'waived' THEN approval
+  ELSE approval || '{"status":"awaiting_proof"}'::jsonb - 'approvedSha256' - 'since' END`;
 
 export interface ProofView {
   version: number;
@@ -124,6 +129,15 @@ export function nextApproval(a: ApprovalView, e: OrderEvent): ApprovalView {
 }
 
 export async function applyApprovals(tx: pg.PoolClient, e: OrderEvent): Promise<void> {
+  if (e.type === 'ItemRevised') {
+    // rendered again: its new file and proof follow
+    await tx.query(
+      `UPDATE rm_order_items SET status = 'rendering', reason = NULL, failure_kind = NULL,
+         approval = ${PROOF_DUE_SQL} WHERE order_item_id = $1`,
+      [e.data.orderItemId],
+    );
+    return;
+  }
   if (e.type === 'ApprovalRequired') {
     const { orderItemIds, requiredAt: _at, ...rules } = e.data;
     const approval: ApprovalView = {

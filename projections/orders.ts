@@ -1,7 +1,12 @@
 import type pg from 'pg';
 import type { BarcodeFormat } from '../src/domain/order/barcode.ts';
 import { orderEvents, type Preflight, type ProductionStage } from '../src/domain/order/events.ts';
-import { APPROVAL_EVENTS, type ApprovalView, applyApprovals } from './order-approvals.ts';
+import {
+  APPROVAL_EVENTS,
+  type ApprovalView,
+  applyApprovals,
+  PROOF_DUE_SQL,
+} from './order-approvals.ts';
 import {
   applyProduction,
   LATE_NOW,
@@ -211,8 +216,7 @@ export const ordersProjection: Projection = {
                  stage = COALESCE(stage, 'ready'),
                  stage_at = CASE WHEN stage IS NULL THEN $4::timestamptz ELSE stage_at END,
                  -- a new file needs its own proof approved (order-approvals.ts)
-                 approval = CASE WHEN approval IS NULL OR approval->>'status' = 'waived' THEN approval
-                   ELSE approval || '{"status":"awaiting_proof"}'::jsonb - 'approvedSha256' - 'since' END
+                 approval = ${PROOF_DUE_SQL}
                WHERE order_item_id = $1 RETURNING order_item_id)
              INSERT INTO rm_order_timeline (stream_id, revision, n, order_item_id, stage, at)
              SELECT $5, $6, 0, item.order_item_id, 'ready', $4::timestamptz
@@ -286,6 +290,7 @@ export const ordersProjection: Projection = {
         case 'ProofApproved':
         case 'ProofRejected':
         case 'ApprovalWaived':
+        case 'ItemRevised':
           await applyApprovals(tx, e);
           break;
         default:

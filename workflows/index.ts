@@ -10,4 +10,5 @@ export { impositionWorkflow } from './imposition.ts';
 export { pingWorkflow } from './ping.ts';
 export { replayWorkflow } from './replay.ts';
 export { reprintWorkflow } from './reprint.ts';
+export { revisionWorkflow } from './revision.ts';
 export { saleNotificationWorkflow } from './sale-notification.ts';

@@ -1090,6 +1090,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/orderitems/{orderItemId}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The item takes its project's design as it is now, while no item of its order is batched or printed: a new print file, and a new proof where approval is needed */
+        post: operations["reviseOrderItem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/offering/sku": {
         parameters: {
             query?: never;
@@ -2864,7 +2881,6 @@ export interface components {
                 /** @enum {string} */
                 role: "buyer" | "shop";
                 name?: string;
-                /** Format: email */
                 email?: string;
             }[];
             /**
@@ -2971,6 +2987,23 @@ export interface components {
                 /** Format: date-time */
                 at: string;
             }[];
+        };
+        ItemRevision: {
+            /**
+             * Format: uuid
+             * @description the item's own project, as it is now
+             */
+            projectId: string;
+        };
+        ItemRevisionAnswer: {
+            /** Format: uuid */
+            orderItemId: string;
+            /** @description the item's design version (1: as sold) */
+            version: number;
+            /** @description pending: its print file is being made again */
+            status: string;
+            /** @enum {string} */
+            approval?: "awaiting_proof" | "awaiting_approval" | "rejected" | "approved" | "waived";
         };
         /** @description the product configurations it is for: one SKU, or a base SKU (in one colour) */
         MockupTemplateMatch: {
@@ -4612,6 +4645,8 @@ export type ApprovalPolicy = components['schemas']['ApprovalPolicy'];
 export type ProofDecision = components['schemas']['ProofDecision'];
 export type ProofDecisionAnswer = components['schemas']['ProofDecisionAnswer'];
 export type ItemApproval = components['schemas']['ItemApproval'];
+export type ItemRevision = components['schemas']['ItemRevision'];
+export type ItemRevisionAnswer = components['schemas']['ItemRevisionAnswer'];
 export type MockupTemplateMatch = components['schemas']['MockupTemplateMatch'];
 export type MockupTemplateAreaSpec = components['schemas']['MockupTemplateAreaSpec'];
 export type MockupTemplateSpec = components['schemas']['MockupTemplateSpec'];
@@ -16463,6 +16498,190 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ProofDecisionAnswer"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    reviseOrderItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orderItemId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "projectId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ItemRevision"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "orderItemId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *       "version": 1,
+                     *       "status": "string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ItemRevisionAnswer"];
                 };
             };
             /** @description Bad Request */

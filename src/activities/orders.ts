@@ -153,9 +153,9 @@ function keptAt(file: StoredRender['file']): string {
 }
 
 /**
- * When an item has nothing to render (it is missing, its barcode moved past `version`,
- * its order was cancelled, it failed, or its file has its barcode): what its rendering
- * answers instead.
+ * When an item has nothing to render (it is missing, its barcode or design moved past
+ * `version`, its order was cancelled, it failed, or its file has its barcode and design):
+ * what its rendering answers instead.
  */
 function settledItem(s: OrderFound, orderItemId: string, version: number | undefined) {
   const item = s.items.get(orderItemId);
@@ -172,6 +172,7 @@ function settledItem(s: OrderFound, orderItemId: string, version: number | undef
   if (
     item.status === 'failed' ||
     (done &&
+      !item.revisedSinceFile &&
       done.barcode.value === item.barcode.value &&
       done.barcode.format === item.barcode.format)
   ) {

@@ -110,7 +110,7 @@ const itemNotFound = () =>
   new DomainError('not_found', 'order item not found', 'order_item_not_found');
 
 /** The order stream an item of this label belongs to. */
-async function streamOfItem(ctx: AppContext, labelId: string, orderItemId: string) {
+export async function streamOfItem(ctx: AppContext, labelId: string, orderItemId: string) {
   const row = await findOrderItem(ctx.pool, labelId, orderItemId);
   if (!row) throw itemNotFound();
   return row.stream_id;

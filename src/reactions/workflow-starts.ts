@@ -7,7 +7,7 @@ import type { Reactor } from './reactor.ts';
 
 /**
  * Starts the workflow that each recorded request needs: an order's print workflow, a
- * barcode regeneration, a replay, an import. The HTTP handlers only record; this is the
+ * barcode regeneration, a revised item's render, a replay, an import. The HTTP handlers only record; this is the
  * one place that starts, so neither a crash after the append nor a Temporal outage can
  * lose the work: the checkpoint stays until the start is accepted.
  */
@@ -41,6 +41,7 @@ export function workflowStartsReactor(
       'OrderRetryRequested',
       'OrderCancelled',
       'OrderItemBarcodeUpdated',
+      'ItemRevised',
       'OrderReplayRequested',
       'OrderItemReprintRequested',
       'ImportRequested',
@@ -93,15 +94,19 @@ export function workflowStartsReactor(
           else await starts.retryOrder(order.labelId, order.orderId, stored.streamId);
           break;
         }
-        case 'OrderItemBarcodeUpdated': {
-          // the version a regeneration renders: this update's place among the item's updates
-          const updates = (await store.readStream(stored.streamId)).filter(
+        case 'OrderItemBarcodeUpdated':
+        case 'ItemRevised': {
+          // the version the render is for: this change's place among the item's barcode
+          // updates and revisions (each a new version of what the item prints)
+          const changes = (await store.readStream(stored.streamId)).filter(
             (x) =>
-              x.type === 'OrderItemBarcodeUpdated' &&
+              (x.type === 'OrderItemBarcodeUpdated' || x.type === 'ItemRevised') &&
               x.revision <= stored.revision &&
               (x.data as { orderItemId?: string }).orderItemId === e.data.orderItemId,
           );
-          await starts.barcode(stored.streamId, e.data.orderItemId, updates.length);
+          if (e.type === 'ItemRevised')
+            await starts.revision(stored.streamId, e.data.orderItemId, changes.length);
+          else await starts.barcode(stored.streamId, e.data.orderItemId, changes.length);
           break;
         }
         case 'OrderReplayRequested':

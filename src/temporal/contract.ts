@@ -18,8 +18,10 @@ import { defineSearchAttributeKey } from '@temporalio/common';
 export const workflowIds = {
   /** the print workflow of an order: the label and the shop's own order reference */
   order: (labelId: string, orderId: string) => `order:${labelId}:${orderId}`,
-  /** one per barcode update of an order item (the version counts the updates) */
+  /** one per barcode update of an order item (the version counts its updates and revisions) */
   barcode: (orderItemId: string, version: number) => `barcode:${orderItemId}:v${version}`,
+  /** one per revision of an order item (the version counted as the barcode's) */
+  revision: (orderItemId: string, version: number) => `revision:${orderItemId}:v${version}`,
   replay: (replayId: string) => `replay:${replayId}`,
   reprint: (reprintId: string) => `reprint:${reprintId}`,
   import: (importId: string) => `import:${importId}`,

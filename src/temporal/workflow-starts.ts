@@ -12,6 +12,7 @@ import {
   impositionWorkflow,
   replayWorkflow,
   reprintWorkflow,
+  revisionWorkflow,
   saleNotificationWorkflow,
 } from '../../workflows/index.ts';
 import { temporalCall } from './calls.ts';
@@ -154,6 +155,17 @@ export class WorkflowStarts {
       this.client.workflow.start(barcodeRegenerationWorkflow, {
         taskQueue: this.taskQueue,
         workflowId: workflowIds.barcode(orderItemId, version),
+        args: [orderStream, orderItemId, version],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      }),
+    );
+  }
+
+  revision(orderStream: string, orderItemId: string, version: number): Promise<Started> {
+    return this.once(() =>
+      this.client.workflow.start(revisionWorkflow, {
+        taskQueue: this.taskQueue,
+        workflowId: workflowIds.revision(orderItemId, version),
         args: [orderStream, orderItemId, version],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
       }),

@@ -6,7 +6,7 @@ import { proofToken } from '../../src/app/proof-links.ts';
 import { orderStream } from '../../src/domain/order/events.ts';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
 import { refused, settled } from '../helpers/fixtures.ts';
-import { accessOf, type Shop, setUpShop, until } from '../helpers/orders.ts';
+import { accessOf, type Shop, setUpShop, textDesign, until } from '../helpers/orders.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** a form post as a browser sends it */
@@ -170,6 +170,84 @@ describe('proof approvals', () => {
     await refused(t, call, 409, 'POST', `/api/orderitems/${item.orderItemId}/approval`, {
       key: a.shopKey,
       body: { decision: 'approve' },
+    });
+
+    // the buyer edits the project in the editor, and the item takes it: proof version 2
+    const editor = { authorization: `Bearer ${a.token}` };
+    const edit = (text: string) =>
+      call('PUT', `/editor/projects/${a.projects[0]}`, {
+        headers: editor,
+        body: { name: 'P0', sku: a.sku, supplier: 'supplier-a', design: textDesign(text) },
+      });
+    expect((await edit('John')).status).toBe(200);
+    const revisions = `/api/orderitems/${item.orderItemId}/revisions`;
+    for (const key of [b.shopKey, b.adminKey])
+      await refused(t, call, 404, 'POST', revisions, { key, body: { projectId: a.projects[0] } });
+    // another label's project: as if there were none
+    await refused(t, call, 404, 'POST', revisions, {
+      key: a.shopKey,
+      body: { projectId: b.projects[0] },
+    });
+    const revised = await call('POST', revisions, {
+      headers: editor,
+      body: { projectId: a.projects[0] },
+    });
+    expect(revised.status, JSON.stringify(revised.body)).toBe(202);
+    expect(revised.body).toMatchObject({ version: 2, approval: 'awaiting_proof' });
+    const v2 = await until('proof version 2', async () => {
+      const i = await itemOf(orderId);
+      return i.approval.status === 'awaiting_approval' && i.approval.version === 2 ? i : undefined;
+    });
+    const file2 = v2.printFiles.at(-1);
+    expect(file2.sha256).not.toBe(file.sha256);
+    expect(v2.approval.proofs[1]).toMatchObject({ version: 2, printFileSha256: file2.sha256 });
+    // the link of version 1 now says it was replaced, and takes no decision
+    const old = await (await fetch(link)).text();
+    expect(old).toContain('data-status="superseded"');
+    expect(old).not.toContain('<form');
+
+    // the buyer approves version 2 in the browser, then the shop (the final approver)
+    const page2 = await (await browser.newContext({ javaScriptEnabled: false })).newPage();
+    await page2.goto(here(v2.approval.links[0].url));
+    await page2.click('#approve button');
+    await page2.waitForURL(/done=approve/);
+    await page2.context().close();
+    const final = await call('POST', `/api/orderitems/${item.orderItemId}/approval`, {
+      key: a.shopKey,
+      body: { decision: 'approve' },
+    });
+    expect(final.body).toMatchObject({ status: 'approved', version: 2 });
+    const approved = await eventsOf(orderId, 'ProofApproved');
+    expect(approved.map((e) => (e.data as { version: number }).version)).toEqual([2, 2]);
+    for (const e of approved)
+      expect((e.data as { printFileSha256: string }).printFileSha256).toBe(file2.sha256);
+
+    // a design change after the approval, without a revision, changes nothing printed
+    expect((await edit('Jane')).status).toBe(200);
+    const batch = await call('POST', '/v1/production/batches', {
+      key: a.fulfillmentKey,
+      body: { items: [item.orderItemId], media: { preset: 'SRA3' }, mode: 'gang' },
+    });
+    expect(batch.status, JSON.stringify(batch.body)).toBe(202);
+    const imposed = await until('the press run imposed', async () => {
+      const r = await call('GET', `/v1/production/batches/${batch.body.batchId}`, {
+        key: a.fulfillmentKey,
+      });
+      return ['imposed', 'failed'].includes(r.body?.status) ? r.body : undefined;
+    });
+    expect(imposed.status, imposed.failure).toBe('imposed');
+    expect(imposed.items).toMatchObject([
+      { orderItemId: item.orderItemId, printFileSha256: file2.sha256 },
+    ]);
+    const scanned = await call('POST', '/v1/production/scans', {
+      key: a.fulfillmentKey,
+      body: { code: item.barcode?.value ?? item.orderItemId, stage: 'printed', station: 'Press 1' },
+    });
+    expect(scanned.status, JSON.stringify(scanned.body)).toBe(200);
+    // past the edit window: no revision
+    await refused(t, call, 409, 'POST', revisions, {
+      key: a.shopKey,
+      body: { projectId: a.projects[0] },
     });
   }, 240_000);
 

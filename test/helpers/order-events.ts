@@ -191,6 +191,14 @@ export const SAMPLE_ORDER_EVENTS: Record<string, Record<string, unknown>> = {
     pins: [{ page: 1, xMm: 20, yMm: 12, text: 'Jonh → John' }],
     rejectedAt: SAMPLE_AT,
   },
+  ItemRevised: {
+    orderItemId: SAMPLE_ITEM,
+    version: 2,
+    projectId: '44444444-4444-4444-8444-444444444444',
+    projectVersion: 5,
+    design: { areas: [{ printArea: 'FRONT', layers: [] }] },
+    revisedAt: SAMPLE_AT,
+  },
   ApprovalWaived: {
     orderItemId: SAMPLE_ITEM,
     by: 'operator',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storedDesignSchema } from '../project/design.ts';
 import { defineEvent } from '../shared/events.ts';
 
 /* The order's events of proofs and their approval: what a buyer saw, and who said yes or no. */
@@ -104,5 +105,24 @@ export const ApprovalWaived = defineEvent(
     by: z.string(),
     reason: z.string(),
     waivedAt: z.iso.datetime(),
+  }),
+);
+
+/**
+ * The item takes its project's design as it is now (a change after a rejection, or any
+ * change before production): a new print file and proof follow. `version` counts the
+ * item's designs (the sold one is 1); the design is copied, so the file can be made
+ * again from the order's own events.
+ */
+export const ItemRevised = defineEvent(
+  'ItemRevised',
+  1,
+  z.object({
+    orderItemId: z.uuid(),
+    version: z.number().int().min(2),
+    projectId: z.uuid(),
+    projectVersion: z.number().int(),
+    design: storedDesignSchema,
+    revisedAt: z.iso.datetime(),
   }),
 );

@@ -8,6 +8,7 @@ import * as intake from './intake.ts';
 import * as mockups from './mockups.ts';
 import * as rendering from './rendering.ts';
 import * as replays from './replays.ts';
+import * as revisions from './revisions.ts';
 import * as shipments from './shipments.ts';
 import * as shopFloor from './shop-floor.ts';
 import type {
@@ -26,7 +27,7 @@ export { defaultBarcode, effectiveShipBy, mockupKey } from './state.ts';
 /**
  * The order's decider: one stream per order, one state; each command is decided by the
  * part of the order's life it belongs to (intake.ts, rendering.ts, barcodes.ts, replays.ts,
- * shop-floor.ts, shipments.ts, holds.ts, deadlines.ts, mockups.ts, approvals.ts), and this only
+ * shop-floor.ts, shipments.ts, holds.ts, deadlines.ts, mockups.ts, approvals.ts, revisions.ts), and this only
  * dispatches and folds.
  */
 const handlers: Required<DecideHandlers> = {
@@ -40,6 +41,7 @@ const handlers: Required<DecideHandlers> = {
   ...deadlines.decide,
   ...mockups.decide,
   ...approvals.decide,
+  ...revisions.decide,
 };
 
 /** Every command of the order (a test checks each has its given/when/then spec). */
@@ -56,6 +58,7 @@ const evolvers: EvolveHandlers = {
   ...deadlines.evolve,
   ...mockups.evolve,
   ...approvals.evolve,
+  ...revisions.evolve,
 };
 
 export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {

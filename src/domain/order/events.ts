@@ -258,7 +258,8 @@ export type OrderEvent =
   | EventOf<typeof approval.ProofMade>
   | EventOf<typeof approval.ProofApproved>
   | EventOf<typeof approval.ProofRejected>
-  | EventOf<typeof approval.ApprovalWaived>;
+  | EventOf<typeof approval.ApprovalWaived>
+  | EventOf<typeof approval.ItemRevised>;
 
 export const orderEvents = new EventRegistry<OrderEvent>([
   OrderReceived,
@@ -294,6 +295,7 @@ export const orderEvents = new EventRegistry<OrderEvent>([
   approval.ProofApproved,
   approval.ProofRejected,
   approval.ApprovalWaived,
+  approval.ItemRevised,
 ]);
 
 const digest = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 40);

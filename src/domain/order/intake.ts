@@ -157,6 +157,8 @@ export function onOrderReceived(event: Event<'OrderReceived'>): OrderState {
           batchId: undefined,
           preflight: undefined,
           approval: undefined,
+          designVersion: 1,
+          revisedSinceFile: false,
         },
       ]),
     ),

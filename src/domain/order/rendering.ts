@@ -147,6 +147,7 @@ export function onPrintFileGenerated(
     stage: i.stage ?? 'ready',
     // what is approved is what prints: a new file needs its own proof approved
     approval: i.approval && proofDue(i.approval),
+    revisedSinceFile: false,
   }));
 }
 

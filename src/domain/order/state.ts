@@ -136,6 +136,14 @@ export type OrderCommand =
     }
   | { type: 'WaiveApproval'; orderItemId: string; by: string; reason: string; at: Date }
   | {
+      type: 'ReviseItem';
+      orderItemId: string;
+      projectId: string;
+      projectVersion: number;
+      design: OrderItem['design'];
+      at: Date;
+    }
+  | {
       type: 'RecordMockup';
       mockup: Omit<Extract<OrderEvent, { type: 'MockupRendered' }>['data'], 'renderedAt'>;
       at: Date;
@@ -171,7 +179,10 @@ export interface ItemState {
   reason?: string;
   /** the barcode the next print file carries */
   barcode: Barcode;
-  /** how many barcode updates there were: the version a regeneration renders */
+  /**
+   * how many barcode updates and revisions there were: the version a new render of the
+   * item renders (an older render finds itself superseded and records nothing)
+   */
   barcodeVersion: number;
   files: PrintFileFacts[];
   /** where it is on the shop floor; none until its first print file is made */
@@ -186,6 +197,10 @@ export interface ItemState {
   /** what the preflight of its latest print file found: the plates, coverage and resolution */
   preflight: { plates: string[]; maxInkCoverage: number; minDpi: number | undefined } | undefined;
   approval: ApprovalState | undefined;
+  /** how many designs it has had (1: as sold; one more per revision) */
+  designVersion: number;
+  /** a revision came after its latest print file: the file is to be made again */
+  revisedSinceFile: boolean;
 }
 
 export interface ShipmentState {

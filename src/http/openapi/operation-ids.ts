@@ -115,6 +115,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'PUT /api/approval-policy': 'setApprovalPolicy',
   'GET /api/orderitem/{orderItemId}/proofs/{version}/pages/{page}': 'getProofPage',
   'POST /api/orderitems/{orderItemId}/approval': 'decideProof',
+  'POST /api/orderitems/{orderItemId}/revisions': 'reviseOrderItem',
   // editor
   'POST /editor/{labelId}/signup': 'signUp',
   'POST /editor/{labelId}/login': 'logIn',

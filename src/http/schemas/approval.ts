@@ -4,7 +4,7 @@ import { linkExpiry, proofToken } from '../../app/proof-links.ts';
 import { APPROVER_ROLES, pinSchema } from '../../domain/order/approval-events.ts';
 
 const role = z.enum(APPROVER_ROLES);
-const approverSchema = z.object({ role, name: z.string().max(100).optional() });
+const approverSchema = z.object({ role, name: z.string().trim().min(1).max(100).optional() });
 
 export const approvalPolicySchema = z
   .object({
@@ -13,7 +13,19 @@ export const approvalPolicySchema = z
       .describe('which sales wait for approval: none, all, or those of the SKUs named'),
     skus: z.array(z.string().trim().min(1).max(200)).max(1000).optional(),
     approvers: z
-      .array(approverSchema.extend({ email: z.email().max(254).optional() }).strict())
+      .array(
+        approverSchema
+          .extend({
+            // a plain pattern, not the `email` format: validators disagree on that format's
+            // edges, and the address only goes into the shop's own messages
+            email: z
+              .string()
+              .max(254)
+              .regex(/^[^\s@<>()",;:]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/, 'an e-mail address')
+              .optional(),
+          })
+          .strict(),
+      )
       .max(10),
     finalApprover: role.optional().describe('who approves last, after every other approver'),
     remindAfterHours: z
@@ -204,3 +216,22 @@ export const proofLinks =
   (publicBaseUrl: string, secret: string): LinkFor =>
   (labelId, orderItemId, approver, version, expiresAt) =>
     `${publicBaseUrl}/proofs/${proofToken(secret, { labelId, orderItemId, approver, version, expiresAt })}`;
+
+export const revisionBody = z
+  .object({ projectId: z.uuid().describe("the item's own project, as it is now") })
+  .strict()
+  .meta({ id: 'ItemRevision' });
+
+export const revisionAnswer = z
+  .object({
+    orderItemId: z.uuid(),
+    version: z
+      .number()
+      .int()
+      .min(1)
+      .max(100_000)
+      .describe("the item's design version (1: as sold)"),
+    status: z.string().describe('pending: its print file is being made again'),
+    approval: approvalStatus.optional(),
+  })
+  .meta({ id: 'ItemRevisionAnswer' });

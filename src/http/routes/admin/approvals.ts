@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
@@ -6,14 +7,18 @@ import {
   proofPage,
   setApprovalPolicy,
 } from '../../../app/approvals.ts';
+import { reviseItem } from '../../../app/revisions.ts';
 import { metadataOf, principalOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
+import { requireEditorSession } from '../../editor-auth.ts';
 import { sendImage } from '../../image-reply.ts';
 import {
   approvalPolicySchema,
   decisionAnswer,
   decisionBody,
   proofPageImage,
+  revisionAnswer,
+  revisionBody,
 } from '../../schemas/approval.ts';
 import { apiKeySecurity, problems } from '../../schemas/common.ts';
 
@@ -81,15 +86,25 @@ export const approvalPolicyRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = a
   );
 };
 
-/** POST /api/orderitems/{id}/approval: a decision on an item's proof, by the shop or the admin. */
+/**
+ * POST /api/orderitems/{id}/approval, a decision on an item's proof, by the shop or the
+ * admin; POST /api/orderitems/{id}/revisions, the item takes its project's design, by the
+ * shop, the admin or the project's owner in the editor.
+ */
 export const approvalDecisionRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (
   app,
   { deps },
 ) => {
-  app.addHook('onRequest', app.requireKey('admin', 'integration'));
+  const shopOrAdmin = app.requireKey('admin', 'integration');
+  const editor = requireEditorSession(deps);
+  const labelOf = (request: FastifyRequest) => {
+    const p = request.principal;
+    return p && 'labelId' in p ? p.labelId : (request.editorSession?.labelId ?? '');
+  };
   app.post(
     '/orderitems/:orderItemId/approval',
     {
+      onRequest: shopOrAdmin,
       schema: {
         tags: ['Administrator API', 'Integrator API'],
         security: apiKeySecurity,
@@ -100,16 +115,42 @@ export const approvalDecisionRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> =
         response: { 200: decisionAnswer, ...problems(400, 401, 403, 404, 409, 415) },
       },
     },
-    async (request) => {
-      const p = request.principal;
-      const labelId = p && 'labelId' in p ? p.labelId : '';
-      return decideByApi(
+    async (request) =>
+      decideByApi(
         deps.app,
-        labelId,
+        labelOf(request),
         request.params.orderItemId,
         request.body,
         metadataOf(request),
+      ),
+  );
+  app.post(
+    '/orderitems/:orderItemId/revisions',
+    {
+      // an editor token when one is sent without a key, else the shop's or admin's key
+      onRequest: (request, reply) =>
+        request.headers.authorization && !request.headers['x-api-key']
+          ? editor(request)
+          : shopOrAdmin.call(app, request, reply),
+      schema: {
+        tags: ['Administrator API', 'Integrator API', 'Editor API'],
+        security: [...apiKeySecurity, { editorToken: [] }],
+        summary:
+          "The item takes its project's design as it is now, while no item of its order is batched or printed: a new print file, and a new proof where approval is needed",
+        params: itemParams,
+        body: revisionBody,
+        response: { 202: revisionAnswer, ...problems(400, 401, 403, 404, 409, 415) },
+      },
+    },
+    async (request, reply) => {
+      const answer = await reviseItem(
+        deps.app,
+        { labelId: labelOf(request), userRef: request.editorSession?.userRef },
+        request.params.orderItemId,
+        request.body.projectId,
+        metadataOf(request),
       );
+      return reply.code(202).send(answer);
     },
   );
 };

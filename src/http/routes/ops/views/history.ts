@@ -296,6 +296,11 @@ export function historyEntry(
         text: `${approverName(d.by)} sent proof version ${d.version} of ${item(d.orderItemId)} back${d.comment ? `: “${d.comment}”` : ''}${pins}.`,
       };
     }
+    case 'ItemRevised':
+      return {
+        title: 'Item revised',
+        text: `${item(e.data.orderItemId)} takes design version ${e.data.version} (project version ${e.data.projectVersion}); its print file is made again.`,
+      };
     case 'ApprovalWaived':
       return {
         title: 'Approval waived',

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Approver, ApproverRole, OrderEvent } from '../src/domain/order/events.ts';
+import type { RecordedEvent } from '../src/eventstore/port.ts';
 
 /**
  * The approvals part of the orders read model: each item's proofs, its approvers'
@@ -14,6 +15,9 @@ export const APPROVAL_EVENTS = [
   'ProofRejected',
   'ApprovalWaived',
   'ItemRevised',
+  'OrderApproved',
+  'ProofReminded',
+  'ProofExpired',
 ] as const;
 
 /** SQL: an item's approval once it has a new print file to come (waived stays waived). */
@@ -35,7 +39,9 @@ export interface DecisionView {
   at: string;
 }
 export interface ApprovalView {
-  status: 'awaiting_proof' | 'awaiting_approval' | 'rejected' | 'approved' | 'waived';
+  status: 'awaiting_proof' | 'awaiting_approval' | 'rejected' | 'approved' | 'waived' | 'expired';
+  /** the approvers were reminded of the latest version */
+  remindedAt?: string;
   approvers: Approver[];
   finalApprover?: ApproverRole;
   remindAfterHours: number;
@@ -57,13 +63,18 @@ export function nextApproval(a: ApprovalView, e: OrderEvent): ApprovalView {
       return a.status === 'waived'
         ? a
         : { ...a, status: 'awaiting_proof', approvedSha256: undefined, since: undefined };
+    case 'ProofReminded':
+      return { ...a, remindedAt: e.data.remindedAt };
+    case 'ProofExpired':
+      return { ...a, status: 'expired' };
     case 'ProofMade': {
-      const { orderItemId: _i, ...proof } = e.data;
+      const { orderItemId: _i, approvers: _a, linksExpireAt: _e, ...proof } = e.data;
       return {
         ...a,
         status: 'awaiting_approval',
         version: proof.version,
         since: proof.madeAt,
+        remindedAt: undefined,
         proofs: [...a.proofs, proof],
       };
     }
@@ -128,7 +139,20 @@ export function nextApproval(a: ApprovalView, e: OrderEvent): ApprovalView {
   }
 }
 
-export async function applyApprovals(tx: pg.PoolClient, e: OrderEvent): Promise<void> {
+export async function applyApprovals(
+  tx: pg.PoolClient,
+  s: RecordedEvent,
+  e: OrderEvent,
+): Promise<void> {
+  if (e.type === 'OrderApproved') {
+    // the ship-by clock starts at the approval: the deadline moves on by the wait
+    await tx.query(
+      `UPDATE rm_orders SET ship_by = ship_by + ($2::timestamptz - received_at)
+       WHERE stream_id = $1 AND ship_by IS NOT NULL`,
+      [s.streamId, e.data.approvedAt],
+    );
+    return;
+  }
   if (e.type === 'ItemRevised') {
     // rendered again: its new file and proof follow
     await tx.query(
@@ -165,4 +189,32 @@ export async function applyApprovals(tx: pg.PoolClient, e: OrderEvent): Promise<
     id,
     JSON.stringify(nextApproval(current, e)),
   ]);
+}
+
+export interface AwaitingRow {
+  order_item_id: string;
+  label_id: string;
+  order_id: string;
+  item_id: string;
+  status: ApprovalView['status'];
+  version: number;
+  since: Date | null;
+}
+
+/** Items waiting for a proof or its approvers, the longest waiting first (a label's, or all). */
+export async function awaitingApproval(
+  pool: pg.Pool,
+  labelId: string | undefined,
+  limit: number,
+): Promise<AwaitingRow[]> {
+  const r = await pool.query<AwaitingRow>(
+    `SELECT i.order_item_id, i.label_id, i.order_id, i.item_id, i.approval->>'status' AS status,
+       (i.approval->>'version')::int AS version, (i.approval->>'since')::timestamptz AS since
+     FROM rm_order_items i JOIN rm_orders o ON o.stream_id = i.stream_id
+     WHERE i.approval->>'status' IN ('awaiting_proof', 'awaiting_approval', 'rejected')
+       AND o.status <> 'cancelled' AND ($1::uuid IS NULL OR i.label_id = $1)
+     ORDER BY since NULLS LAST, i.order_item_id LIMIT $2`,
+    [labelId ?? null, limit],
+  );
+  return r.rows;
 }

@@ -291,7 +291,10 @@ export const ordersProjection: Projection = {
         case 'ProofRejected':
         case 'ApprovalWaived':
         case 'ItemRevised':
-          await applyApprovals(tx, e);
+        case 'OrderApproved':
+        case 'ProofReminded':
+        case 'ProofExpired':
+          await applyApprovals(tx, s, e);
           break;
         default:
           await applyProduction(tx, s, e);

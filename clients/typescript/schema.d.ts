@@ -1963,6 +1963,108 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "order.proof.ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** order.proof.ready: an item's proof waits for its approvers: each has a link to it */
+        post: operations["onOrderProofReady"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.proof.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** order.proof.approved: one approver approved an item's proof (the print file that will be printed) */
+        post: operations["onOrderProofApproved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.proof.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** order.proof.rejected: one approver asked for changes to an item's proof, with a comment and pins */
+        post: operations["onOrderProofRejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** order.approved: every item of the order that waited for approval is approved: production may take them */
+        post: operations["onOrderApproved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.proof.reminder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** order.proof.reminder: a proof still waits for these approvers (sent once a version, after the reminder time) */
+        post: operations["onOrderProofReminder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.proof.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** order.proof.expired: a proof was not approved in time: the item is not produced */
+        post: operations["onOrderProofExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -2847,8 +2949,270 @@ export interface components {
             /** @description msg_ and the id of the event it tells of: the webhook-id of its deliveries */
             id: string;
         };
+        ProofReadyMessageData: {
+            /** @description the shop's order id */
+            orderId: string;
+            /** @description the order's own count: each of its messages one more than the one before */
+            sequence: number;
+            /** @description the order items the message is about */
+            orderItemIds: string[];
+            version: number;
+            printFileSha256: string;
+            pages: number;
+            approvers: {
+                /** @description its place in the list of approvers */
+                approver: number;
+                /** @enum {string} */
+                role: "buyer" | "shop";
+                name?: string;
+                /** @description their link to the proof page: signed, expiring, for this proof version only */
+                url?: string;
+            }[];
+            /** Format: date-time */
+            linksExpireAt: string;
+        };
+        /** @description an item's proof waits for its approvers: each has a link to it */
+        ProofReadyMessage: {
+            /** @constant */
+            type: "order.proof.ready";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["ProofReadyMessageData"];
+        };
+        /** @description an item's proof waits for its approvers: each has a link to it (in the events feed) */
+        ProofReadyMessageEntry: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "order.proof.ready";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["ProofReadyMessageData"];
+            /** @description msg_ and the id of the event it tells of: the webhook-id of its deliveries */
+            id: string;
+        };
+        ProofApprovedMessageData: {
+            /** @description the shop's order id */
+            orderId: string;
+            /** @description the order's own count: each of its messages one more than the one before */
+            sequence: number;
+            /** @description the order items the message is about */
+            orderItemIds: string[];
+            version: number;
+            printFileSha256: string;
+            by: {
+                /** @enum {string} */
+                role: "buyer" | "shop";
+                name?: string;
+                /** @enum {string} */
+                via: "link" | "api";
+            };
+        };
+        /** @description one approver approved an item's proof (the print file that will be printed) */
+        ProofApprovedMessage: {
+            /** @constant */
+            type: "order.proof.approved";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["ProofApprovedMessageData"];
+        };
+        /** @description one approver approved an item's proof (the print file that will be printed) (in the events feed) */
+        ProofApprovedMessageEntry: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "order.proof.approved";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["ProofApprovedMessageData"];
+            /** @description msg_ and the id of the event it tells of: the webhook-id of its deliveries */
+            id: string;
+        };
+        ProofRejectedMessageData: {
+            /** @description the shop's order id */
+            orderId: string;
+            /** @description the order's own count: each of its messages one more than the one before */
+            sequence: number;
+            /** @description the order items the message is about */
+            orderItemIds: string[];
+            version: number;
+            printFileSha256: string;
+            by: {
+                /** @enum {string} */
+                role: "buyer" | "shop";
+                name?: string;
+                /** @enum {string} */
+                via: "link" | "api";
+            };
+            comment?: string;
+            pins: {
+                page: number;
+                xMm: number;
+                yMm: number;
+                text: string;
+            }[];
+        };
+        /** @description one approver asked for changes to an item's proof, with a comment and pins */
+        ProofRejectedMessage: {
+            /** @constant */
+            type: "order.proof.rejected";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["ProofRejectedMessageData"];
+        };
+        /** @description one approver asked for changes to an item's proof, with a comment and pins (in the events feed) */
+        ProofRejectedMessageEntry: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "order.proof.rejected";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["ProofRejectedMessageData"];
+            /** @description msg_ and the id of the event it tells of: the webhook-id of its deliveries */
+            id: string;
+        };
+        OrderApprovedMessageData: {
+            /** @description the shop's order id */
+            orderId: string;
+            /** @description the order's own count: each of its messages one more than the one before */
+            sequence: number;
+            /** @description the order items the message is about */
+            orderItemIds: string[];
+        };
+        /** @description every item of the order that waited for approval is approved: production may take them */
+        OrderApprovedMessage: {
+            /** @constant */
+            type: "order.approved";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["OrderApprovedMessageData"];
+        };
+        /** @description every item of the order that waited for approval is approved: production may take them (in the events feed) */
+        OrderApprovedMessageEntry: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "order.approved";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["OrderApprovedMessageData"];
+            /** @description msg_ and the id of the event it tells of: the webhook-id of its deliveries */
+            id: string;
+        };
+        ProofReminderMessageData: {
+            /** @description the shop's order id */
+            orderId: string;
+            /** @description the order's own count: each of its messages one more than the one before */
+            sequence: number;
+            /** @description the order items the message is about */
+            orderItemIds: string[];
+            version: number;
+            approvers: {
+                /** @description its place in the list of approvers */
+                approver: number;
+                /** @enum {string} */
+                role: "buyer" | "shop";
+                name?: string;
+                /** @description their link to the proof page: signed, expiring, for this proof version only */
+                url?: string;
+            }[];
+            /** Format: date-time */
+            linksExpireAt: string;
+        };
+        /** @description a proof still waits for these approvers (sent once a version, after the reminder time) */
+        ProofReminderMessage: {
+            /** @constant */
+            type: "order.proof.reminder";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["ProofReminderMessageData"];
+        };
+        /** @description a proof still waits for these approvers (sent once a version, after the reminder time) (in the events feed) */
+        ProofReminderMessageEntry: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "order.proof.reminder";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["ProofReminderMessageData"];
+            /** @description msg_ and the id of the event it tells of: the webhook-id of its deliveries */
+            id: string;
+        };
+        ProofExpiredMessageData: {
+            /** @description the shop's order id */
+            orderId: string;
+            /** @description the order's own count: each of its messages one more than the one before */
+            sequence: number;
+            /** @description the order items the message is about */
+            orderItemIds: string[];
+            version: number;
+        };
+        /** @description a proof was not approved in time: the item is not produced */
+        ProofExpiredMessage: {
+            /** @constant */
+            type: "order.proof.expired";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["ProofExpiredMessageData"];
+        };
+        /** @description a proof was not approved in time: the item is not produced (in the events feed) */
+        ProofExpiredMessageEntry: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "order.proof.expired";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["ProofExpiredMessageData"];
+            /** @description msg_ and the id of the event it tells of: the webhook-id of its deliveries */
+            id: string;
+        };
         /** @description an order message as the events feed lists it: its body and its id */
-        OrderMessage: components["schemas"]["OrderReceivedMessageEntry"] | components["schemas"]["PrintReadyMessageEntry"] | components["schemas"]["ItemFailedMessageEntry"] | components["schemas"]["OrderReadyMessageEntry"] | components["schemas"]["OrderFailedMessageEntry"] | components["schemas"]["OrderOverdueMessageEntry"] | components["schemas"]["OrderCancelledMessageEntry"] | components["schemas"]["BarcodeRegeneratedMessageEntry"] | components["schemas"]["OrderReplayedMessageEntry"] | components["schemas"]["ItemPrintedMessageEntry"] | components["schemas"]["ItemPackedMessageEntry"] | components["schemas"]["OrderShippedMessageEntry"] | components["schemas"]["OrderDeliveredMessageEntry"] | components["schemas"]["OrderReturnedMessageEntry"] | components["schemas"]["OrderOnHoldMessageEntry"] | components["schemas"]["OrderReleasedMessageEntry"] | components["schemas"]["ItemReprintedMessageEntry"] | components["schemas"]["OrderLateMessageEntry"] | components["schemas"]["MockupReadyMessageEntry"];
+        OrderMessage: components["schemas"]["OrderReceivedMessageEntry"] | components["schemas"]["PrintReadyMessageEntry"] | components["schemas"]["ItemFailedMessageEntry"] | components["schemas"]["OrderReadyMessageEntry"] | components["schemas"]["OrderFailedMessageEntry"] | components["schemas"]["OrderOverdueMessageEntry"] | components["schemas"]["OrderCancelledMessageEntry"] | components["schemas"]["BarcodeRegeneratedMessageEntry"] | components["schemas"]["OrderReplayedMessageEntry"] | components["schemas"]["ItemPrintedMessageEntry"] | components["schemas"]["ItemPackedMessageEntry"] | components["schemas"]["OrderShippedMessageEntry"] | components["schemas"]["OrderDeliveredMessageEntry"] | components["schemas"]["OrderReturnedMessageEntry"] | components["schemas"]["OrderOnHoldMessageEntry"] | components["schemas"]["OrderReleasedMessageEntry"] | components["schemas"]["ItemReprintedMessageEntry"] | components["schemas"]["OrderLateMessageEntry"] | components["schemas"]["MockupReadyMessageEntry"] | components["schemas"]["ProofReadyMessageEntry"] | components["schemas"]["ProofApprovedMessageEntry"] | components["schemas"]["ProofRejectedMessageEntry"] | components["schemas"]["OrderApprovedMessageEntry"] | components["schemas"]["ProofReminderMessageEntry"] | components["schemas"]["ProofExpiredMessageEntry"];
         /**
          * @example {
          *       "mode": "skus",
@@ -2922,13 +3286,13 @@ export interface components {
             /** Format: uuid */
             orderItemId: string;
             /** @enum {string} */
-            status: "awaiting_proof" | "awaiting_approval" | "rejected" | "approved" | "waived";
+            status: "awaiting_proof" | "awaiting_approval" | "rejected" | "approved" | "waived" | "expired";
             version: number;
             printFileSha256?: string;
         };
         ItemApproval: {
             /** @enum {string} */
-            status: "awaiting_proof" | "awaiting_approval" | "rejected" | "approved" | "waived";
+            status: "awaiting_proof" | "awaiting_approval" | "rejected" | "approved" | "waived" | "expired";
             /** @description the latest proof's version (0 before the first) */
             version: number;
             /** @description the print file approved: the one production uses */
@@ -3003,7 +3367,7 @@ export interface components {
             /** @description pending: its print file is being made again */
             status: string;
             /** @enum {string} */
-            approval?: "awaiting_proof" | "awaiting_approval" | "rejected" | "approved" | "waived";
+            approval?: "awaiting_proof" | "awaiting_approval" | "rejected" | "approved" | "waived" | "expired";
         };
         /** @description the product configurations it is for: one SKU, or a base SKU (in one colour) */
         MockupTemplateMatch: {
@@ -3732,7 +4096,7 @@ export interface components {
          * @description a kind of order message a webhook can be sent
          * @enum {string}
          */
-        WebhookEventType: "order.received" | "order.item.print_ready" | "order.item.failed" | "order.ready" | "order.failed" | "order.overdue" | "order.cancelled" | "order.barcode_regenerated" | "order.replayed" | "order.item.printed" | "order.item.packed" | "order.shipped" | "order.delivered" | "order.returned" | "order.on_hold" | "order.released" | "order.item.reprinted" | "order.late" | "order.item.mockup_ready";
+        WebhookEventType: "order.received" | "order.item.print_ready" | "order.item.failed" | "order.ready" | "order.failed" | "order.overdue" | "order.cancelled" | "order.barcode_regenerated" | "order.replayed" | "order.item.printed" | "order.item.packed" | "order.shipped" | "order.delivered" | "order.returned" | "order.on_hold" | "order.released" | "order.item.reprinted" | "order.late" | "order.item.mockup_ready" | "order.proof.ready" | "order.proof.approved" | "order.proof.rejected" | "order.approved" | "order.proof.reminder" | "order.proof.expired";
         /** @description ordered: one message at a time in log order (a failing one holds back the rest); otherwise up to maxInFlight at once, at most ratePerSecond a second when set */
         WebhookDeliverySettings: {
             ordered: boolean;
@@ -4640,6 +5004,24 @@ export type ItemReprintedMessageEntry = components['schemas']['ItemReprintedMess
 export type OrderLateMessageData = components['schemas']['OrderLateMessageData'];
 export type OrderLateMessage = components['schemas']['OrderLateMessage'];
 export type OrderLateMessageEntry = components['schemas']['OrderLateMessageEntry'];
+export type ProofReadyMessageData = components['schemas']['ProofReadyMessageData'];
+export type ProofReadyMessage = components['schemas']['ProofReadyMessage'];
+export type ProofReadyMessageEntry = components['schemas']['ProofReadyMessageEntry'];
+export type ProofApprovedMessageData = components['schemas']['ProofApprovedMessageData'];
+export type ProofApprovedMessage = components['schemas']['ProofApprovedMessage'];
+export type ProofApprovedMessageEntry = components['schemas']['ProofApprovedMessageEntry'];
+export type ProofRejectedMessageData = components['schemas']['ProofRejectedMessageData'];
+export type ProofRejectedMessage = components['schemas']['ProofRejectedMessage'];
+export type ProofRejectedMessageEntry = components['schemas']['ProofRejectedMessageEntry'];
+export type OrderApprovedMessageData = components['schemas']['OrderApprovedMessageData'];
+export type OrderApprovedMessage = components['schemas']['OrderApprovedMessage'];
+export type OrderApprovedMessageEntry = components['schemas']['OrderApprovedMessageEntry'];
+export type ProofReminderMessageData = components['schemas']['ProofReminderMessageData'];
+export type ProofReminderMessage = components['schemas']['ProofReminderMessage'];
+export type ProofReminderMessageEntry = components['schemas']['ProofReminderMessageEntry'];
+export type ProofExpiredMessageData = components['schemas']['ProofExpiredMessageData'];
+export type ProofExpiredMessage = components['schemas']['ProofExpiredMessage'];
+export type ProofExpiredMessageEntry = components['schemas']['ProofExpiredMessageEntry'];
 export type OrderMessage = components['schemas']['OrderMessage'];
 export type ApprovalPolicy = components['schemas']['ApprovalPolicy'];
 export type ProofDecision = components['schemas']['ProofDecision'];
@@ -23080,6 +23462,180 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["MockupReadyMessage"];
+            };
+        };
+        responses: {
+            /** @description taken; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried on the schedule, a 410 disables the endpoint */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onOrderProofReady: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id (msg_...): the same in every re-delivery, so a receiver can skip one it has */
+                "webhook-id": string;
+                /** @description when this attempt was signed, in seconds since 1970 (refuse one too far from now) */
+                "webhook-timestamp": number;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">, one per secret that signs (two during a rotation), space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProofReadyMessage"];
+            };
+        };
+        responses: {
+            /** @description taken; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried on the schedule, a 410 disables the endpoint */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onOrderProofApproved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id (msg_...): the same in every re-delivery, so a receiver can skip one it has */
+                "webhook-id": string;
+                /** @description when this attempt was signed, in seconds since 1970 (refuse one too far from now) */
+                "webhook-timestamp": number;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">, one per secret that signs (two during a rotation), space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProofApprovedMessage"];
+            };
+        };
+        responses: {
+            /** @description taken; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried on the schedule, a 410 disables the endpoint */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onOrderProofRejected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id (msg_...): the same in every re-delivery, so a receiver can skip one it has */
+                "webhook-id": string;
+                /** @description when this attempt was signed, in seconds since 1970 (refuse one too far from now) */
+                "webhook-timestamp": number;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">, one per secret that signs (two during a rotation), space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProofRejectedMessage"];
+            };
+        };
+        responses: {
+            /** @description taken; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried on the schedule, a 410 disables the endpoint */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onOrderApproved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id (msg_...): the same in every re-delivery, so a receiver can skip one it has */
+                "webhook-id": string;
+                /** @description when this attempt was signed, in seconds since 1970 (refuse one too far from now) */
+                "webhook-timestamp": number;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">, one per secret that signs (two during a rotation), space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderApprovedMessage"];
+            };
+        };
+        responses: {
+            /** @description taken; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried on the schedule, a 410 disables the endpoint */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onOrderProofReminder: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id (msg_...): the same in every re-delivery, so a receiver can skip one it has */
+                "webhook-id": string;
+                /** @description when this attempt was signed, in seconds since 1970 (refuse one too far from now) */
+                "webhook-timestamp": number;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">, one per secret that signs (two during a rotation), space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProofReminderMessage"];
+            };
+        };
+        responses: {
+            /** @description taken; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried on the schedule, a 410 disables the endpoint */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onOrderProofExpired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id (msg_...): the same in every re-delivery, so a receiver can skip one it has */
+                "webhook-id": string;
+                /** @description when this attempt was signed, in seconds since 1970 (refuse one too far from now) */
+                "webhook-timestamp": number;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">, one per secret that signs (two during a rotation), space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProofExpiredMessage"];
             };
         };
         responses: {

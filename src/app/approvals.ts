@@ -1,3 +1,4 @@
+import { ordersAwaitingApproval } from '#projections/order-production';
 import { findOrderItem } from '#projections/orders';
 import { labelAggregate } from '../domain/label/decider.ts';
 import { type ApprovalPolicy, labelStream } from '../domain/label/events.ts';
@@ -266,4 +267,24 @@ export async function decideByLink(
     version: link.version,
     metadata: { actor: `approver:${link.approver}`, labelId: link.labelId },
   });
+}
+
+/**
+ * Reminds the approvers of proofs past their reminder time and expires those past their
+ * expiry (the deadline watch runs it). Each order's decider takes each once: a second
+ * host, or a second round, finds nothing to do. Returns how many orders changed.
+ */
+export async function watchApprovals(ctx: AppContext, now = new Date()): Promise<number> {
+  let changed = 0;
+  for (const { stream_id } of await ordersAwaitingApproval(ctx.pool, now, 500)) {
+    const r = await handleCommand(
+      ctx.store,
+      orderAggregate,
+      stream_id,
+      { type: 'WatchApprovals', at: now },
+      { actor: 'system:deadlines' },
+    );
+    if (r.events.length > 0) changed++;
+  }
+  return changed;
 }

@@ -97,3 +97,9 @@ export function formTokenMatches(secret: string, token: string, given: string | 
   const b = Buffer.from(given);
   return a.length === b.length && timingSafeEqual(a, b);
 }
+
+/** Links to this service's proof pages (`<base>/proofs/<token>`), signed with its secret. */
+export const proofLinkMaker =
+  (publicBaseUrl: string, secret: string) =>
+  (labelId: string, orderItemId: string, approver: number, version: number, expiresAt: Date) =>
+    `${publicBaseUrl}/proofs/${proofToken(secret, { labelId, orderItemId, approver, version, expiresAt })}`;

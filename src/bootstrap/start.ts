@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { allProjections } from '#projections/index';
 import { ProjectionRunner } from '#projections/projection-runner';
+import { watchApprovals } from '../app/approvals.ts';
 import { AuthThrottle } from '../app/auth-throttle.ts';
 import { runBatchingRules } from '../app/batching-rules.ts';
 import { CommandBatches } from '../app/command-batches.ts';
@@ -224,6 +225,7 @@ export async function startApp(
           async () => {
             await markOverdueOrders(context);
             await markLateShipments(context);
+            await watchApprovals(context);
           },
           (err) => log.warn({ error: describeError(err) }, 'looking for overdue orders failed'),
         );

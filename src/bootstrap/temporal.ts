@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { type ActivityDeps, createActivities } from '../activities/index.ts';
 import { renderAheadOf } from '../activities/orders.ts';
+import { proofLinkMaker } from '../app/proof-links.ts';
 import type { Config } from '../config.ts';
 import { freePort, portFree } from '../db/database.ts';
 import { PostgresEventStore } from '../eventstore/postgres.ts';
@@ -198,6 +199,7 @@ export function startWorkerRole(
     scale: config.webhooks.scheduleScale,
     log: log.child({ part: 'webhooks' }),
     ...(options.observeWebhook ? { observe: options.observeWebhook } : {}),
+    proofLinks: proofLinkMaker(config.publicBaseUrl, config.editorTokenSecret),
   });
   webhooks.start();
   stops.add(() => webhooks.stop());

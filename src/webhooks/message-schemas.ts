@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { barcodeSchema, ITEM_FAILURES, REPRINT_REASONS } from '../domain/order/events.ts';
+import {
+  APPROVER_ROLES,
+  barcodeSchema,
+  ITEM_FAILURES,
+  pinSchema,
+  REPRINT_REASONS,
+} from '../domain/order/events.ts';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../domain/shop-integration/events.ts';
 
 /**
@@ -48,6 +54,24 @@ const message = <T extends WebhookEventType, D extends z.ZodRawShape>(
     .meta({ id: `${id}Entry`, description: `${description} (in the events feed)` });
   return { body, entry };
 };
+
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+const proofVersion = z.number().int().min(1).max(100_000);
+/** an approver, and (where the message asks them) their link to the proof page */
+const approverLink = z.object({
+  approver: z.number().int().min(0).max(100).describe('its place in the list of approvers'),
+  role: z.enum(APPROVER_ROLES),
+  name: z.string().optional(),
+  url: z
+    .string()
+    .optional()
+    .describe('their link to the proof page: signed, expiring, for this proof version only'),
+});
+const decidedBy = z.object({
+  role: z.enum(APPROVER_ROLES),
+  name: z.string().optional(),
+  via: z.enum(['link', 'api']),
+});
 
 export const MESSAGE_SCHEMAS = {
   'order.received': message('order.received', 'OrderReceivedMessage', 'the order was recorded', {
@@ -193,6 +217,54 @@ export const MESSAGE_SCHEMAS = {
     'OrderLateMessage',
     'the order was not shipped by its ship-by time (told once; time on hold not counted)',
     { shipBy: instant },
+  ),
+  'order.proof.ready': message(
+    'order.proof.ready',
+    'ProofReadyMessage',
+    "an item's proof waits for its approvers: each has a link to it",
+    {
+      version: proofVersion,
+      printFileSha256: sha256,
+      pages: z.number().int().min(1).max(10_000),
+      approvers: z.array(approverLink),
+      linksExpireAt: instant,
+    },
+  ),
+  'order.proof.approved': message(
+    'order.proof.approved',
+    'ProofApprovedMessage',
+    "one approver approved an item's proof (the print file that will be printed)",
+    { version: proofVersion, printFileSha256: sha256, by: decidedBy },
+  ),
+  'order.proof.rejected': message(
+    'order.proof.rejected',
+    'ProofRejectedMessage',
+    "one approver asked for changes to an item's proof, with a comment and pins",
+    {
+      version: proofVersion,
+      printFileSha256: sha256,
+      by: decidedBy,
+      comment: z.string().optional(),
+      pins: z.array(pinSchema),
+    },
+  ),
+  'order.approved': message(
+    'order.approved',
+    'OrderApprovedMessage',
+    'every item of the order that waited for approval is approved: production may take them',
+    {},
+  ),
+  'order.proof.reminder': message(
+    'order.proof.reminder',
+    'ProofReminderMessage',
+    'a proof still waits for these approvers (sent once a version, after the reminder time)',
+    { version: proofVersion, approvers: z.array(approverLink), linksExpireAt: instant },
+  ),
+  'order.proof.expired': message(
+    'order.proof.expired',
+    'ProofExpiredMessage',
+    'a proof was not approved in time: the item is not produced',
+    { version: proofVersion },
   ),
 } satisfies Record<WebhookEventType, { body: z.ZodType; entry: z.ZodType }>;
 

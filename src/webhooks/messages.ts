@@ -45,6 +45,12 @@ export const TOLD = new Set([
   'OrderItemReprinted',
   'OrderWentLate',
   'MockupRendered',
+  'ProofMade',
+  'ProofApproved',
+  'ProofRejected',
+  'OrderApproved',
+  'ProofReminded',
+  'ProofExpired',
 ]);
 
 /**
@@ -188,6 +194,49 @@ export function webhookMessage(
       return make('order.late', event.data.noticedAt, order.orderItemIds, {
         shipBy: event.data.shipBy,
       });
+    case 'ProofMade': {
+      const d = event.data;
+      return make('order.proof.ready', d.madeAt, [d.orderItemId], {
+        version: d.version,
+        printFileSha256: d.printFileSha256,
+        pages: d.pages.length,
+        // each approver's link is added when the message is sent or read: never stored
+        approvers: d.approvers.map((a, approver) => ({ approver, ...a })),
+        linksExpireAt: d.linksExpireAt,
+      });
+    }
+    case 'ProofApproved': {
+      const d = event.data;
+      return make('order.proof.approved', d.approvedAt, [d.orderItemId], {
+        version: d.version,
+        printFileSha256: d.printFileSha256,
+        by: d.by,
+      });
+    }
+    case 'ProofRejected': {
+      const d = event.data;
+      return make('order.proof.rejected', d.rejectedAt, [d.orderItemId], {
+        version: d.version,
+        printFileSha256: d.printFileSha256,
+        by: d.by,
+        ...(d.comment ? { comment: d.comment } : {}),
+        pins: d.pins,
+      });
+    }
+    case 'OrderApproved':
+      return make('order.approved', event.data.approvedAt, order.orderItemIds, {});
+    case 'ProofReminded': {
+      const d = event.data;
+      return make('order.proof.reminder', d.remindedAt, [d.orderItemId], {
+        version: d.version,
+        approvers: d.pending,
+        linksExpireAt: d.linksExpireAt,
+      });
+    }
+    case 'ProofExpired':
+      return make('order.proof.expired', event.data.expiredAt, [event.data.orderItemId], {
+        version: event.data.version,
+      });
     default:
       return undefined;
   }
@@ -202,4 +251,41 @@ export function orderRefOf(first: OrderEvent): OrderRef | undefined {
     integrationId: first.data.source.integrationId,
     orderItemIds: first.data.items.map((i) => i.orderItemId),
   };
+}
+
+/** Makes an approver's link to a proof: `(labelId, orderItemId, approver, version, expiresAt) => url`. */
+export type ProofLinkMaker = (
+  labelId: string,
+  orderItemId: string,
+  approver: number,
+  version: number,
+  expiresAt: Date,
+) => string;
+
+/**
+ * A message as it leaves the service: a proof's messages gain each approver's link,
+ * made now from the label's secret (the same link each time), never stored with the
+ * message. Every other message goes as it is.
+ */
+export function withProofLinks(
+  message: WebhookMessage,
+  labelId: string,
+  link: ProofLinkMaker,
+): WebhookMessage {
+  if (message.type !== 'order.proof.ready' && message.type !== 'order.proof.reminder')
+    return message;
+  const d = message.data;
+  const orderItemId = d.orderItemIds[0];
+  if (!orderItemId) return message;
+  const version = 'version' in d ? d.version : 0;
+  return {
+    ...message,
+    data: {
+      ...d,
+      approvers: d.approvers.map((a) => ({
+        ...a,
+        url: link(labelId, orderItemId, a.approver, version, new Date(d.linksExpireAt)),
+      })),
+    },
+  } as WebhookMessage;
 }

@@ -2,11 +2,14 @@ import { createHash } from 'node:crypto';
 import { type Browser, chromium } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { watchApprovals } from '../../src/app/approvals.ts';
 import { proofToken } from '../../src/app/proof-links.ts';
 import { orderStream } from '../../src/domain/order/events.ts';
+import { MESSAGE_SCHEMAS } from '../../src/webhooks/message-schemas.ts';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
 import { refused, settled } from '../helpers/fixtures.ts';
 import { accessOf, type Shop, setUpShop, textDesign, until } from '../helpers/orders.ts';
+import { parseMessage, startReceiver } from '../helpers/webhook-receiver.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** a form post as a browser sends it */
@@ -28,8 +31,16 @@ describe('proof approvals', () => {
   let b: Shop;
   let browser: Browser;
 
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  /** what the shop's webhook endpoint received of an order, by type */
+  const heard = (orderId: string, type: string) =>
+    receiver.requests
+      .map(parseMessage)
+      .filter((m) => m.type === type && m.data.orderId === orderId);
+
   beforeAll(async () => {
-    t = await startTestApp();
+    receiver = await startReceiver();
+    t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE: 'on', WEBHOOK_ALLOW_HTTP: 'on' });
     call = client(t.url);
     const access = accessOf(t);
     a = await setUpShop(call, access, 1);
@@ -42,6 +53,7 @@ describe('proof approvals', () => {
   afterAll(async () => {
     await browser?.close();
     await t?.stop();
+    await receiver?.close();
   });
 
   const policy = {
@@ -92,6 +104,12 @@ describe('proof approvals', () => {
       { ...policy, approvers: [{ role: 'buyer\u0000' }] },
     ])
       await refused(t, call, 400, 'PUT', '/api/approval-policy', { key: a.adminKey, body });
+    const integrations = await call('GET', '/api/shop-integration', { key: a.adminKey });
+    const hook = await call('PUT', `/api/shop-integration/${integrations.body[0].id}/webhook`, {
+      key: a.adminKey,
+      body: { url: receiver.url() },
+    });
+    expect(hook.status, JSON.stringify(hook.body)).toBe(200);
     const set = await call('PUT', '/api/approval-policy', { key: a.adminKey, body: policy });
     expect(set.status, JSON.stringify(set.body)).toBe(200);
     expect(set.body).toMatchObject({ mode: 'all', finalApprover: 'shop', skus: [] });
@@ -249,6 +267,50 @@ describe('proof approvals', () => {
       key: a.shopKey,
       body: { projectId: a.projects[0] },
     });
+
+    // the shop heard each step, in the messages' published shapes
+    await until('order.approved delivered', async () =>
+      heard(orderId, 'order.approved').length > 0 ? true : undefined,
+    );
+    const ready = heard(orderId, 'order.proof.ready');
+    expect(ready.map((m) => m.data.version)).toEqual([1, 2]);
+    for (const type of [
+      'order.proof.ready',
+      'order.proof.rejected',
+      'order.proof.approved',
+      'order.approved',
+    ] as const)
+      for (const m of heard(orderId, type)) MESSAGE_SCHEMAS[type].body.parse(m);
+    const readyV2 = ready[1]!.data as unknown as {
+      approvers: { role: string; url: string }[];
+      printFileSha256: string;
+    };
+    expect(readyV2.printFileSha256).toBe(file2.sha256);
+    expect(readyV2.approvers.map((x) => x.role)).toEqual(['buyer', 'shop']);
+    // each approver's link in the message is the one the order shows, and opens its page
+    expect(here(readyV2.approvers[0]!.url)).toBe(here(v2.approval.links[0].url));
+    expect((await fetch(here(readyV2.approvers[1]!.url))).status).toBe(200);
+    expect(heard(orderId, 'order.proof.rejected')[0]!.data).toMatchObject({
+      version: 1,
+      comment: 'the name is misspelt',
+      pins: [{ page: 1, xMm: 20, yMm: 12, text: 'Jonh → John' }],
+    });
+    expect(heard(orderId, 'order.proof.approved')).toHaveLength(2);
+    // the pull feed says the same, with the same links
+    const feed = await call('GET', '/api/events?limit=1000', { key: a.shopKey });
+    const fed = feed.body.events.filter(
+      (m: { type: string; data: { orderId: string } }) =>
+        m.type === 'order.proof.ready' && m.data.orderId === orderId,
+    );
+    expect(fed.map((m: { data: unknown }) => m.data)).toEqual(ready.map((m) => m.data));
+    // no link is stored: no event or read model holds a token
+    const token2 = new URL(readyV2.approvers[0]!.url).pathname.split('/').at(-1)!;
+    const stored = await t.app.db.pool.query(
+      `SELECT (SELECT count(*) FROM es_events WHERE data::text LIKE '%' || $1 || '%')
+            + (SELECT count(*) FROM rm_order_items WHERE approval::text LIKE '%' || $1 || '%') AS n`,
+      [token2.split('.')[2]],
+    );
+    expect(Number(stored.rows[0].n)).toBe(0);
   }, 240_000);
 
   it('approves with the buyer first and the shop last; the approved sha256 is the one batched', async () => {
@@ -380,6 +442,79 @@ describe('proof approvals', () => {
     expect(answers.every((r) => r.status === 200)).toBe(true);
     await settled(t);
     expect(await eventsOf(orderId, 'ProofApproved')).toHaveLength(1);
+  }, 120_000);
+
+  it('reminds the approvers after the reminder time, once, and expires the proof after its expiry', async () => {
+    const orderId = 'PROOF-WAITS';
+    await notify(orderId);
+    const item = (await proofed(orderId)).items[0];
+    const since = Date.parse(item.approval.since);
+    const hours = (h: number) => new Date(since + h * 3_600_000);
+    // the deadline watch, run as if the hours had passed (earlier tests' proofs wait too)
+    const reminders = async () => (await eventsOf(orderId, 'ProofReminded')).length;
+    await watchApprovals(t.app.context, hours(23));
+    expect(await reminders()).toBe(0);
+    expect(await watchApprovals(t.app.context, hours(25))).toBeGreaterThan(0);
+    expect(await reminders()).toBe(1);
+    await watchApprovals(t.app.context, hours(26));
+    expect(await reminders()).toBe(1);
+    await until('the reminder delivered', async () =>
+      heard(orderId, 'order.proof.reminder').length > 0 ? true : undefined,
+    );
+    const reminder = heard(orderId, 'order.proof.reminder');
+    expect(reminder).toHaveLength(1);
+    MESSAGE_SCHEMAS['order.proof.reminder'].body.parse(reminder[0]);
+    expect(
+      (
+        await fetch(
+          here(
+            (reminder[0]!.data as unknown as { approvers: { url: string }[] }).approvers[0]!.url,
+          ),
+        )
+      ).status,
+    ).toBe(200);
+    // the whole order waited for it: expired, the order is cancelled
+    await watchApprovals(t.app.context, hours(169));
+    expect(await eventsOf(orderId, 'ProofExpired')).toHaveLength(1);
+    await settled(t);
+    const after = await call('GET', `/api/orders/${orderId}`, { key: a.adminKey });
+    expect(after.body.status).toBe('cancelled');
+    expect(after.body.items[0].approval.status).toBe('expired');
+    await refused(t, call, 409, 'POST', `/api/orderitems/${item.orderItemId}/approval`, {
+      key: a.shopKey,
+      body: { decision: 'approve', onBehalfOf: 'buyer' },
+    });
+    await until('the expiry delivered', async () =>
+      heard(orderId, 'order.proof.expired').length > 0 ? true : undefined,
+    );
+  }, 120_000);
+
+  it('lets the operator waive an approval on the ops page, with a reason on record', async () => {
+    const orderId = 'PROOF-WAIVE';
+    await notify(orderId);
+    const item = (await proofed(orderId)).items[0];
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${t.url}/ops/login`);
+    await page.fill('input[name=key]', t.operatorKey);
+    await page.click('button[type=submit]');
+    await page.goto(`${t.url}/ops/approvals`);
+    expect(await page.locator(`tr[data-item="${item.orderItemId}"]`).count()).toBe(1);
+    await page.click(`tr[data-item="${item.orderItemId}"] a`);
+    const section = page.locator(`section[data-item="${item.orderItemId}"] .approval`);
+    expect(await section.getAttribute('data-approval-status')).toBe('awaiting_approval');
+    expect(await section.locator('img').count()).toBeGreaterThan(0);
+    page.on('dialog', (d) => void d.accept());
+    await section.locator('input[name=reason]').fill('approved by phone');
+    await section.locator('form button').click();
+    await page.waitForURL(/done=approval_waived/);
+    await context.close();
+    const waived = await eventsOf(orderId, 'ApprovalWaived');
+    expect(waived.map((e) => e.data)).toMatchObject([
+      { by: 'operator', reason: 'approved by phone' },
+    ]);
+    expect(await eventsOf(orderId, 'OrderApproved')).toHaveLength(1);
+    expect((await itemOf(orderId)).approval.status).toBe('waived');
   }, 120_000);
 
   it('lets a sale opt out of the policy, and a label without one opt in', async () => {

@@ -173,6 +173,8 @@ export const SAMPLE_ORDER_EVENTS: Record<string, Record<string, unknown>> = {
     version: 1,
     printFileSha256: 'c'.repeat(64),
     pages: [{ page: 1, storageKey: 'k', sha256: 'd'.repeat(64), width: 1200, height: 800 }],
+    approvers: [{ role: 'buyer', name: 'Anna' }, { role: 'shop' }],
+    linksExpireAt: SAMPLE_AT,
     madeAt: SAMPLE_AT,
   },
   ProofApproved: {
@@ -199,6 +201,15 @@ export const SAMPLE_ORDER_EVENTS: Record<string, Record<string, unknown>> = {
     design: { areas: [{ printArea: 'FRONT', layers: [] }] },
     revisedAt: SAMPLE_AT,
   },
+  OrderApproved: { approvedAt: SAMPLE_AT },
+  ProofReminded: {
+    orderItemId: SAMPLE_ITEM,
+    version: 1,
+    pending: [{ role: 'shop', approver: 1 }],
+    linksExpireAt: SAMPLE_AT,
+    remindedAt: SAMPLE_AT,
+  },
+  ProofExpired: { orderItemId: SAMPLE_ITEM, version: 1, expiredAt: SAMPLE_AT },
   ApprovalWaived: {
     orderItemId: SAMPLE_ITEM,
     by: 'operator',

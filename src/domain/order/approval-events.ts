@@ -64,6 +64,9 @@ export const ProofMade = defineEvent(
         height: z.number().int(),
       }),
     ),
+    /** who is asked, and until when their links hold (the shops' messages say both) */
+    approvers: z.array(approverSchema),
+    linksExpireAt: z.iso.datetime(),
     madeAt: z.iso.datetime(),
   }),
 );
@@ -124,5 +127,37 @@ export const ItemRevised = defineEvent(
     projectVersion: z.number().int(),
     design: storedDesignSchema,
     revisedAt: z.iso.datetime(),
+  }),
+);
+
+/** Every item of the order that waited for approval is approved (or waived): production may take them. */
+export const OrderApproved = defineEvent(
+  'OrderApproved',
+  1,
+  z.object({ approvedAt: z.iso.datetime() }),
+);
+
+/** The approvers were reminded of a proof still waiting for them. */
+export const ProofReminded = defineEvent(
+  'ProofReminded',
+  1,
+  z.object({
+    orderItemId: z.uuid(),
+    version: z.number().int(),
+    /** the approvers who have not approved yet, by their place in the list */
+    pending: z.array(approverSchema.extend({ approver: z.number().int().min(0) })),
+    linksExpireAt: z.iso.datetime(),
+    remindedAt: z.iso.datetime(),
+  }),
+);
+
+/** The proof waited past its expiry: the item is not produced. */
+export const ProofExpired = defineEvent(
+  'ProofExpired',
+  1,
+  z.object({
+    orderItemId: z.uuid(),
+    version: z.number().int(),
+    expiredAt: z.iso.datetime(),
   }),
 );

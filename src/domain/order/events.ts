@@ -259,7 +259,10 @@ export type OrderEvent =
   | EventOf<typeof approval.ProofApproved>
   | EventOf<typeof approval.ProofRejected>
   | EventOf<typeof approval.ApprovalWaived>
-  | EventOf<typeof approval.ItemRevised>;
+  | EventOf<typeof approval.ItemRevised>
+  | EventOf<typeof approval.OrderApproved>
+  | EventOf<typeof approval.ProofReminded>
+  | EventOf<typeof approval.ProofExpired>;
 
 export const orderEvents = new EventRegistry<OrderEvent>([
   OrderReceived,
@@ -296,6 +299,9 @@ export const orderEvents = new EventRegistry<OrderEvent>([
   approval.ProofRejected,
   approval.ApprovalWaived,
   approval.ItemRevised,
+  approval.OrderApproved,
+  approval.ProofReminded,
+  approval.ProofExpired,
 ]);
 
 const digest = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 40);

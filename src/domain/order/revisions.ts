@@ -1,5 +1,5 @@
 import { DomainError } from '../shared/decider.ts';
-import type { OrderEvent } from './events.ts';
+import { type OrderEvent, PRODUCTION_STAGES } from './events.ts';
 import {
   type Command,
   cancelled,
@@ -20,7 +20,7 @@ import {
  */
 
 /** Stages past the edit window: an item there is on the press or beyond. */
-const PRODUCED = new Set(['batched', 'printed', 'packed', 'shipped', 'delivered', 'reprinting', 'returned']);
+const PRODUCED = new Set<string>(PRODUCTION_STAGES.filter((s) => s !== 'ready'));
 
 /** The first item of the order that closed its edit window, if any. */
 export function closedBy(state: Recorded) {

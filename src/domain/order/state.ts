@@ -135,6 +135,8 @@ export type OrderCommand =
       at: Date;
     }
   | { type: 'WaiveApproval'; orderItemId: string; by: string; reason: string; at: Date }
+  /** reminds the approvers of proofs waiting past their reminder time, expires those past their expiry */
+  | { type: 'WatchApprovals'; at: Date }
   | {
       type: 'ReviseItem';
       orderItemId: string;
@@ -163,7 +165,11 @@ export interface ApprovalState {
   approvers: Approver[];
   finalApprover: ApproverRole | undefined;
   /** waiting for its proof to be drawn, for the approvers, for a revision; or let go */
-  status: 'awaiting_proof' | 'awaiting_approval' | 'rejected' | 'approved' | 'waived';
+  status: 'awaiting_proof' | 'awaiting_approval' | 'rejected' | 'approved' | 'waived' | 'expired';
+  remindAfterHours: number;
+  expireAfterHours: number | undefined;
+  /** the approvers were reminded of the latest version */
+  reminded: boolean;
   /** the latest proof's version (0 before the first) and the print file it shows */
   version: number;
   proofOf: string | undefined;
@@ -294,7 +300,9 @@ export const approvedForProduction = (item: ItemState) =>
 
 /** A new print file of an item that needs approval: its proof is to be drawn and approved anew (unless waived). */
 export const proofDue = (a: ApprovalState): ApprovalState =>
-  a.status === 'waived' ? a : { ...a, status: 'awaiting_proof', approvedBy: [], since: undefined };
+  a.status === 'waived' || a.status === 'expired'
+    ? a
+    : { ...a, status: 'awaiting_proof', approvedBy: [], since: undefined, reminded: false };
 
 export const awaitingApproval = (item: ItemState) =>
   new DomainError(

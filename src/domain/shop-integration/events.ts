@@ -75,6 +75,12 @@ export const WEBHOOK_EVENT_TYPES = [
   'order.item.reprinted',
   'order.late',
   'order.item.mockup_ready',
+  'order.proof.ready',
+  'order.proof.approved',
+  'order.proof.rejected',
+  'order.approved',
+  'order.proof.reminder',
+  'order.proof.expired',
 ] as const;
 export const webhookEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES);
 export type WebhookEventType = z.infer<typeof webhookEventTypeSchema>;

@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { proofLinkMaker } from '../../app/proof-links.ts';
 import { eventFeed } from '../../app/webhooks.ts';
 import { orderMessageSchema } from '../../webhooks/message-schemas.ts';
+import { withProofLinks } from '../../webhooks/messages.ts';
 import { principalOf } from '../auth.ts';
 import type { HttpDeps } from '../deps.ts';
 import { apiKeySecurity, problems } from '../schemas/common.ts';
@@ -44,7 +46,13 @@ export const eventFeedRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async 
         p?.kind === 'integration'
           ? { labelId: p.labelId, integrationId: p.integrationId }
           : { labelId: principalOf(request, 'admin').labelId };
-      return eventFeed(deps.app, scope, request.query.after, request.query.limit);
+      const page = await eventFeed(deps.app, scope, request.query.after, request.query.limit);
+      // a proof's messages carry each approver's link, made now (never stored)
+      const links = proofLinkMaker(deps.config.publicBaseUrl, deps.config.editorTokenSecret);
+      return {
+        ...page,
+        events: page.events.map((m) => withProofLinks(m, scope.labelId, links)),
+      };
     },
   );
 };

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { ApprovalView } from '#projections/order-approvals';
-import { linkExpiry, proofToken } from '../../app/proof-links.ts';
+import { linkExpiry } from '../../app/proof-links.ts';
 import { APPROVER_ROLES, pinSchema } from '../../domain/order/approval-events.ts';
+import type { ProofLinkMaker } from '../../webhooks/messages.ts';
 
 const role = z.enum(APPROVER_ROLES);
 const approverSchema = z.object({ role, name: z.string().trim().min(1).max(100).optional() });
@@ -85,6 +86,7 @@ const approvalStatus = z.enum([
   'rejected',
   'approved',
   'waived',
+  'expired',
 ]);
 
 export const decisionAnswer = z
@@ -153,13 +155,7 @@ export const proofPagePath = (orderItemId: string, version: number, page: number
   `/api/orderitem/${orderItemId}/proofs/${version}/pages/${page}`;
 
 /** An approver's link to a proof version: made when shown, never stored. */
-export type LinkFor = (
-  labelId: string,
-  orderItemId: string,
-  approver: number,
-  version: number,
-  expiresAt: Date,
-) => string;
+export type LinkFor = ProofLinkMaker;
 
 export function toItemApproval(
   a: ApprovalView,
@@ -210,12 +206,6 @@ export const proofPageImage = {
   description: 'the proof page, PNG',
   content: { 'image/png': { schema: z.string().meta({ format: 'binary' }) } },
 };
-
-/** Links to the proof pages of this service (`/proofs/{token}`), signed with its secret. */
-export const proofLinks =
-  (publicBaseUrl: string, secret: string): LinkFor =>
-  (labelId, orderItemId, approver, version, expiresAt) =>
-    `${publicBaseUrl}/proofs/${proofToken(secret, { labelId, orderItemId, approver, version, expiresAt })}`;
 
 export const revisionBody = z
   .object({ projectId: z.uuid().describe("the item's own project, as it is now") })

@@ -12,6 +12,7 @@ import type { ChangeFeed } from '../../db/change-feed.ts';
 import { comparePositions, type EventStore } from '../../eventstore/port.ts';
 import { describeError, positionOf } from '../../subscriptions/parked.ts';
 import type { WebhookTargets } from '../address.ts';
+import { type ProofLinkMaker, withProofLinks } from '../messages.ts';
 import { AttemptLog, attemptOf } from './attempt-log.ts';
 import { disableEndpoint, disableWhenFailingLong } from './disabling.ts';
 import { Pacer, post, type Target, Targets } from './sender.ts';
@@ -30,6 +31,8 @@ export interface DispatcherDeps {
   observe?: (outcome: string, seconds: number) => void;
   /** deliveries in flight at once in this process, over all endpoints (default 256) */
   maxInFlight?: number;
+  /** adds each approver's link to a proof's messages as they leave (never stored) */
+  proofLinks?: ProofLinkMaker;
 }
 
 /** the longest sleep with nothing due (a row due in between wakes it by its time) */
@@ -225,7 +228,9 @@ export class WebhookDispatcher {
     // disabled meanwhile: the queue drops its rows from the log
     if (!t) return;
     await this.pacer.paced(row);
-    const r = await post(row, t, this.deps.timeoutMs);
+    const links = this.deps.proofLinks;
+    const message = links ? withProofLinks(row.message, row.label_id, links) : row.message;
+    const r = await post({ ...row, message }, t, this.deps.timeoutMs);
     const attempt = attemptOf(row, t, r, new Date(), this.deps.scale);
     const { outcome } = attempt;
     const at = new Date(attempt.attemptedAt);

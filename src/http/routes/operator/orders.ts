@@ -5,12 +5,12 @@ import { labelList, setRenderDeadline, setShipDeadline } from '../../../app/labe
 import { orderPage } from '../../../app/order-lists.ts';
 import { cancelOrder, retryOrder } from '../../../app/order-operations.ts';
 import { orderHistory, orderView } from '../../../app/orders.ts';
+import { proofLinkMaker } from '../../../app/proof-links.ts';
 import { renderWithinMinutesSchema, shipWithinHoursSchema } from '../../../domain/label/events.ts';
 import { orderIdSchema } from '../../../domain/order/events.ts';
 import { metadataOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
 import { responseHeaders } from '../../openapi/document.ts';
-import { proofLinks } from '../../schemas/approval.ts';
 import { apiKeySecurity, problems } from '../../schemas/common.ts';
 import { historySchema, orderSchema, toHistory, toOrderAnswer } from '../../schemas/order.ts';
 import {
@@ -167,7 +167,7 @@ export const operatorOrderRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = as
         await orderView(deps.app, labelId, orderId),
         orderId,
         deps.config.publicBaseUrl,
-        proofLinks(deps.config.publicBaseUrl, deps.config.editorTokenSecret),
+        proofLinkMaker(deps.config.publicBaseUrl, deps.config.editorTokenSecret),
       );
     },
   );

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { waiveApproval } from '../../../app/approvals.ts';
 import { endOpsSession } from '../../../app/ops-sessions.ts';
 import { cancelOrder, retryOrder } from '../../../app/order-operations.ts';
 import { changeBarcode, requestReplay } from '../../../app/orders.ts';
@@ -129,6 +130,27 @@ export const opsActions: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app,
           { reason, note: note || undefined },
           metadataOf(request),
         ),
+      );
+    },
+  );
+
+  app.post(
+    '/ops/labels/:labelId/items/:orderItemId/waive-approval',
+    {
+      schema: {
+        hide: true,
+        params: z.object({ labelId: z.uuid(), orderItemId: z.uuid() }).strict(),
+        body: form({
+          orderId: orderParams.shape.orderId,
+          reason: z.string().trim().min(1).max(500),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const labelId = labelScope(sessionOf(request), request.params.labelId);
+      const { orderId, reason } = request.body;
+      return act(reply, orderPath(labelId, orderId), 'approval_waived', () =>
+        waiveApproval(deps.app, labelId, request.params.orderItemId, reason, metadataOf(request)),
       );
     },
   );

@@ -59,6 +59,8 @@ const MESSAGES: Record<string, string> = {
   released: 'The hold is released.',
   reprint_requested:
     'The item goes back to the press: its print file is rendered again and checked first.',
+  approval_waived: 'The item goes to production without its approvers; the waiver is on record.',
+  proof_expired: 'The proof expired: the item has to be revised first.',
   order_on_hold: 'The order is on hold: release it first.',
   stage_conflict: 'The item is not at a stage where that can be done.',
   parked_retried: 'The parked events were taken again.',

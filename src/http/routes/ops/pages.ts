@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { awaitingApproval } from '#projections/order-approvals';
 import { ORDER_STATUSES } from '#projections/orders';
+import { proofPage } from '../../../app/approvals.ts';
 import { batchFile, batchOf, batchView, opsBatches, sheetPreview } from '../../../app/batches.ts';
 import { labelList } from '../../../app/labels.ts';
 import { orderItemMockupImage } from '../../../app/mockups.ts';
@@ -27,6 +29,7 @@ import {
   pageContext,
   sessionOf,
 } from './context.ts';
+import { approvalsPage } from './views/approvals.ts';
 import { batchesPage, batchPage } from './views/batches.ts';
 import { historyNames } from './views/history.ts';
 import { orderDetailPage } from './views/order.ts';
@@ -95,6 +98,47 @@ export const opsReadPages: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (ap
             noticeOf(request.query),
           ),
         );
+    },
+  );
+
+  app.get(
+    '/ops/approvals',
+    { schema: { hide: true, querystring: z.object(noticeFields).strict() } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const rows = await awaitingApproval(deps.app.pool, adminLabel(session), 200);
+      const ctx = await pageContext(deps, session, 'approvals');
+      return reply
+        .type('text/html; charset=utf-8')
+        .send(approvalsPage(ctx, rows, noticeOf(request.query)));
+    },
+  );
+
+  app.get(
+    '/ops/labels/:labelId/items/:orderItemId/proofs/:version/pages/:page',
+    {
+      schema: {
+        hide: true,
+        params: z
+          .object({
+            labelId: uuid,
+            orderItemId: uuid,
+            version: z.coerce.number().int().min(1).max(100_000),
+            page: z.coerce.number().int().min(1).max(10_000),
+          })
+          .strict(),
+      },
+    },
+    async (request, reply) => {
+      const { labelId, orderItemId, version, page } = request.params;
+      const png = await proofPage(
+        deps.app,
+        labelScope(sessionOf(request), labelId),
+        orderItemId,
+        version,
+        page,
+      );
+      return sendImage(reply, 'image/png', png);
     },
   );
 

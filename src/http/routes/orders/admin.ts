@@ -6,6 +6,7 @@ import { cancelOrder, retryOrder } from '../../../app/order-operations.ts';
 import { changeBarcode, orderHistory, orderView, requestReplay } from '../../../app/orders.ts';
 import { printFilePreview } from '../../../app/previews.ts';
 import { printFileDownload } from '../../../app/print-file-downloads.ts';
+import { proofLinkMaker } from '../../../app/proof-links.ts';
 import { barcodeInputSchema } from '../../../domain/order/barcode.ts';
 import { orderIdSchema, orderStream } from '../../../domain/order/events.ts';
 import {
@@ -21,7 +22,6 @@ import { FreshReads } from '../../fresh-reads.ts';
 import { sendImage } from '../../image-reply.ts';
 import { responseHeaders } from '../../openapi/document.ts';
 import { sendPrintFile } from '../../print-file-reply.ts';
-import { proofLinks } from '../../schemas/approval.ts';
 import {
   apiKeySecurity,
   conditionalHeaders,
@@ -236,7 +236,7 @@ export const orderAdminRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
               await orderView(deps.app, labelId, orderId),
               orderId,
               deps.config.publicBaseUrl,
-              proofLinks(deps.config.publicBaseUrl, deps.config.editorTokenSecret),
+              proofLinkMaker(deps.config.publicBaseUrl, deps.config.editorTokenSecret),
             );
             return { body, version: versionOf(body) };
           }),

@@ -31,6 +31,7 @@ const STATUS: Record<ApprovalView['status'], string> = {
   rejected: 'Changes were requested; a new proof will follow.',
   approved: 'Approved: this is what will be printed.',
   waived: 'Released to production by the print shop.',
+  expired: 'This proof expired without approval; ask the shop for a new one.',
 };
 
 /** An approver's page: every proof page, the facts approved, and the two forms (no script). */

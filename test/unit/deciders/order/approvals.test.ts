@@ -29,7 +29,15 @@ const required: OrderEvent = {
 const pages = [{ page: 1, storageKey: 'k', sha256: 'p', width: 10, height: 10 }];
 const proof = (version: number, sha: string): OrderEvent => ({
   type: 'ProofMade',
-  data: { orderItemId: a.orderItemId, version, printFileSha256: sha, pages, madeAt: iso },
+  data: {
+    orderItemId: a.orderItemId,
+    version,
+    printFileSha256: sha,
+    pages,
+    approvers: [{ role: 'buyer', name: 'Anna' }, { role: 'shop' }],
+    linksExpireAt: '2026-02-01T03:04:05.000Z',
+    madeAt: iso,
+  },
 });
 const rendered = [
   received,
@@ -135,9 +143,10 @@ describe('order decider: approvals', () => {
     spec([...proofed, buyerApproved])
       .when(batch)
       .thenFails('awaiting_approval');
+    // the last approval of the order's last waiting item lets the order go
     spec([...proofed, buyerApproved])
       .when(decide(1, 'approve', 1))
-      .thenEvents([shopApproved]);
+      .thenEvents([shopApproved, { type: 'OrderApproved', data: { approvedAt: iso } }]);
     spec([...proofed, buyerApproved, shopApproved])
       .when(batch)
       .thenEvents([
@@ -199,6 +208,10 @@ describe('order decider: approvals', () => {
         waivedAt: later(60 * 24).toISOString(),
       },
     };
+    const approvedThen: OrderEvent = {
+      type: 'OrderApproved',
+      data: { approvedAt: later(60 * 24).toISOString() },
+    };
     spec(proofed)
       .when({
         type: 'WaiveApproval',
@@ -207,8 +220,8 @@ describe('order decider: approvals', () => {
         reason: 'phoned',
         at: later(60 * 24),
       })
-      .thenEvents([waived]);
-    spec([...proofed, waived])
+      .thenEvents([waived, approvedThen]);
+    spec([...proofed, waived, approvedThen])
       .when({ type: 'WaiveApproval', orderItemId: a.orderItemId, by: 'operator', reason: 'x', at })
       .thenEvents([]);
     // not late while it waits, however long
@@ -216,10 +229,10 @@ describe('order decider: approvals', () => {
       .when({ type: 'MarkLate', at: later(60 * 24 * 30) })
       .thenEvents([]);
     // 72 hours from the waiver a day in: not late at 80 h, late at 97 h
-    spec([...proofed, waived])
+    spec([...proofed, waived, approvedThen])
       .when({ type: 'MarkLate', at: later(80 * 60) })
       .thenEvents([]);
-    spec([...proofed, waived])
+    spec([...proofed, waived, approvedThen])
       .when({ type: 'MarkLate', at: later(97 * 60) })
       .thenEvents([
         {
@@ -227,5 +240,53 @@ describe('order decider: approvals', () => {
           data: { shipBy: later(96 * 60).toISOString(), noticedAt: later(97 * 60).toISOString() },
         },
       ]);
+  });
+
+  it('reminds the approvers once a version, and expires a proof past its time, cancelling an order with nothing left', () => {
+    const timed: OrderEvent = {
+      type: 'ApprovalRequired',
+      data: { ...(required.data as object), expireAfterHours: 72 } as never,
+    };
+    const only = [
+      received,
+      timed,
+      started,
+      printed(a.orderItemId, 'aa'),
+      printed(b.orderItemId, 'bb'),
+      proof(1, 'aa'),
+    ];
+    const watch = (hours: number) => ({ type: 'WatchApprovals' as const, at: later(hours * 60) });
+    spec(only).when(watch(23)).thenEvents([]);
+    const reminded: OrderEvent = {
+      type: 'ProofReminded',
+      data: {
+        orderItemId: a.orderItemId,
+        version: 1,
+        pending: [
+          { role: 'buyer', name: 'Anna', approver: 0 },
+          { role: 'shop', approver: 1 },
+        ],
+        linksExpireAt: later(72 * 60).toISOString(),
+        remindedAt: later(25 * 60).toISOString(),
+      },
+    };
+    spec(only).when(watch(25)).thenEvents([reminded]);
+    spec([...only, reminded])
+      .when(watch(26))
+      .thenEvents([]);
+    const expired: OrderEvent = {
+      type: 'ProofExpired',
+      data: { orderItemId: a.orderItemId, version: 1, expiredAt: later(73 * 60).toISOString() },
+    };
+    // b needs no approval: the order goes on with it
+    spec([...only, reminded])
+      .when(watch(73))
+      .thenEvents([expired]);
+    spec([...only, expired])
+      .when(decide(0, 'approve'))
+      .thenFails('proof_expired');
+    spec([...only, expired])
+      .when(watch(80))
+      .thenEvents([]);
   });
 });

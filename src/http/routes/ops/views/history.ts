@@ -301,6 +301,21 @@ export function historyEntry(
         title: 'Item revised',
         text: `${item(e.data.orderItemId)} takes design version ${e.data.version} (project version ${e.data.projectVersion}); its print file is made again.`,
       };
+    case 'OrderApproved':
+      return {
+        title: 'Order approved',
+        text: 'Every item that waited for its proof to be approved may go to production; the ship-by clock starts now.',
+      };
+    case 'ProofReminded':
+      return {
+        title: 'Approvers reminded',
+        text: `${e.data.pending.map(approverName).join(', ')} reminded of proof version ${e.data.version} of ${item(e.data.orderItemId)}.`,
+      };
+    case 'ProofExpired':
+      return {
+        title: 'Proof expired',
+        text: `Proof version ${e.data.version} of ${item(e.data.orderItemId)} was not approved in time: the item is not produced.`,
+      };
     case 'ApprovalWaived':
       return {
         title: 'Approval waived',

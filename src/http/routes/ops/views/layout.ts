@@ -6,7 +6,14 @@ export interface PageContext {
   /** the label admin's label name; the operator sees every label */
   viewerName: string;
   /** where this page lives, for the navigation */
-  section: 'overview' | 'orders' | 'production' | 'batches' | 'projections' | 'sessions';
+  section:
+    | 'overview'
+    | 'orders'
+    | 'production'
+    | 'approvals'
+    | 'batches'
+    | 'projections'
+    | 'sessions';
 }
 
 const nav = (ctx: PageContext) => {
@@ -16,6 +23,7 @@ const nav = (ctx: PageContext) => {
     <strong class="brand">Fulfillment operations</strong>
     ${item('overview', '/ops', 'Overview')} ${item('orders', '/ops/orders', 'Orders')}
     ${item('production', '/ops/production', 'Production')}
+    ${item('approvals', '/ops/approvals', 'Awaiting approval')}
     ${item('batches', '/ops/batches', 'Press runs')}
     ${ctx.session.viewer.kind === 'operator' ? item('projections', '/ops/projections', 'Projections') : ''}
     ${item('sessions', '/ops/sessions', 'Sessions')}

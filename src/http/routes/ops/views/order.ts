@@ -3,6 +3,7 @@ import type { OrderItemRow, OrderRow } from '#projections/orders';
 import type { OpsSession } from '../../../../app/ops-sessions.ts';
 import { type OrderEvent, orderEvents, REPRINT_REASONS } from '../../../../domain/order/events.ts';
 import type { RecordedEvent } from '../../../../eventstore/port.ts';
+import { approvalSection } from './approvals.ts';
 import { actorName, type HistoryNames, historyEntry, plainLayerText } from './history.ts';
 import { age, href, html, time } from './html.ts';
 import { actionForm, type Notice, notice, type PageContext, page, statusBadge } from './layout.ts';
@@ -82,6 +83,7 @@ function itemSection(
           )
         : ''
     }
+    ${i.approval ? approvalSection(session, base, orderId, i.approval, cancelled) : ''}
     ${actionForm(
       session,
       `${base}/barcode`,

@@ -1,3 +1,4 @@
+import { orderItemMockups } from '#projections/mockups';
 import { ordersAwaitingApproval } from '#projections/order-production';
 import { findOrderItem } from '#projections/orders';
 import { labelAggregate } from '../domain/label/decider.ts';
@@ -9,6 +10,7 @@ import { DomainError } from '../domain/shared/decider.ts';
 import type { EventMetadata } from '../eventstore/port.ts';
 import { handleCommand, loadState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
+import { orderItemMockupImage } from './mockups.ts';
 import type { ProofLink } from './proof-links.ts';
 
 /*
@@ -233,7 +235,26 @@ export async function proofForLink(ctx: AppContext, link: ProofLink) {
   const proof = approval?.proofs.find((p) => p.version === link.version);
   if (!row || !approval || !approver || !proof)
     throw new DomainError('not_found', 'no such proof', 'proof_not_found');
-  return { item: row, approval, approver, proof, current: approval.version === link.version };
+  // the item's mockups of this very print file (when the label has templates for it)
+  const mockups = (await orderItemMockups(ctx.pool, link.labelId, [link.orderItemId])).filter(
+    (m) => m.print_file_sha256 === proof.printFileSha256,
+  );
+  return {
+    item: row,
+    approval,
+    approver,
+    proof,
+    mockups: mockups.map((m) => ({ sha256: m.sha256, width: m.width, height: m.height })),
+    current: approval.version === link.version,
+  };
+}
+
+/** A mockup of the print file a link's proof shows. */
+export async function proofMockup(ctx: AppContext, link: ProofLink, sha256: string) {
+  const { mockups } = await proofForLink(ctx, link);
+  if (!mockups.some((m) => m.sha256 === sha256))
+    throw new DomainError('not_found', 'no such mockup', 'mockup_not_found');
+  return orderItemMockupImage(ctx, link.labelId, link.orderItemId, sha256);
 }
 
 /** A proof page's PNG, for a link's page or the label's admin. */

@@ -52,6 +52,8 @@ export interface CancelAnswer {
 /**
  * Cancels an order that is not to be printed: OrderCancelled; its workflow is cancelled
  * from the log and no further print file is recorded. Cancelling again answers the same.
+ * The label's admin cancels while no item is batched or printed (the edit window); the
+ * operator until every item has shipped.
  */
 export async function cancelOrder(
   ctx: AppContext,
@@ -64,7 +66,8 @@ export async function cancelOrder(
     ctx.store,
     orderAggregate,
     orderStream(labelId, orderId),
-    { type: 'CancelOrder', reason, at: new Date() },
+    // the operator may stop an order on the shop floor; the label only in its edit window
+    { type: 'CancelOrder', reason, override: metadata.actor === 'operator', at: new Date() },
     { ...metadata, labelId },
   );
   // a render of the order in this process that has yet to begin sees it cancelled

@@ -78,11 +78,39 @@ describe('proof approvals', () => {
     });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
   };
-  /** the order once its item's proof waits for the approvers */
-  const proofed = (orderId: string) =>
-    until(`the proof of ${orderId}`, async () => {
+  /**
+   * A refusal checked once the shop's webhook deliveries are done: a delivery records its
+   * attempt as an event, which the refusal's "nothing recorded" check would see.
+   */
+  const refusedHere = async (
+    ...args: Parameters<typeof refused> extends [unknown, unknown, ...infer R] ? R : never
+  ) => {
+    for (;;) {
+      await settled(t);
+      const q = await t.app.db.pool.query('SELECT count(*)::int AS n FROM webhook_queue');
+      if (q.rows[0].n === 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return refused(t, call, ...args);
+  };
+
+  /** the order once its item's proof waits for the approvers, and its mockup is drawn */
+  const proofed = async (orderId: string) => {
+    const order = await until(`the proof of ${orderId}`, async () => {
       const r = await call('GET', `/api/orders/${orderId}`, { key: a.adminKey });
       return r.body?.items?.[0]?.approval?.status === 'awaiting_approval' ? r.body : undefined;
+    });
+    await mockupsOf(order.items[0].orderItemId, order.items[0].printFiles.at(-1).sha256);
+    return order;
+  };
+  /** an item's mockups of one print file, once drawn (the label has a template for its SKU) */
+  const mockupsOf = (orderItemId: string, printFileSha256: string) =>
+    until(`the mockup of ${orderItemId}`, async () => {
+      const r = await call('GET', `/api/orderitem/${orderItemId}/mockups`, { key: a.adminKey });
+      const of = (Array.isArray(r.body) ? r.body : []).filter(
+        (m: { printFileSha256: string }) => m.printFileSha256 === printFileSha256,
+      );
+      return of.length > 0 ? of : undefined;
     });
   /** an address the service gave, on the test's server (its public base URL is not served) */
   const here = (url: string) => {
@@ -103,13 +131,39 @@ describe('proof approvals', () => {
       { ...policy, mode: 'sometimes' },
       { ...policy, approvers: [{ role: 'buyer\u0000' }] },
     ])
-      await refused(t, call, 400, 'PUT', '/api/approval-policy', { key: a.adminKey, body });
+      await refusedHere(400, 'PUT', '/api/approval-policy', { key: a.adminKey, body });
     const integrations = await call('GET', '/api/shop-integration', { key: a.adminKey });
     const hook = await call('PUT', `/api/shop-integration/${integrations.body[0].id}/webhook`, {
       key: a.adminKey,
       body: { url: receiver.url() },
     });
     expect(hook.status, JSON.stringify(hook.body)).toBe(200);
+    // a mockup template for the pens: the proof page shows the item on it
+    const photo = await sharp({
+      create: { width: 400, height: 300, channels: 3, background: '#d8d8d8' },
+    })
+      .png()
+      .toBuffer();
+    const template = await call('PUT', '/api/mockup-templates/pens', {
+      key: a.adminKey,
+      body: {
+        match: { sku: a.sku },
+        photo: `data:image/png;base64,${photo.toString('base64')}`,
+        areas: [
+          {
+            printArea: 'FRONT',
+            corners: [
+              [100, 75],
+              [300, 75],
+              [300, 225],
+              [100, 225],
+            ],
+            blend: 'normal',
+          },
+        ],
+      },
+    });
+    expect(template.status, JSON.stringify(template.body)).toBe(200);
     const set = await call('PUT', '/api/approval-policy', { key: a.adminKey, body: policy });
     expect(set.status, JSON.stringify(set.body)).toBe(200);
     expect(set.body).toMatchObject({ mode: 'all', finalApprover: 'shop', skus: [] });
@@ -136,20 +190,26 @@ describe('proof approvals', () => {
     expect(createHash('sha256').update(png).digest('hex')).toBe(proof.pages[0].sha256);
     expect((await sharp(png).metadata()).format).toBe('png');
     // nothing goes to production before approval
-    await refused(t, call, 409, 'POST', '/v1/production/batches', {
+    await refusedHere(409, 'POST', '/v1/production/batches', {
       key: a.fulfillmentKey,
       body: { items: [item.orderItemId], media: { preset: 'SRA3' }, mode: 'gang' },
     });
-    await refused(t, call, 409, 'POST', '/v1/production/scans', {
+    await refusedHere(409, 'POST', '/v1/production/scans', {
       key: a.fulfillmentKey,
       body: { code: item.barcode?.value ?? item.orderItemId, stage: 'printed', station: 'Press 1' },
     });
-    await refused(t, call, 409, 'POST', `/v1/orders/${orderId}/shipments`, {
+    await refusedHere(409, 'POST', `/v1/orders/${orderId}/shipments`, {
       key: a.fulfillmentKey,
       body: { carrier: 'DHL', trackingNumber: 'T1' },
     });
     expect(order.late ?? false).toBe(false);
 
+    // the mockup of this print file joins the page once drawn
+    await until('the mockup on the proof page', async () =>
+      (await (await fetch(here(item.approval.links[0].url))).text()).includes('data-mockup')
+        ? true
+        : undefined,
+    );
     // the buyer's link, opened in a browser with JavaScript off
     const link = here(item.approval.links.find((l: { role: string }) => l.role === 'buyer').url);
     const context = await browser.newContext({ javaScriptEnabled: false });
@@ -157,8 +217,17 @@ describe('proof approvals', () => {
     await page.goto(link);
     expect(await page.locator('h1').textContent()).toContain('Proof version 1');
     expect(await page.locator('[data-sha256]').getAttribute('data-sha256')).toBe(file.sha256);
-    const images = page.locator('.pages img');
+    const images = page.locator('img[data-page]');
     expect(await images.count()).toBe(proof.pages.length);
+    const mockup = page.locator('img[data-mockup]');
+    const drawn = await mockupsOf(item.orderItemId, file.sha256);
+    expect(await mockup.count()).toBe(drawn.length);
+    await until('the mockup image to load', async () =>
+      (await mockup.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)) >
+      0
+        ? true
+        : undefined,
+    );
     await until('the proof image to load', async () =>
       (await images
         .first()
@@ -185,7 +254,7 @@ describe('proof approvals', () => {
     const after = await itemOf(orderId);
     expect(after.approval.status).toBe('rejected');
     // a rejected proof is not approved later by the shop
-    await refused(t, call, 409, 'POST', `/api/orderitems/${item.orderItemId}/approval`, {
+    await refusedHere(409, 'POST', `/api/orderitems/${item.orderItemId}/approval`, {
       key: a.shopKey,
       body: { decision: 'approve' },
     });
@@ -200,9 +269,9 @@ describe('proof approvals', () => {
     expect((await edit('John')).status).toBe(200);
     const revisions = `/api/orderitems/${item.orderItemId}/revisions`;
     for (const key of [b.shopKey, b.adminKey])
-      await refused(t, call, 404, 'POST', revisions, { key, body: { projectId: a.projects[0] } });
+      await refusedHere(404, 'POST', revisions, { key, body: { projectId: a.projects[0] } });
     // another label's project: as if there were none
-    await refused(t, call, 404, 'POST', revisions, {
+    await refusedHere(404, 'POST', revisions, {
       key: a.shopKey,
       body: { projectId: b.projects[0] },
     });
@@ -263,7 +332,7 @@ describe('proof approvals', () => {
     });
     expect(scanned.status, JSON.stringify(scanned.body)).toBe(200);
     // past the edit window: no revision
-    await refused(t, call, 409, 'POST', revisions, {
+    await refusedHere(409, 'POST', revisions, {
       key: a.shopKey,
       body: { projectId: a.projects[0] },
     });
@@ -319,19 +388,19 @@ describe('proof approvals', () => {
     const item = (await proofed(orderId)).items[0];
     const path = `/api/orderitems/${item.orderItemId}/approval`;
     // the final approver cannot go first
-    await refused(t, call, 409, 'POST', path, { key: a.shopKey, body: { decision: 'approve' } });
+    await refusedHere(409, 'POST', path, { key: a.shopKey, body: { decision: 'approve' } });
     // not an approver; bad pins; another label's keys: nothing recorded
-    await refused(t, call, 400, 'POST', path, {
+    await refusedHere(400, 'POST', path, {
       key: a.shopKey,
       body: { decision: 'approve', onBehalfOf: 'Mallory' },
     });
-    await refused(t, call, 400, 'POST', path, {
+    await refusedHere(400, 'POST', path, {
       key: a.adminKey,
       body: { decision: 'reject', pins: [{ page: 0, xMm: -1, yMm: 1, text: '' }] },
     });
     for (const key of [b.adminKey, b.shopKey])
-      await refused(t, call, 404, 'POST', path, { key, body: { decision: 'approve' } });
-    await refused(t, call, 404, 'GET', `/api/orderitem/${item.orderItemId}/proofs/1/pages/1`, {
+      await refusedHere(404, 'POST', path, { key, body: { decision: 'approve' } });
+    await refusedHere(404, 'GET', `/api/orderitem/${item.orderItemId}/proofs/1/pages/1`, {
       key: b.adminKey,
     });
     // the buyer approves through the link's form (as a browser posts it)
@@ -340,10 +409,10 @@ describe('proof approvals', () => {
     const csrf = /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
     expect(csrf).toBeTruthy();
     // without the page's field, or from another site: refused, nothing recorded
-    await refused(t, call, 403, 'POST', link.pathname, {
+    await refusedHere(403, 'POST', link.pathname, {
       ...form({ decision: 'approve', _csrf: 'x' }),
     });
-    await refused(t, call, 403, 'POST', link.pathname, {
+    await refusedHere(403, 'POST', link.pathname, {
       ...form({ decision: 'approve', _csrf: csrf! }, { origin: 'https://evil.example' }),
     });
     const posted = await fetch(link, {
@@ -419,8 +488,8 @@ describe('proof approvals', () => {
       [410, 410, expired],
       [404, 403, otherItem],
     ] as const) {
-      await refused(t, call, get, 'GET', `/proofs/${bad}`);
-      await refused(t, call, post, 'POST', `/proofs/${bad}`, {
+      await refusedHere(get, 'GET', `/proofs/${bad}`);
+      await refusedHere(post, 'POST', `/proofs/${bad}`, {
         ...form({ decision: 'approve', _csrf: 'x' }),
       });
     }
@@ -480,7 +549,7 @@ describe('proof approvals', () => {
     const after = await call('GET', `/api/orders/${orderId}`, { key: a.adminKey });
     expect(after.body.status).toBe('cancelled');
     expect(after.body.items[0].approval.status).toBe('expired');
-    await refused(t, call, 409, 'POST', `/api/orderitems/${item.orderItemId}/approval`, {
+    await refusedHere(409, 'POST', `/api/orderitems/${item.orderItemId}/approval`, {
       key: a.shopKey,
       body: { decision: 'approve', onBehalfOf: 'buyer' },
     });
@@ -515,6 +584,26 @@ describe('proof approvals', () => {
     ]);
     expect(await eventsOf(orderId, 'OrderApproved')).toHaveLength(1);
     expect((await itemOf(orderId)).approval.status).toBe('waived');
+  }, 120_000);
+
+  it('takes a cancel in the edit window: nothing of the order is printed', async () => {
+    const orderId = 'PROOF-CANCEL';
+    await notify(orderId);
+    const item = (await proofed(orderId)).items[0];
+    const cancel = await call('POST', `/api/orders/${orderId}/cancel`, {
+      key: a.adminKey,
+      body: { reason: 'the buyer changed their mind' },
+    });
+    expect(cancel.status, JSON.stringify(cancel.body)).toBe(200);
+    await refusedHere(409, 'POST', `/api/orderitems/${item.orderItemId}/approval`, {
+      key: a.shopKey,
+      body: { decision: 'approve', onBehalfOf: 'buyer' },
+    });
+    await refusedHere(409, 'POST', '/v1/production/batches', {
+      key: a.fulfillmentKey,
+      body: { items: [item.orderItemId], media: { preset: 'SRA3' }, mode: 'gang' },
+    });
+    expect(await eventsOf(orderId, 'OrderItemBatched')).toEqual([]);
   }, 120_000);
 
   it('lets a sale opt out of the policy, and a label without one opt in', async () => {

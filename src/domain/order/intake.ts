@@ -2,10 +2,12 @@ import { DomainError } from '../shared/decider.ts';
 import type { OrderEvent } from './events.ts';
 import {
   type Command,
+  closedBy,
   type DecideHandlers,
   defaultBarcode,
   type Event,
   type EvolveHandlers,
+  editWindowClosed,
   hasShipped,
   type OrderState,
   type Recorded,
@@ -93,6 +95,9 @@ export function cancelOrder(
       'every item of the order has shipped: there is nothing left to cancel',
       'order_shipped',
     );
+  // the shop's cancel only in the edit window; the operator's (override) until it ships
+  const closed = command.override ? undefined : closedBy(state);
+  if (closed) throw editWindowClosed(closed, 'cancelled');
   return [
     {
       type: 'OrderCancelled',

@@ -1,11 +1,13 @@
 import { DomainError } from '../shared/decider.ts';
-import { type OrderEvent, PRODUCTION_STAGES } from './events.ts';
+import type { OrderEvent } from './events.ts';
 import {
   type Command,
   cancelled,
+  closedBy,
   type DecideHandlers,
   type Event,
   type EvolveHandlers,
+  editWindowClosed,
   itemOf,
   type OrderState,
   proofDue,
@@ -19,14 +21,6 @@ import {
  * approved again.
  */
 
-/** Stages past the edit window: an item there is on the press or beyond. */
-const PRODUCED = new Set<string>(PRODUCTION_STAGES.filter((s) => s !== 'ready'));
-
-/** The first item of the order that closed its edit window, if any. */
-export function closedBy(state: Recorded) {
-  return [...state.items.values()].find((i) => i.stage !== undefined && PRODUCED.has(i.stage));
-}
-
 export function reviseItem(
   command: Command<'ReviseItem'>,
   state: OrderState,
@@ -36,12 +30,7 @@ export function reviseItem(
   if (!state.exists) return [];
   if (state.status === 'cancelled') throw cancelled();
   const closed = closedBy(state);
-  if (closed)
-    throw new DomainError(
-      'conflict',
-      `the order can no longer be changed: item ${closed.item.itemId} is ${closed.stage}`,
-      'edit_window_closed',
-    );
+  if (closed) throw editWindowClosed(closed, 'changed');
   if (item.item.projectId !== command.projectId)
     throw new DomainError(
       'invalid',

@@ -12,6 +12,7 @@ import type {
   REPRINT_REASONS,
   STAGE_SOURCES,
 } from './events.ts';
+import { PRODUCTION_STAGES } from './floor-events.ts';
 
 type Barcode = { format: BarcodeFormat; value: string };
 type PrintFileFacts = {
@@ -41,7 +42,13 @@ export type OrderCommand =
   | { type: 'RecordBarcodeRegenerated'; orderItemId: string; barcode: Barcode; at: Date }
   | { type: 'RequestReplay'; replayId: string; at: Date }
   | { type: 'RequestRetry'; retryId: string; at: Date }
-  | { type: 'CancelOrder'; reason?: string | undefined; at: Date }
+  | {
+      type: 'CancelOrder';
+      reason?: string | undefined;
+      /** the operator's: may stop an order on the shop floor (the label's only in its edit window) */
+      override?: boolean | undefined;
+      at: Date;
+    }
   | { type: 'MarkOverdue'; at: Date }
   | {
       type: 'RecordReplay';
@@ -289,6 +296,24 @@ export function producible(state: OrderState) {
   if (state.holds.size > 0) throw onHold(state.holds);
   return state;
 }
+
+/** Stages past the edit window: an item there is on the press or beyond. */
+const PRODUCED = new Set<string>(PRODUCTION_STAGES.filter((s) => s !== 'ready'));
+
+/**
+ * The first item of the order that closed its edit window (batched, printed or beyond),
+ * if any: until then the order may be revised or cancelled by the shop.
+ */
+export function closedBy(state: Recorded) {
+  return [...state.items.values()].find((i) => i.stage !== undefined && PRODUCED.has(i.stage));
+}
+
+export const editWindowClosed = (item: ItemState, wanted: string) =>
+  new DomainError(
+    'conflict',
+    `the order can no longer be ${wanted}: item ${item.item.itemId} is ${item.stage}`,
+    'edit_window_closed',
+  );
 
 /** The item has left the shop: shipped, or delivered since. */
 export const hasShipped = (item: ItemState) =>

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { decideByLink, proofForLink, proofPage } from '../../../app/approvals.ts';
+import { decideByLink, proofForLink, proofMockup, proofPage } from '../../../app/approvals.ts';
 import {
   formToken,
   formTokenMatches,
@@ -125,6 +125,21 @@ export const proofSite: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app, 
         request.params.page,
       );
       return sendImage(reply, 'image/png', png).header('cache-control', 'no-store');
+    },
+  );
+
+  app.get(
+    '/proofs/:token/mockups/:sha256',
+    {
+      schema: {
+        ...hidden,
+        params: tokenParams.extend({ sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
+      },
+    },
+    async (request, reply) => {
+      const link = linkOf(request.params.token);
+      const image = await proofMockup(deps.app, link, request.params.sha256);
+      return sendImage(reply, image.contentType, image.bytes).header('cache-control', 'no-store');
     },
   );
 

@@ -19,6 +19,7 @@ interface Shown {
   approval: ApprovalView;
   approver: Approver;
   proof: ProofView;
+  mockups: { sha256: string; width: number; height: number }[];
   current: boolean;
   token: string;
   csrf: string;
@@ -66,6 +67,14 @@ Solid line: trim (where it is cut); dashed: bleed; dotted: the safe area.</p>
     (p) =>
       html`<img src="${base}/pages/${p.page}" width="${p.width}" height="${p.height}" alt="proof page ${p.page}" data-page="${p.page}">`,
   )}</div>
+${
+  s.mockups.length
+    ? html`<h2>On the product</h2><div class="pages mockups">${s.mockups.map(
+        (m) =>
+          html`<img src="${base}/mockups/${m.sha256}" width="${m.width}" height="${m.height}" alt="mockup of the item" data-mockup="${m.sha256}">`,
+      )}</div>`
+    : ''
+}
 ${
   open
     ? html`<form method="post" action="${base}" id="approve">

@@ -103,4 +103,22 @@ describe('order decider: revisions', () => {
       })
       .thenEvents([]);
   });
+
+  it('takes the shop’s cancel in the edit window only; the operator’s until it ships', () => {
+    const cancel = { type: 'CancelOrder' as const, reason: 'changed mind', at };
+    const cancelledEvent: OrderEvent = {
+      type: 'OrderCancelled',
+      data: { reason: 'changed mind', cancelledAt: iso },
+    };
+    spec(made).when(cancel).thenEvents([cancelledEvent]);
+    spec([...made, batched])
+      .when(cancel)
+      .thenFails('edit_window_closed');
+    spec([...made, itemPrinted(b.orderItemId)])
+      .when(cancel)
+      .thenFails('edit_window_closed');
+    spec([...made, batched])
+      .when({ ...cancel, override: true })
+      .thenEvents([cancelledEvent]);
+  });
 });

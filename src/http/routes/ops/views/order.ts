@@ -148,8 +148,15 @@ export function orderDetailPage(
       ${order.status === 'failed' ? actionForm(session, `${path}/retry`, 'Retry failed items') : ''}
       ${rendered ? actionForm(session, `${path}/replay`, 'Replay and compare') : ''}
       ${
-        // a shipped order has nothing left to cancel (the API answers 409 order_shipped)
-        order.status !== 'cancelled' && order.stage !== 'shipped' && order.stage !== 'delivered'
+        // a shipped order has nothing left to cancel (the API answers 409 order_shipped); a
+        // label's admin cancels only while no item is batched or printed (the edit window)
+        order.status !== 'cancelled' &&
+        order.stage !== 'shipped' &&
+        order.stage !== 'delivered' &&
+        (
+          session.viewer.kind === 'operator' ||
+            order.items.every((i) => i.stage === null || i.stage === 'ready')
+        )
           ? actionForm(
               session,
               `${path}/cancel`,

@@ -57,7 +57,7 @@ describe('proof approvals', () => {
   });
 
   const policy = {
-    mode: 'all',
+    mode: 'skus',
     approvers: [
       { role: 'buyer', name: 'Anna', email: 'anna@example.com' },
       { role: 'shop', name: 'Prepress' },
@@ -123,15 +123,24 @@ describe('proof approvals', () => {
     (await t.app.store.readStream(orderStream(a.labelId, orderId))).filter((e) => e.type === type);
 
   it('sets the policy, and refuses one that cannot work, recording nothing', async () => {
-    for (const body of [
-      { ...policy, finalApprover: 'buyer', approvers: [{ role: 'shop' }] },
-      { ...policy, approvers: [] },
-      { ...policy, mode: 'skus' },
-      { ...policy, expireAfterHours: 2 },
-      { ...policy, mode: 'sometimes' },
-      { ...policy, approvers: [{ role: 'buyer\u0000' }] },
-    ])
-      await refusedHere(400, 'PUT', '/api/approval-policy', { key: a.adminKey, body });
+    const good = { ...policy, skus: [a.sku] };
+    for (const [code, body] of [
+      [
+        'final_approver_unknown',
+        { ...good, finalApprover: 'buyer', approvers: [{ role: 'shop' }] },
+      ],
+      ['approvers_missing', { ...good, approvers: [] }],
+      ['skus_missing', policy],
+      ['expiry_before_reminder', { ...good, expireAfterHours: 2 }],
+      ['validation', { ...good, mode: 'sometimes' }],
+      ['invalid_character', { ...good, approvers: [{ role: 'buyer\u0000' }] }],
+    ] as const) {
+      const problem = await refusedHere(400, 'PUT', '/api/approval-policy', {
+        key: a.adminKey,
+        body,
+      });
+      if (code !== 'validation') expect(problem.code, JSON.stringify(problem)).toBe(code);
+    }
     const integrations = await call('GET', '/api/shop-integration', { key: a.adminKey });
     const hook = await call('PUT', `/api/shop-integration/${integrations.body[0].id}/webhook`, {
       key: a.adminKey,
@@ -164,9 +173,12 @@ describe('proof approvals', () => {
       },
     });
     expect(template.status, JSON.stringify(template.body)).toBe(200);
-    const set = await call('PUT', '/api/approval-policy', { key: a.adminKey, body: policy });
+    const set = await call('PUT', '/api/approval-policy', {
+      key: a.adminKey,
+      body: good,
+    });
     expect(set.status, JSON.stringify(set.body)).toBe(200);
-    expect(set.body).toMatchObject({ mode: 'all', finalApprover: 'shop', skus: [] });
+    expect(set.body).toMatchObject({ mode: 'skus', finalApprover: 'shop', skus: [a.sku] });
     expect((await call('GET', '/api/approval-policy', { key: a.adminKey })).body).toEqual(set.body);
     expect((await call('GET', '/api/approval-policy', { key: b.adminKey })).body.mode).toBe('none');
   });
@@ -211,7 +223,16 @@ describe('proof approvals', () => {
         : undefined,
     );
     // the buyer's link, opened in a browser with JavaScript off
-    const link = here(item.approval.links.find((l: { role: string }) => l.role === 'buyer').url);
+    // the buyer's link as the shop heard it (order.proof.ready), the one the order shows
+    const told = await until(
+      'order.proof.ready delivered',
+      async () => heard(orderId, 'order.proof.ready')[0],
+    );
+    const buyer = (told.data as unknown as { approvers: { role: string; url: string }[] })
+      .approvers[0]!;
+    expect(buyer.role).toBe('buyer');
+    const link = here(buyer.url);
+    expect(link).toBe(here(item.approval.links[0].url));
     const context = await browser.newContext({ javaScriptEnabled: false });
     const page = await context.newPage();
     await page.goto(link);

@@ -20,14 +20,19 @@ export const APPROVAL_EVENTS = [
   'ProofExpired',
 ] as const;
 
-/** SQL: an item's approval once it has a new print file to come (waived stays waived). */
-export const PROOF_DUE_SQL = `CASE WHEN approval IS NULL OR approval->>'status' = 'waived' THEN approval
+/**
+ * SQL: an item's approval once it has a new print file (or a revision's) to come, as the
+ * decider's proofDue has it: a waived or expired one stays as it is.
+ */
+export const PROOF_DUE_SQL = `CASE WHEN approval IS NULL OR approval->>'status' IN ('waived', 'expired') THEN approval
   ELSE approval || '{"status":"awaiting_proof"}'::jsonb - 'approvedSha256' - 'since' END`;
 
 export interface ProofView {
   version: number;
   printFileSha256: string;
   pages: { page: number; storageKey: string; sha256: string; width: number; height: number }[];
+  /** until when its approvers' links hold (as ProofMade recorded it) */
+  linksExpireAt: string;
   madeAt: string;
 }
 export interface DecisionView {
@@ -56,19 +61,18 @@ export interface ApprovalView {
   decisions: DecisionView[];
 }
 
-/** An item's approval after one event of it. Pure: the decider's rules, as read back. */
+/**
+ * An item's approval after one event of it. Pure: the decider's rules, as read back (a new
+ * print file and a revision are PROOF_DUE_SQL, in the statements that record them).
+ */
 export function nextApproval(a: ApprovalView, e: OrderEvent): ApprovalView {
   switch (e.type) {
-    case 'PrintFileGenerated':
-      return a.status === 'waived'
-        ? a
-        : { ...a, status: 'awaiting_proof', approvedSha256: undefined, since: undefined };
     case 'ProofReminded':
       return { ...a, remindedAt: e.data.remindedAt };
     case 'ProofExpired':
       return { ...a, status: 'expired' };
     case 'ProofMade': {
-      const { orderItemId: _i, approvers: _a, linksExpireAt: _e, ...proof } = e.data;
+      const { orderItemId: _i, approvers: _a, ...proof } = e.data;
       return {
         ...a,
         status: 'awaiting_approval',
@@ -215,6 +219,28 @@ export async function awaitingApproval(
        AND o.status <> 'cancelled' AND ($1::uuid IS NULL OR i.label_id = $1)
      ORDER BY since NULLS LAST, i.order_item_id LIMIT $2`,
     [labelId ?? null, limit],
+  );
+  return r.rows;
+}
+
+/** Orders with a proof waiting for its approvers: their reminders and expiries are due to be looked at. */
+export async function ordersAwaitingApproval(
+  pool: pg.Pool,
+  now: Date,
+  limit: number,
+): Promise<{ stream_id: string }[]> {
+  const r = await pool.query<{ stream_id: string }>(
+    `SELECT DISTINCT i.stream_id FROM rm_order_items i
+     JOIN rm_orders o ON o.stream_id = i.stream_id
+     WHERE i.approval->>'status' IN ('awaiting_approval', 'rejected') AND o.status <> 'cancelled'
+       -- due: its reminder (not sent yet for this version), else its expiry (if any)
+       AND (i.approval->>'since')::timestamptz + make_interval(secs => 3600 * CASE
+           WHEN i.approval->>'status' = 'awaiting_approval' AND i.approval->>'remindedAt' IS NULL
+             THEN LEAST((i.approval->>'remindAfterHours')::float,
+               COALESCE((i.approval->>'expireAfterHours')::float, 'Infinity'))
+           ELSE (i.approval->>'expireAfterHours')::float END) < $2
+     LIMIT $1`,
+    [limit, now],
   );
   return r.rows;
 }

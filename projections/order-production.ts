@@ -434,28 +434,6 @@ export async function itemsPerStage(pool: pg.Pool): Promise<Map<string, number>>
  * Items of a label that wait for a press run: ready (on the shop floor, not batched),
  * of an order neither cancelled nor on hold; oldest first. `sku` and `readyBefore` narrow it.
  */
-/** Orders with a proof waiting for its approvers: their reminders and expiries are due to be looked at. */
-export async function ordersAwaitingApproval(
-  pool: pg.Pool,
-  now: Date,
-  limit: number,
-): Promise<{ stream_id: string }[]> {
-  const r = await pool.query<{ stream_id: string }>(
-    `SELECT DISTINCT i.stream_id FROM rm_order_items i
-     JOIN rm_orders o ON o.stream_id = i.stream_id
-     WHERE i.approval->>'status' IN ('awaiting_approval', 'rejected') AND o.status <> 'cancelled'
-       -- due: its reminder (not sent yet for this version), else its expiry (if any)
-       AND (i.approval->>'since')::timestamptz + make_interval(secs => 3600 * CASE
-           WHEN i.approval->>'status' = 'awaiting_approval' AND i.approval->>'remindedAt' IS NULL
-             THEN LEAST((i.approval->>'remindAfterHours')::float,
-               COALESCE((i.approval->>'expireAfterHours')::float, 'Infinity'))
-           ELSE (i.approval->>'expireAfterHours')::float END) < $2
-     LIMIT $1`,
-    [limit, now],
-  );
-  return r.rows;
-}
-
 export async function readyItems(
   pool: pg.Pool,
   labelId: string,

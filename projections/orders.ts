@@ -33,7 +33,7 @@ export const ordersProjection: Projection = {
   // 4: each item's latest preflight
   // 5: the last error only while it is current (cleared when the order is ready or retried)
   // 6: the shop floor: stages, timelines, shipments, holds, ship-by and lateness
-  version: 7,
+  version: 8,
   tables: [
     'rm_orders',
     'rm_order_items',

@@ -1,5 +1,5 @@
 import { orderItemMockups } from '#projections/mockups';
-import { ordersAwaitingApproval } from '#projections/order-production';
+import { ordersAwaitingApproval } from '#projections/order-approvals';
 import { findOrderItem } from '#projections/orders';
 import { labelAggregate } from '../domain/label/decider.ts';
 import { type ApprovalPolicy, labelStream } from '../domain/label/events.ts';
@@ -11,6 +11,7 @@ import type { EventMetadata } from '../eventstore/port.ts';
 import { handleCommand, loadState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
 import { orderItemMockupImage } from './mockups.ts';
+import { sweepOrders } from './order-operations.ts';
 import type { ProofLink } from './proof-links.ts';
 
 /*
@@ -112,11 +113,11 @@ export function approvalRules(
 const itemNotFound = () =>
   new DomainError('not_found', 'order item not found', 'order_item_not_found');
 
-/** The order stream an item of this label belongs to. */
-export async function streamOfItem(ctx: AppContext, labelId: string, orderItemId: string) {
+/** An item of this label as the orders read model has it (its stream, SKU, approvers). */
+export async function itemOfLabel(ctx: AppContext, labelId: string, orderItemId: string) {
   const row = await findOrderItem(ctx.pool, labelId, orderItemId);
   if (!row) throw itemNotFound();
-  return row.stream_id;
+  return row;
 }
 
 export interface Decision {
@@ -149,12 +150,12 @@ export async function decideByApi(
   decision: Decision,
   metadata: EventMetadata,
 ) {
-  const stream = await streamOfItem(ctx, labelId, orderItemId);
-  const order = await loadState(ctx.store, orderAggregate, stream);
-  const approval = order.exists ? order.items.get(orderItemId)?.approval : undefined;
+  // the approvers are set when the order comes in: the read model has them as recorded
+  const row = await itemOfLabel(ctx, labelId, orderItemId);
+  const approval = row.approval;
   if (!approval)
     throw new DomainError('conflict', 'this item needs no approval', 'approval_not_required');
-  return decide(ctx, stream, orderItemId, {
+  return decide(ctx, row.stream_id, orderItemId, {
     ...decision,
     approver: approverIndex(approval.approvers, decision.onBehalfOf),
     via: 'api',
@@ -163,7 +164,7 @@ export async function decideByApi(
 }
 
 /** Records one approver's decision on an item's proof, and answers where the item stands. */
-export async function decide(
+async function decide(
   ctx: AppContext,
   stream: string,
   orderItemId: string,
@@ -210,7 +211,7 @@ export async function waiveApproval(
   reason: string,
   metadata: EventMetadata,
 ) {
-  const stream = await streamOfItem(ctx, labelId, orderItemId);
+  const { stream_id: stream } = await itemOfLabel(ctx, labelId, orderItemId);
   const r = await handleCommand(
     ctx.store,
     orderAggregate,
@@ -280,7 +281,7 @@ export async function decideByLink(
   link: ProofLink,
   decision: Omit<Decision, 'onBehalfOf'>,
 ) {
-  const stream = await streamOfItem(ctx, link.labelId, link.orderItemId);
+  const { stream_id: stream } = await itemOfLabel(ctx, link.labelId, link.orderItemId);
   return decide(ctx, stream, link.orderItemId, {
     ...decision,
     approver: link.approver,
@@ -295,17 +296,8 @@ export async function decideByLink(
  * expiry (the deadline watch runs it). Each order's decider takes each once: a second
  * host, or a second round, finds nothing to do. Returns how many orders changed.
  */
-export async function watchApprovals(ctx: AppContext, now = new Date()): Promise<number> {
-  let changed = 0;
-  for (const { stream_id } of await ordersAwaitingApproval(ctx.pool, now, 500)) {
-    const r = await handleCommand(
-      ctx.store,
-      orderAggregate,
-      stream_id,
-      { type: 'WatchApprovals', at: now },
-      { actor: 'system:deadlines' },
-    );
-    if (r.events.length > 0) changed++;
-  }
-  return changed;
-}
+export const watchApprovals = async (ctx: AppContext, now = new Date()): Promise<number> =>
+  sweepOrders(ctx, await ordersAwaitingApproval(ctx.pool, now, 500), {
+    type: 'WatchApprovals',
+    at: now,
+  });

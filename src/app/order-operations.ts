@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { unshippedPastShipBy } from '#projections/order-production';
 import { lateOrders } from '#projections/orders';
-import { orderAggregate } from '../domain/order/decider.ts';
+import { type OrderCommand, orderAggregate } from '../domain/order/decider.ts';
 import { orderStream } from '../domain/order/events.ts';
 import type { EventMetadata } from '../eventstore/port.ts';
 import { workflowIds } from '../temporal/contract.ts';
@@ -80,42 +80,52 @@ export async function cancelOrder(
 const SWEEP_BATCH = 500;
 
 /**
- * Records OrderWentOverdue for unfinished orders past their deadline (once each: the
- * event id derives from the order, and the decider takes it only once). Returns how many
- * went late in this round.
+ * The deadline watch's one step over a batch of orders: each is given the command, by the
+ * deadline watch; answers how many recorded something. `eventKey`: the event ids derive
+ * from the order and it, for a command its decider takes once.
  */
-export async function markOverdueOrders(ctx: AppContext, now = new Date()): Promise<number> {
-  let marked = 0;
-  for (const { stream_id } of await lateOrders(ctx.pool, SWEEP_BATCH)) {
+export async function sweepOrders(
+  ctx: AppContext,
+  orders: { stream_id: string }[],
+  command: OrderCommand,
+  eventKey?: string,
+): Promise<number> {
+  let changed = 0;
+  for (const { stream_id } of orders) {
     const r = await handleCommand(
       ctx.store,
       orderAggregate,
       stream_id,
-      { type: 'MarkOverdue', at: now },
+      command,
       { actor: 'system:deadlines' },
-      { eventIds: derivedIds(stream_id, 'overdue') },
+      eventKey ? { eventIds: derivedIds(stream_id, eventKey) } : {},
     );
-    if (r.events.length > 0) marked++;
+    if (r.events.length > 0) changed++;
   }
-  return marked;
+  return changed;
 }
+
+/**
+ * Records OrderWentOverdue for unfinished orders past their deadline (once each: the
+ * event id derives from the order, and the decider takes it only once). Returns how many
+ * went late in this round.
+ */
+export const markOverdueOrders = async (ctx: AppContext, now = new Date()): Promise<number> =>
+  sweepOrders(
+    ctx,
+    await lateOrders(ctx.pool, SWEEP_BATCH),
+    { type: 'MarkOverdue', at: now },
+    'overdue',
+  );
 
 /**
  * Records OrderWentLate for orders not shipped by their ship-by time (time on hold not
  * counted): once each, as the overdue watch does. Returns how many went late.
  */
-export async function markLateShipments(ctx: AppContext, now = new Date()): Promise<number> {
-  let marked = 0;
-  for (const { stream_id } of await unshippedPastShipBy(ctx.pool, SWEEP_BATCH)) {
-    const r = await handleCommand(
-      ctx.store,
-      orderAggregate,
-      stream_id,
-      { type: 'MarkLate', at: now },
-      { actor: 'system:deadlines' },
-      { eventIds: derivedIds(stream_id, 'late') },
-    );
-    if (r.events.length > 0) marked++;
-  }
-  return marked;
-}
+export const markLateShipments = async (ctx: AppContext, now = new Date()): Promise<number> =>
+  sweepOrders(
+    ctx,
+    await unshippedPastShipBy(ctx.pool, SWEEP_BATCH),
+    { type: 'MarkLate', at: now },
+    'late',
+  );

@@ -27,9 +27,6 @@ export interface ProofLink {
   expiresAt: Date;
 }
 
-/** How long a link lasts when the policy sets no expiry. */
-export const LINK_DAYS = 30;
-
 const keyOf = (secret: string) => createHmac('sha256', secret).update('proof-links').digest();
 const mac = (secret: string, body: string) =>
   createHmac('sha256', keyOf(secret)).update(`p1.${body}`).digest();
@@ -46,10 +43,6 @@ export function proofToken(secret: string, link: ProofLink): string {
   ).toString('base64url');
   return `p1.${body}.${mac(secret, body).toString('base64url')}`;
 }
-
-/** When a proof's links expire: its expiry hours after it was made, else LINK_DAYS. */
-export const linkExpiry = (madeAt: string, expireAfterHours: number | undefined) =>
-  new Date(Date.parse(madeAt) + (expireAfterHours ?? LINK_DAYS * 24) * 3_600_000);
 
 export type Verified = { ok: true; link: ProofLink } | { ok: false; why: 'invalid' | 'expired' };
 

@@ -3,8 +3,8 @@ import { projectAggregate } from '../domain/project/decider.ts';
 import { projectStream } from '../domain/project/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import type { EventMetadata } from '../eventstore/port.ts';
-import { streamOfItem } from './approvals.ts';
-import { handleCommand, loadState, readState } from './command-handler.ts';
+import { itemOfLabel } from './approvals.ts';
+import { handleCommand, readState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
 
 /**
@@ -19,7 +19,7 @@ export async function reviseItem(
   projectId: string,
   metadata: EventMetadata,
 ) {
-  const stream = await streamOfItem(ctx, by.labelId, orderItemId);
+  const item = await itemOfLabel(ctx, by.labelId, orderItemId);
   const project = await readState(ctx.store, projectAggregate, projectStream(projectId));
   const p = project.state;
   // another label's project, or another user's: as if there were none
@@ -29,18 +29,16 @@ export async function reviseItem(
     (by.userRef !== undefined && p.userRef !== by.userRef)
   )
     throw new DomainError('not_found', 'project not found', 'project_not_found');
-  const order = await loadState(ctx.store, orderAggregate, stream);
-  const item = order.exists ? order.items.get(orderItemId) : undefined;
-  if (item && item.item.sku !== p.content.sku)
+  if (item.sku !== p.content.sku)
     throw new DomainError(
       'conflict',
-      `the project is now of ${p.content.sku}, the item was sold as ${item.item.sku}`,
+      `the project is now of ${p.content.sku}, the item was sold as ${item.sku}`,
       'product_changed',
     );
   const r = await handleCommand(
     ctx.store,
     orderAggregate,
-    stream,
+    item.stream_id,
     {
       type: 'ReviseItem',
       orderItemId,

@@ -277,14 +277,13 @@ export function withProofLinks(
   const d = message.data;
   const orderItemId = d.orderItemIds[0];
   if (!orderItemId) return message;
-  const version = 'version' in d ? d.version : 0;
   return {
     ...message,
     data: {
       ...d,
       approvers: d.approvers.map((a) => ({
         ...a,
-        url: link(labelId, orderItemId, a.approver, version, new Date(d.linksExpireAt)),
+        url: link(labelId, orderItemId, a.approver, d.version, new Date(d.linksExpireAt)),
       })),
     },
   } as WebhookMessage;

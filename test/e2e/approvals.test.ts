@@ -94,6 +94,23 @@ describe('proof approvals', () => {
     return refused(t, call, ...args);
   };
 
+  /** a press run of one item, taken (202) and imposed */
+  const pressRun = async (orderItemId: string) => {
+    const batch = await call('POST', '/v1/production/batches', {
+      key: a.fulfillmentKey,
+      body: { items: [orderItemId], media: { preset: 'SRA3' }, mode: 'gang' },
+    });
+    expect(batch.status, JSON.stringify(batch.body)).toBe(202);
+    const imposed = await until('the press run imposed', async () => {
+      const r = await call('GET', `/v1/production/batches/${batch.body.batchId}`, {
+        key: a.fulfillmentKey,
+      });
+      return ['imposed', 'failed'].includes(r.body?.status) ? r.body : undefined;
+    });
+    expect(imposed.status, imposed.failure).toBe('imposed');
+    return imposed;
+  };
+
   /** the order once its item's proof waits for the approvers, and its mockup is drawn */
   const proofed = async (orderId: string) => {
     const order = await until(`the proof of ${orderId}`, async () => {
@@ -332,18 +349,7 @@ describe('proof approvals', () => {
 
     // a design change after the approval, without a revision, changes nothing printed
     expect((await edit('Jane')).status).toBe(200);
-    const batch = await call('POST', '/v1/production/batches', {
-      key: a.fulfillmentKey,
-      body: { items: [item.orderItemId], media: { preset: 'SRA3' }, mode: 'gang' },
-    });
-    expect(batch.status, JSON.stringify(batch.body)).toBe(202);
-    const imposed = await until('the press run imposed', async () => {
-      const r = await call('GET', `/v1/production/batches/${batch.body.batchId}`, {
-        key: a.fulfillmentKey,
-      });
-      return ['imposed', 'failed'].includes(r.body?.status) ? r.body : undefined;
-    });
-    expect(imposed.status, imposed.failure).toBe('imposed');
+    const imposed = await pressRun(item.orderItemId);
     expect(imposed.items).toMatchObject([
       { orderItemId: item.orderItemId, printFileSha256: file2.sha256 },
     ]);
@@ -458,18 +464,7 @@ describe('proof approvals', () => {
     for (const e of approved)
       expect((e.data as { printFileSha256: string }).printFileSha256).toBe(sha);
     // now production takes it
-    const batch = await call('POST', '/v1/production/batches', {
-      key: a.fulfillmentKey,
-      body: { items: [item.orderItemId], media: { preset: 'SRA3' }, mode: 'gang' },
-    });
-    expect(batch.status, JSON.stringify(batch.body)).toBe(202);
-    const imposed = await until('the press run imposed', async () => {
-      const r = await call('GET', `/v1/production/batches/${batch.body.batchId}`, {
-        key: a.fulfillmentKey,
-      });
-      return ['imposed', 'failed'].includes(r.body?.status) ? r.body : undefined;
-    });
-    expect(imposed.status, imposed.failure).toBe('imposed');
+    await pressRun(item.orderItemId);
     // the link, once decided, shows the outcome and no forms
     const again = await (await fetch(link)).text();
     expect(again).toContain('data-status="approved"');

@@ -62,7 +62,7 @@ export function recordProof(
 }
 
 /** How long a proof's links hold when the policy sets no expiry. */
-export const LINK_DAYS = 30;
+const LINK_DAYS = 30;
 const linksExpireAt = (madeAt: string, expireAfterHours: number | undefined) =>
   new Date(Date.parse(madeAt) + (expireAfterHours ?? LINK_DAYS * 24) * 3_600_000).toISOString();
 

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { ApprovalView } from '#projections/order-approvals';
-import { linkExpiry } from '../../app/proof-links.ts';
 import { APPROVER_ROLES, pinSchema } from '../../domain/order/approval-events.ts';
 import type { ProofLinkMaker } from '../../webhooks/messages.ts';
 
@@ -173,7 +172,7 @@ export function toItemApproval(
             item.orderItemId,
             i,
             latest.version,
-            linkExpiry(latest.madeAt, a.expireAfterHours),
+            new Date(latest.linksExpireAt),
           ),
         }))
       : undefined;

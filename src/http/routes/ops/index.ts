@@ -12,7 +12,7 @@ import {
 } from '../../../app/ops-sessions.ts';
 import { metadataOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
-import { acceptForms } from '../../form-body.ts';
+import { acceptForms, fromAnotherSite } from '../../form-body.ts';
 import { HttpProblem } from '../../problem.ts';
 import { opsActions } from './actions.ts';
 import { OPS_CSS, OPS_JS } from './assets.ts';
@@ -31,27 +31,6 @@ function cookieOf(request: FastifyRequest, name: string): string | undefined {
     if (k === name) return v.join('=');
   }
   return undefined;
-}
-
-const hostOf = (url: string) => {
-  try {
-    return new URL(url).host;
-  } catch {
-    return undefined;
-  }
-};
-
-/**
- * Whether a form post comes from another site, by what the browser says of it: an
- * Origin of another host, or Sec-Fetch-Site cross-site / same-site (a sibling
- * subdomain is another site here). A client that sends neither (curl, a script) is
- * judged by the form's tokens alone.
- */
-function fromAnotherSite(request: FastifyRequest): boolean {
-  const origin = request.headers.origin;
-  if (origin && (origin === 'null' || hostOf(origin) !== request.headers.host)) return true;
-  const site = request.headers['sec-fetch-site'];
-  return site !== undefined && site !== 'same-origin' && site !== 'none';
 }
 
 const SECURITY_HEADERS = {

@@ -9,7 +9,7 @@ import {
 } from '../../../app/proof-links.ts';
 import { type Pin, pinSchema } from '../../../domain/order/approval-events.ts';
 import type { HttpDeps } from '../../deps.ts';
-import { acceptForms } from '../../form-body.ts';
+import { acceptForms, fromAnotherSite } from '../../form-body.ts';
 import { sendImage } from '../../image-reply.ts';
 import { HttpProblem } from '../../problem.ts';
 import { proofPageView } from './view.ts';
@@ -19,8 +19,9 @@ const SECURITY_HEADERS = {
     "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
-  // the token is in the address: no other site may see it as a referrer
-  'referrer-policy': 'no-referrer',
+  // the token is in the address: no other site may see it as a referrer (the page's own
+  // posts still carry its Origin, which fromAnotherSite checks)
+  'referrer-policy': 'same-origin',
   'cache-control': 'no-store',
 };
 
@@ -69,7 +70,6 @@ export function parsePins(text: string | undefined): Pin[] {
  */
 export const proofSite: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app, { deps }) => {
   const secret = deps.config.editorTokenSecret;
-  const origin = new URL(deps.config.publicBaseUrl).origin;
   acceptForms(app);
   app.addHook('onSend', async (_request, reply) => {
     reply.headers(SECURITY_HEADERS);
@@ -149,13 +149,7 @@ export const proofSite: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app, 
     async (request, reply) => {
       const { token } = request.params;
       const link = linkOf(token);
-      // the public address, or the one this request came to (a test, a private network)
-      const from = request.headers.origin;
-      const own = from === origin || from === `${request.protocol}://${request.headers.host}`;
-      const site = request.headers['sec-fetch-site'];
-      // (the page's no-referrer policy makes a browser send `Origin: null`; its
-      // Sec-Fetch-Site still tells a cross-site post)
-      if ((from && from !== 'null' && !own) || (site && site !== 'same-origin' && site !== 'none'))
+      if (fromAnotherSite(request))
         throw new HttpProblem(403, 'cross_site', 'a decision is made on its own page only');
       if (!formTokenMatches(secret, token, request.body._csrf))
         throw new HttpProblem(403, 'csrf_mismatch', 'send the decision from its proof page');

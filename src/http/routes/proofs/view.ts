@@ -49,7 +49,7 @@ export function proofPageView(s: Shown): Html {
   const base = `/proofs/${s.token}`;
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>Proof ${s.proof.version} of ${s.item.item_id}</title><style>${STYLE}</style></head>
 <body>
 <h1>Proof version ${s.proof.version}: ${s.item.item_id}</h1>

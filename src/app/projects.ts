@@ -8,11 +8,20 @@ import {
   type ProjectContent,
   projectAggregate,
 } from '../domain/project/decider.ts';
-import { layerBox, layerName, MAX_IMAGE_BYTES, parseDataUrl } from '../domain/project/design.ts';
+import {
+  fieldsIn,
+  imageField,
+  layerBox,
+  layerName,
+  MAX_IMAGE_BYTES,
+  parseDataUrl,
+} from '../domain/project/design.ts';
 import { projectStream } from '../domain/project/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import type { EventMetadata } from '../eventstore/port.ts';
+import { codeProblem } from '../print/code-fit.ts';
 import { designInks, InkError } from '../print/inks.ts';
+import { fitText } from '../print/text-fit.ts';
 import { handleCommand, loadState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
 import { imageFailure } from './image-failure.ts';
@@ -72,8 +81,22 @@ export async function validateDesign(
           `${name}: the layer lies wholly outside its print area`,
         );
       }
-      if (layer.type === 'image')
-        await checkImageLayer(ctx, owner, layer, `${at}.layers.${li}.src`, name);
+      const field = `${at}.layers.${li}`;
+      // a layer filled from a data set row is checked with the rows (POST /datasets/{id}/check)
+      if (layer.type === 'image' && imageField(layer.src) === undefined)
+        await checkImageLayer(ctx, owner, layer, `${field}.src`, name);
+      if (layer.type === 'text' && fieldsIn(layer.text).length === 0) {
+        const fitted = fitText(layer, layer.text);
+        if ('overflow' in fitted)
+          throw invalid(
+            `${field}.text`,
+            `${name}: the text does not fit its box: ${fitted.overflow}`,
+          );
+      }
+      if (layer.type === 'code' && fieldsIn(layer.data).length === 0) {
+        const problem = codeProblem(layer, layer.data);
+        if (problem) throw invalid(`${field}.data`, `${name}: ${problem}`);
+      }
     }
   }
   const { printMethod, printColors } = offering.config;

@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { type Design, layerName } from '../domain/project/design.ts';
+import { type Design, imageField, layerName } from '../domain/project/design.ts';
 import { RenderError } from './errors.ts';
 
 export type Rgb = [number, number, number];
@@ -101,10 +101,15 @@ export async function designInks(
     if (!found.some((f) => distance(f, c) <= SAME_INK)) found.push(c);
   };
   for (const area of design.areas)
-    for (const layer of area.layers) if (layer.type === 'text') add(rgbOf(layer.color));
+    for (const layer of area.layers) {
+      if (layer.type === 'text') add(rgbOf(layer.color));
+      // a code prints in black, or the ink nearest it
+      if (layer.type === 'code') add(rgbOf('#000000'));
+    }
   for (const [ai, area] of design.areas.entries())
     for (const [li, layer] of area.layers.entries()) {
-      if (layer.type !== 'image') continue;
+      // an image a data set row names is not known before the sale (variable data prints in CMYK)
+      if (layer.type !== 'image' || imageField(layer.src) !== undefined) continue;
       const at = layerName(area.printArea, li);
       const field = `design.areas.${ai}.layers.${li}`;
       const image = await loadImage(layer.src);

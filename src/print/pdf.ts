@@ -32,8 +32,15 @@ import {
   stroke,
 } from 'pdf-lib';
 import type { BarcodeFormat } from '../domain/order/barcode.ts';
-import { type Design, layerBox, layerName, parseDataUrl } from '../domain/project/design.ts';
+import {
+  type Design,
+  imageField,
+  layerBox,
+  layerName,
+  parseDataUrl,
+} from '../domain/project/design.ts';
 import { barcodeShapes } from './barcode.ts';
+import { type CodeOp, codeOps, codeProblem } from './code-fit.ts';
 import { RenderError } from './errors.ts';
 import { FONT, subsetTag } from './fonts.ts';
 import {
@@ -47,6 +54,7 @@ import {
 import { designInks, inkFor } from './inks.ts';
 import { asPdf16, makePdfX4 } from './pdfx.ts';
 import { type Cmyk, cmykOf, type OutputProfile } from './profiles.ts';
+import { fitText } from './text-fit.ts';
 import { BLEED_MM, MIN_DPI, PT_PER_MM, SLUG_MM } from './units.ts';
 
 /** Crop marks: 5 mm long, 1 mm outside the bleed; the page grows by this on each side. */
@@ -133,6 +141,22 @@ class EscapedName extends PDFObject {
 }
 
 const op = (name: PDFOperatorNames, ...args: (PDFName | PDFNumber)[]) => PDFOperator.of(name, args);
+const inkColour = (ink: number) => [
+  op(PDFOperatorNames.NonStrokingColorspace, PDFName.of(`Ink${ink}`)),
+  op(PDFOperatorNames.NonStrokingColorN, PDFNumber.of(1)),
+];
+/** A code's shapes as pdf-lib operators (the fill and colour are the caller's). */
+function codeOperators(ops: CodeOp[]): PDFOperator[] {
+  return ops.map(([name, ...args]) =>
+    name === 're'
+      ? rectangle(...(args as [number, number, number, number]))
+      : name === 'h'
+        ? closePath()
+        : name === 'm'
+          ? moveTo(args[0]!, args[1]!)
+          : lineTo(args[0]!, args[1]!),
+  );
+}
 
 /** The page's resource dictionary of one kind (ColorSpace, XObject), made when missing. */
 export function resources(page: PDFPage, kind: string): PDFDict {
@@ -238,6 +262,8 @@ export async function renderPrintFile(
       if (box.x >= W || box.y >= H || box.x + box.width <= 0 || box.y + box.height <= 0) {
         throw new RenderError(`${path}: the layer lies wholly outside print area ${spec.code}`);
       }
+      // a data set fills this layer: the variable-data renderer draws it (vdp/), a preview leaves it out
+      if (layer.type === 'image' && imageField(layer.src) !== undefined) continue;
       if (layer.type === 'image') {
         const extend = layer.rotation === 0 ? toBleed(box, W, H) : NO_EXTENSION;
         const source = await loadImage(layer.src);
@@ -289,16 +315,43 @@ export async function renderPrintFile(
             `${path}: ${placed.effectiveDpi} dpi at its placed size (under ${MIN_DPI})`,
           );
         }
+      } else if (layer.type === 'code') {
+        let colour: PDFOperator[];
+        if (inks) {
+          const ink = inkFor(inks, '#000000');
+          facts.spots.add(inks[ink]!.name);
+          colour = inkColour(ink);
+        } else {
+          facts.process[3] = true;
+          facts.coverage = Math.max(facts.coverage, 1);
+          colour = [setFillingCmykColor(0, 0, 0, 1)];
+        }
+        const problem = codeProblem(layer, layer.data);
+        if (problem) throw new RenderError(`${path}: ${problem}`, 'barcode');
+        const drawn = codeOps(layer, layer.data, left + mm(layer.x), top - mm(layer.y));
+        // the knockout: paper white under the code, its quiet zone included
+        const white = inks
+          ? []
+          : [setFillingCmykColor(0, 0, 0, 0), rectangle(...drawn.knockout), fill()];
+        page.pushOperators(
+          pushGraphicsState(),
+          ...white,
+          ...colour,
+          ...codeOperators(drawn.shapes),
+          fill(),
+        );
+        page.pushOperators(popGraphicsState());
       } else {
-        const ascent = font.heightAtSize(layer.fontSize, { descender: false });
+        const fitted = fitText(layer, layer.text);
+        if ('overflow' in fitted)
+          throw new RenderError(`${path}: the text does not fit its box: ${fitted.overflow}`);
+        const size = fitted.size;
+        const ascent = font.heightAtSize(size, { descender: false });
         let colour: PDFOperator[];
         if (inks) {
           const ink = inkFor(inks, layer.color);
           facts.spots.add(inks[ink]!.name);
-          colour = [
-            op(PDFOperatorNames.NonStrokingColorspace, PDFName.of(`Ink${ink}`)),
-            op(PDFOperatorNames.NonStrokingColorN, PDFNumber.of(1)),
-          ];
+          colour = inkColour(ink);
         } else {
           const cmyk = await cmykOf(item.profile, layer.color);
           cmyk.forEach((v, i) => {
@@ -311,7 +364,7 @@ export async function renderPrintFile(
           pushGraphicsState(),
           ...colour,
           beginText(),
-          setFontAndSize(fontKey, layer.fontSize),
+          setFontAndSize(fontKey, size),
           setTextMatrix(1, 0, 0, 1, left + mm(layer.x), top - mm(layer.y) - ascent),
           showText(font.encodeText(layer.text)),
           endText(),
@@ -360,7 +413,7 @@ export async function renderPrintFile(
  * How far a layer is extended into the bleed: on each side where it reaches the trim
  * edge, as far as the bleed's outer edge; nowhere else.
  */
-function toBleed(
+export function toBleed(
   box: { x: number; y: number; width: number; height: number },
   W: number,
   H: number,
@@ -375,7 +428,7 @@ function toBleed(
 }
 
 /** The matrix drawing a unit image into a box turned clockwise about its centre. */
-function placement(
+export function placement(
   x: number,
   y: number,
   w: number,

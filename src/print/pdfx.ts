@@ -13,11 +13,13 @@ export interface PdfXFacts {
   documentKey: string;
   /** which version of it (the second trailer ID): changes with the barcode */
   versionKey: string;
+  /** a PDF/VT-1 file (variable data): its version in the metadata too */
+  vt?: boolean;
 }
 
 const deflated = new Map<string, Uint8Array>();
 /** A profile is a megabyte; every file embeds it, compressed once per process. */
-function deflatedProfile(profile: OutputProfile): Uint8Array {
+export function deflatedProfile(profile: OutputProfile): Uint8Array {
   let d = deflated.get(profile.sha256);
   if (!d) {
     d = deflateSync(profile.bytes, { level: 9 });
@@ -26,13 +28,13 @@ function deflatedProfile(profile: OutputProfile): Uint8Array {
   return d;
 }
 
-const md5 = (s: string) => createHash('md5').update(s).digest('hex');
+export const md5 = (s: string) => createHash('md5').update(s).digest('hex');
 const uuidOf = (hex: string) =>
   `uuid:${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 const xmlEscape = (s: string) => s.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** XMP metadata as PDF/X-4 asks: the PDF/X version, trapping, title, dates, ids. */
-function xmp(f: PdfXFacts): string {
+export function xmp(f: PdfXFacts): string {
   const at = f.createdAt.toISOString().replace(/\.\d+Z$/, 'Z');
   return `<?xpacket begin="\uFEFF" id="W5M0MpCehiHzreSzNTczkc9d"?>
 <x:xmpmeta xmlns:x="adobe:ns:meta/">
@@ -42,7 +44,7 @@ function xmp(f: PdfXFacts): string {
     xmlns:xmp="http://ns.adobe.com/xap/1.0/"
     xmlns:pdf="http://ns.adobe.com/pdf/1.3/"
     xmlns:xmpMM="http://ns.adobe.com/xap/1.0/mm/"
-    xmlns:pdfxid="http://www.npes.org/pdfx/ns/id/">
+    xmlns:pdfxid="http://www.npes.org/pdfx/ns/id/"${f.vt ? '\n    xmlns:pdfvtid="http://www.npes.org/pdfvt/ns/id/"' : ''}>
    <dc:format>application/pdf</dc:format>
    <dc:title><rdf:Alt><rdf:li xml:lang="x-default">${xmlEscape(f.title)}</rdf:li></rdf:Alt></dc:title>
    <dc:description><rdf:Alt><rdf:li xml:lang="x-default">${xmlEscape(f.subject)}</rdf:li></rdf:Alt></dc:description>
@@ -56,7 +58,7 @@ function xmp(f: PdfXFacts): string {
    <xmpMM:InstanceID>${uuidOf(md5(f.versionKey))}</xmpMM:InstanceID>
    <xmpMM:RenditionClass>default</xmpMM:RenditionClass>
    <xmpMM:VersionID>1</xmpMM:VersionID>
-   <pdfxid:GTS_PDFXVersion>PDF/X-4</pdfxid:GTS_PDFXVersion>
+   <pdfxid:GTS_PDFXVersion>PDF/X-4</pdfxid:GTS_PDFXVersion>${f.vt ? `\n   <pdfvtid:GTS_PDFVTVersion>PDF/VT-1</pdfvtid:GTS_PDFVTVersion>\n   <pdfvtid:GTS_PDFVTModDate>${at}</pdfvtid:GTS_PDFVTModDate>` : ''}
   </rdf:Description>
  </rdf:RDF>
 </x:xmpmeta>

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
 import {
   access,
+  copyFile,
   link,
   mkdir,
   open,
@@ -75,6 +76,31 @@ export class FilesystemStorage implements FileStorage {
     const handle = await open(tmp, 'w');
     try {
       await handle.writeFile(bytes);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, target);
+  }
+
+  async putFile(key: string, file: string, _sha256: string): Promise<void> {
+    const target = this.file(key);
+    const [existing, source] = await Promise.all([stat(target).catch(() => undefined), stat(file)]);
+    if (existing?.size === source.size) {
+      const now = new Date();
+      if (
+        await utimes(target, now, now).then(
+          () => true,
+          () => false,
+        )
+      )
+        return;
+    }
+    await mkdir(path.dirname(target), { recursive: true });
+    const tmp = path.join(this.tmp, `${randomUUID()}.part`);
+    await copyFile(file, tmp);
+    const handle = await open(tmp, 'r+');
+    try {
       await handle.sync();
     } finally {
       await handle.close();

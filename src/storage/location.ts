@@ -9,8 +9,8 @@ import type { S3Location } from './s3.ts';
  */
 export type StoreLocation = { s3: S3Location } | { dataDir: string };
 
-/** print files, and the content-addressed design images */
-export type StoreName = 'print-files' | 'images';
+/** print files, the content-addressed design images, and the sealed data sets of variable items */
+export type StoreName = 'print-files' | 'images' | 'datasets';
 
 /** One store at a location (the S3 client is loaded only where a bucket is used). */
 export async function openStore(at: StoreLocation, name: StoreName): Promise<FileStorage> {

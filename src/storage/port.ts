@@ -17,6 +17,12 @@ export interface SignedUrlOptions {
 /** Where print files live. Keys are content-addressed paths: writing the same file twice is a no-op. */
 export interface FileStorage {
   put(key: string, bytes: Uint8Array): Promise<void>;
+  /**
+   * A file of this machine put under `key` as it is (a variable-data print file of
+   * 100,000 records): read as a stream, never whole in memory. `sha256` (hex) is its
+   * content's hash, which the caller computed while writing it.
+   */
+  putFile(key: string, file: string, sha256: string): Promise<void>;
   get(key: string): Promise<Buffer | undefined>;
   /** the file as a stream, for downloads: nothing of it is held in memory */
   open(key: string): Promise<OpenedFile | undefined>;

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import {
@@ -111,6 +113,19 @@ export class S3Storage implements FileStorage {
         // the server refuses a body that arrives other than it left; a download that
         // sends `x-amz-checksum-mode: ENABLED` gets it back as x-amz-checksum-sha256
         ChecksumSHA256: createHash('sha256').update(bytes).digest('base64'),
+      }),
+    );
+  }
+
+  async putFile(key: string, file: string, sha256: string): Promise<void> {
+    const { size } = await stat(file);
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: this.key(key),
+        Body: createReadStream(file),
+        ContentLength: size,
+        ChecksumSHA256: Buffer.from(sha256, 'hex').toString('base64'),
       }),
     );
   }

@@ -15,6 +15,7 @@ export function stallingStorage(
     ping: () => real.ping(),
     list: (prefix) => real.list(prefix),
     remove: (key, since) => real.remove(key, since),
+    putFile: (key, file, sha256) => real.putFile(key, file, sha256),
     async put(key, bytes) {
       await real.put(key, bytes);
       if (!stallsAt(key)) return;

@@ -25,13 +25,40 @@ export function parseDataUrl(src: string): { type: string; bytes: Buffer } | und
 const mm = z.number().min(-10_000).max(10_000);
 const size = z.number().positive().max(10_000);
 
+/**
+ * A field of a data set named in a design: `{{firstName}}`. A variable item fills each
+ * from its record's row; the same names are a data set's column names (CSV header) or keys
+ * (NDJSON).
+ */
+export const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
+const FIELD = /\{\{([A-Za-z_][A-Za-z0-9_.-]{0,63})\}\}/g;
+const FIELD_ONLY = /^\{\{([A-Za-z_][A-Za-z0-9_.-]{0,63})\}\}$/;
+
+/** The fields a text names, in order of appearance (each once). */
+export function fieldsIn(text: string): string[] {
+  return [...new Set([...text.matchAll(FIELD)].map((m) => m[1]!))];
+}
+
+/** The text with each field replaced by the row's value (a missing one by nothing). */
+export function fillFields(text: string, row: (field: string) => string | undefined): string {
+  return text.replace(FIELD, (_, name: string) => row(name) ?? '');
+}
+
+/** The field an image layer's `src` names (`{{photo}}`), or undefined for an image of its own. */
+export function imageField(src: string): string | undefined {
+  return FIELD_ONLY.exec(src)?.[1];
+}
+
 export const imageLayerSchema = z
   .object({
     type: z.literal('image'),
     src: z
       .string()
       .max(Math.ceil((MAX_IMAGE_BYTES * 4) / 3) + 64, 'an image is at most 10 MB')
-      .refine((s) => DATA_URL.test(s), 'a base64 data URL of a PNG, JPEG, WebP or SVG image'),
+      .refine(
+        (s) => DATA_URL.test(s) || FIELD_ONLY.test(s),
+        'a base64 data URL of a PNG, JPEG, WebP or SVG image, or {{field}} naming an image of the label by a data set row',
+      ),
     x: mm,
     y: mm,
     width: size,
@@ -44,17 +71,52 @@ export const imageLayerSchema = z
     description: 'an image placed on the print area (mm, degrees clockwise)',
   });
 
+/** Where a text must fit: a long one is set smaller (`shrink`, down to `minFontSize`) or refused. */
+export const textBoxSchema = z
+  .object({
+    width: size,
+    height: size.optional(),
+    fit: z.enum(['shrink', 'error']),
+    minFontSize: z.number().positive().max(1000).default(4),
+  })
+  .strict()
+  .meta({ id: 'TextBox', description: 'the box a text must fit (mm; font sizes in points)' });
+
 export const textLayerSchema = z
   .object({
     type: z.literal('text'),
+    /** may name fields of a data set: `Hello {{firstName}}` */
     text: z.string().min(1).max(2000),
     x: mm,
     y: mm,
     fontSize: z.number().positive().max(1000),
     color: z.string().regex(/^#[0-9a-fA-F]{6}$/, 'a colour such as #1a2b3c'),
+    box: textBoxSchema.optional(),
   })
   .strict()
-  .meta({ id: 'TextLayer', description: 'a line of text (DejaVu Sans; size in points)' });
+  .meta({
+    id: 'TextLayer',
+    description:
+      'a line of text (DejaVu Sans; size in points); `{{field}}` fills in a data set row',
+  });
+
+export const CODE_SYMBOLOGIES = ['qrcode', 'datamatrix', 'code128', 'ean13'] as const;
+export const codeLayerSchema = z
+  .object({
+    type: z.literal('code'),
+    symbology: z.enum(CODE_SYMBOLOGIES),
+    /** what it encodes; may name fields: `{{url}}` */
+    data: z.string().min(1).max(4000),
+    x: mm,
+    y: mm,
+    width: size,
+    height: size,
+  })
+  .strict()
+  .meta({
+    id: 'CodeLayer',
+    description: 'a barcode drawn as vectors, 100% black, scaled into its box (mm)',
+  });
 
 /** A spot colour the design names, for products printed with inks (screen, pad, engraving). */
 export const inkSchema = z
@@ -70,13 +132,19 @@ export const inkSchema = z
   .meta({ id: 'Ink', description: 'a spot colour the design names' });
 
 /** A layer of a design: an image or a text, told apart by `type`. */
-export const layerSchema = z.discriminatedUnion('type', [imageLayerSchema, textLayerSchema]).meta({
-  id: 'Layer',
-  discriminator: {
-    propertyName: 'type',
-    mapping: { image: '#/components/schemas/ImageLayer', text: '#/components/schemas/TextLayer' },
-  },
-});
+export const layerSchema = z
+  .discriminatedUnion('type', [imageLayerSchema, textLayerSchema, codeLayerSchema])
+  .meta({
+    id: 'Layer',
+    discriminator: {
+      propertyName: 'type',
+      mapping: {
+        image: '#/components/schemas/ImageLayer',
+        text: '#/components/schemas/TextLayer',
+        code: '#/components/schemas/CodeLayer',
+      },
+    },
+  });
 
 export const designSchema = z
   .object({
@@ -114,6 +182,7 @@ export const storedDesignSchema = z.object({
         z.discriminatedUnion('type', [
           imageLayerSchema.extend({ src: z.string() }),
           textLayerSchema,
+          codeLayerSchema,
         ]),
       ),
     }),
@@ -127,10 +196,27 @@ export type Layer = Design['areas'][number]['layers'][number];
  * that lies wholly outside its area.
  */
 export function layerBox(layer: Layer): { x: number; y: number; width: number; height: number } {
-  if (layer.type === 'image')
+  if (layer.type !== 'text')
     return { x: layer.x, y: layer.y, width: layer.width, height: layer.height };
   const em = layer.fontSize * 0.3528;
+  if (layer.box) return { x: layer.x, y: layer.y, width: layer.box.width, height: em };
   return { x: layer.x, y: layer.y, width: em * 0.6 * layer.text.length, height: em };
+}
+
+/** The fields a design names (text, codes, images), in order of appearance. */
+export function designFields(design: Pick<Design, 'areas'>): string[] {
+  const out = new Set<string>();
+  for (const area of design.areas)
+    for (const layer of area.layers) {
+      const names =
+        layer.type === 'text'
+          ? fieldsIn(layer.text)
+          : layer.type === 'code'
+            ? fieldsIn(layer.data)
+            : [imageField(layer.src)].filter((f): f is string => f !== undefined);
+      for (const n of names) out.add(n);
+    }
+  return [...out];
 }
 
 /** A layer as people name it: "layer 2 on FRONT" (counted from 1, on its print area). */

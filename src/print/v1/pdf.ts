@@ -190,6 +190,9 @@ export async function renderPrintFile(
             `${path}: ${prepared.effectiveDpi} dpi at its placed size (under ${MIN_DPI})`,
           );
         }
+      } else if (layer.type === 'code') {
+        // the first renderer's orders were recorded before code layers existed
+        throw new RenderError(`${path}: code layers print with the PDF/X renderer only`);
       } else {
         const ascent = font.heightAtSize(layer.fontSize, { descender: false });
         page.drawText(layer.text, {

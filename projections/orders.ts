@@ -33,7 +33,7 @@ export const ordersProjection: Projection = {
   // 4: each item's latest preflight
   // 5: the last error only while it is current (cleared when the order is ready or retried)
   // 6: the shop floor: stages, timelines, shipments, holds, ship-by and lateness
-  version: 8,
+  version: 9,
   tables: [
     'rm_orders',
     'rm_order_items',
@@ -90,7 +90,9 @@ export const ordersProjection: Projection = {
       stage_at      timestamptz,
       shipment_id   uuid,
       -- its proofs and their approval (order-approvals.ts); NULL when it needs none
-      approval      jsonb
+      approval      jsonb,
+      -- a variable item's data set: {datasetId, sha256, records, fields}; NULL for one record
+      variable      jsonb
     );
     CREATE INDEX IF NOT EXISTS rm_order_items_stream ON rm_order_items (stream_id, position);
     CREATE INDEX IF NOT EXISTS rm_order_items_item ON rm_order_items (item_id, stream_id);
@@ -175,8 +177,8 @@ export const ordersProjection: Projection = {
           );
           for (const [position, item] of d.items.entries()) {
             await tx.query(
-              `INSERT INTO rm_order_items (order_item_id, stream_id, label_id, order_id, item_id, position, sku, quantity, status)
-               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'received') ON CONFLICT DO NOTHING`,
+              `INSERT INTO rm_order_items (order_item_id, stream_id, label_id, order_id, item_id, position, sku, quantity, status, variable)
+               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'received', $9) ON CONFLICT DO NOTHING`,
               [
                 item.orderItemId,
                 s.streamId,
@@ -186,6 +188,14 @@ export const ordersProjection: Projection = {
                 position,
                 item.sku,
                 item.quantity,
+                item.dataset
+                  ? JSON.stringify({
+                      datasetId: item.dataset.datasetId,
+                      sha256: item.dataset.sha256,
+                      records: item.dataset.rows,
+                      fields: item.dataset.fields,
+                    })
+                  : null,
               ],
             );
           }
@@ -343,6 +353,8 @@ export interface OrderItemRow {
   shipment_id: string | null;
   /** its proofs and their approval; null when it needs none */
   approval: ApprovalView | null;
+  /** a variable item's data set and record count; null for an item of one record */
+  variable: { datasetId: string; sha256: string; records: number; fields: string[] } | null;
 }
 
 /** A row of an order list (and the head of an order view). */

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { derivedIds, handleCommand, readState, type StreamState } from '../app/command-handler.ts';
 import { loadOutputProfile } from '../app/print-settings.ts';
+import { variableJobOf } from '../app/variable-items.ts';
 import {
   type ItemState,
   type OrderCommand,
@@ -96,6 +97,7 @@ async function render(
   item: ItemState,
   options: { barcode?: ItemState['barcode']; keep?: string } = {},
 ): Promise<StoredRender> {
+  if (item.item.dataset) return renderVariableItem(deps, timing, order, item, options);
   const job = await jobOf(deps, order, item, options.barcode ?? item.barcode);
   const { keep } = options;
   const ahead = keep === undefined ? undefined : deps.ahead?.take(keep, aheadKey(job, keep));
@@ -112,6 +114,43 @@ async function render(
   } finally {
     clearInterval(alive);
     if (!ahead) renderLoad.end();
+  }
+}
+
+/**
+ * A variable item's PDF/VT file, rendered in a render process as a stream to a file of
+ * its own and put in the print-file store from there (`keep`); never rendered ahead (a
+ * large one takes a render slot for minutes). `records` renders only those (a reprint).
+ */
+async function renderVariableItem(
+  deps: ActivityDeps,
+  timing: { began: number },
+  order: OrderFound,
+  item: ItemState,
+  options: { barcode?: ItemState['barcode']; keep?: string; records?: number[] },
+): Promise<StoredRender> {
+  const job = await variableJobOf(
+    { images: deps.images, pool: deps.db, store: deps.store },
+    order,
+    item,
+    options.barcode ?? item.barcode,
+  );
+  await renderLoad.begin(beat);
+  timing.began = performance.now();
+  const alive = setInterval(beat, 5000);
+  try {
+    const { file, preflight } = await deps.renders.renderVariable(
+      order.labelId,
+      { job, stores: deps.stores, keep: options.keep, records: options.records },
+      options.records?.length ?? item.item.dataset!.rows,
+    );
+    const { records: _r, ...rest } = file;
+    return { file: { ...rest, images: [] }, preflight };
+  } catch (err) {
+    throw deadlineFailure(err);
+  } finally {
+    clearInterval(alive);
+    renderLoad.end();
   }
 }
 
@@ -137,6 +176,7 @@ export function renderAheadOf(
       const s = fold(orderAggregate.decider, [received]);
       if (!s.exists) return;
       for (const item of s.items.values()) {
+        if (item.item.dataset) continue;
         const keep = keptUnder(s.labelId, item.item.orderItemId);
         const job = await jobOf(deps, s, item, item.barcode);
         const run = () => deps.renders.render(s.labelId, { job, stores: deps.stores, keep });

@@ -2,7 +2,8 @@ import type pg from 'pg';
 import type { OrderCommand, OrderState } from '../domain/order/decider.ts';
 import type { OrderEvent } from '../domain/order/events.ts';
 import type { EventStore, Position } from '../eventstore/port.ts';
-import type { ImageChecks, MockupDrawing } from '../print/image-work.ts';
+import type { ImageChecks, MockupDrawing, VariableData } from '../print/image-work.ts';
+import type { StoreLocation } from '../storage/location.ts';
 import type { FileStorage } from '../storage/port.ts';
 import type { WebhookTargets } from '../webhooks/address.ts';
 import type { CachedReads } from './cached-reads.ts';
@@ -42,6 +43,10 @@ export interface AppContext {
   imageChecks: ImageChecks;
   /** draws mockups before the sale, in image processes */
   mockupDrawing: MockupDrawing;
+  /** data sets taken in and checked, records drawn alone, in image processes */
+  variableData: VariableData;
+  /** where the stores are, for the image processes that open them themselves */
+  stores: StoreLocation;
   /** where webhooks may go (WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE) */
   webhookTargets: WebhookTargets;
   /** read-model queries every order repeats, answered from memory until they change */

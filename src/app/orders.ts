@@ -20,6 +20,7 @@ import { approvalRules } from './approvals.ts';
 import type { CachedReads } from './cached-reads.ts';
 import { handleCommand, loadState, readState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
+import { withDatasets } from './variable-items.ts';
 
 export interface Notification {
   orderId: string;
@@ -28,6 +29,8 @@ export interface Notification {
     projectId?: string | undefined;
     cartItemId?: string | undefined;
     quantity: number;
+    /** a variable item: one record per row of this data set */
+    datasetId?: string | undefined;
   }[];
   customer?: { name?: string | undefined; email?: string | undefined } | undefined;
   giftMessage?: string | undefined;
@@ -156,14 +159,20 @@ export async function receiveOrder(
 }
 
 async function recordOrder(
-  { store, pool, inkMethods, orderStates, reads }: AppContext,
+  ctx: AppContext,
   labelId: string,
   source: { channel: 'shop' | 'fulfillment'; integrationId?: string },
   n: Notification,
   metadata: EventMetadata,
 ): Promise<{ answer: NotificationAnswer; position: Position | undefined; lastType?: string }> {
+  const { store, pool, inkMethods, orderStates, reads } = ctx;
   const bodyHash = createHash('sha256').update(canonical(n)).digest('hex');
   const stream = orderStream(labelId, n.orderId);
+  const datasets = new Map(
+    n.items.flatMap((line) => (line.datasetId ? [[line.itemId, line.datasetId] as const] : [])),
+  );
+  /** the items with their data sets, checked once however often the append races */
+  let checked: OrderItem[] | undefined;
   for (let attempt = 0; attempt < 3; attempt++) {
     // the order, its label and its projects, read in one query
     const [read, label, lines] = await Promise.all([
@@ -182,7 +191,13 @@ async function recordOrder(
       }
       return { answer: answerOf(existing), position: undefined };
     }
-    const items = await resolveItems(reads, labelId, lines);
+    checked ??= await withDatasets(
+      ctx,
+      labelId,
+      await resolveItems(reads, labelId, lines),
+      datasets,
+    );
+    const items = checked;
     if (!label.exists) throw new DomainError('not_found', 'label not found', 'label_not_found');
     const hasCustomer = n.customer && (n.customer.name || n.customer.email);
     const key = hasCustomer || n.giftMessage ? await ensureOwnerKey(pool, labelId) : undefined;

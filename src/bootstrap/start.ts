@@ -33,7 +33,7 @@ import { buildHttpServer } from '../http/server.ts';
 import { instrumentedStore } from '../metrics/instrumented-store.ts';
 import { Metrics } from '../metrics/metrics.ts';
 import { startPartnerSimulator } from '../partner/simulator.ts';
-import { ImageChecks, MockupDrawing } from '../print/image-work.ts';
+import { ImageChecks, MockupDrawing, VariableData } from '../print/image-work.ts';
 import { renderLoad } from '../print/load.ts';
 import { PreviewRenderer } from '../print/preview-renderer.ts';
 import { every } from '../processes.ts';
@@ -80,6 +80,8 @@ export type StartOptions = WorkerOptions;
 
 /** How long one drawing of mockups (a design on all its templates) may take. */
 const MOCKUP_TIMEOUT_MS = 60_000;
+/** a data set of 100,000 rows is parsed or checked in a few seconds; a record drawn in one */
+const VARIABLE_DATA_TIMEOUT_MS = 60_000;
 
 /** How long no print file must have been rendered before a preview is drawn. */
 const PREVIEW_QUIET_MS = 1000;
@@ -129,6 +131,11 @@ export async function startApp(
       nice: 0,
     });
     stops.add(() => mockupDrawing.close());
+    const variableData = new VariableData({
+      processes: config.imageChecks.processes,
+      timeoutMs: VARIABLE_DATA_TIMEOUT_MS,
+    });
+    stops.add(() => variableData.close());
     const context: AppContext = {
       store,
       pool: data.db.pool,
@@ -140,6 +147,8 @@ export async function startApp(
       inkMethods: config.inkMethods,
       imageChecks,
       mockupDrawing,
+      variableData,
+      stores: data.stores,
       webhookTargets: config.webhooks,
       orderCommands: new CommandBatches(
         store,

@@ -125,7 +125,8 @@ class Rows extends Transform {
     }
     if (!value || typeof value !== 'object' || Array.isArray(value))
       throw new DatasetProblem(`row ${row}: not a JSON object`);
-    const fields = (this.fields ??= []);
+    if (!this.fields) this.fields = [];
+    const fields = this.fields;
     const values: string[] = new Array(fields.length).fill('');
     for (const [k, v] of Object.entries(value)) {
       let i = fields.indexOf(k);

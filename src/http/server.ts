@@ -28,6 +28,8 @@ import { answerWithProblems, HttpProblem } from './problem.ts';
 import { requestLogger } from './request-logger.ts';
 import { approvalDecisionRoutes } from './routes/admin/approvals.ts';
 import { adminApi } from './routes/admin/index.ts';
+import { datasetRoutes } from './routes/datasets/index.ts';
+import { recordRoutes } from './routes/datasets/records.ts';
 import { editorAuthRoutes } from './routes/editor/auth.ts';
 import { editorProjectRoutes } from './routes/editor/projects.ts';
 import { eventFeedRoutes } from './routes/events.ts';
@@ -150,6 +152,8 @@ export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<F
   await app.register(adminApi, { deps, prefix: '/api' });
   await app.register(packingSlipRoutes, { deps, prefix: '/api' });
   await app.register(approvalDecisionRoutes, { deps, prefix: '/api' });
+  await app.register(datasetRoutes, { deps, prefix: '/api' });
+  await app.register(recordRoutes, { deps, prefix: '/api' });
   await app.register(proofSite, { deps });
   await app.register(integratorApi, { deps });
   await app.register(eventFeedRoutes, { deps, prefix: '/api' });

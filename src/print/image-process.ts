@@ -24,6 +24,10 @@ const jobs: Record<string, () => Promise<Run>> = {
   normaliseLogo: async () => (await import('./slip-job.ts')).normaliseLogo as Run,
   drawPackingSlip: async () => (await import('./slip-job.ts')).drawPackingSlip as Run,
   drawProof: async () => (await import('./proof.ts')).renderProof as Run,
+  ingestDataset: async () => (await import('./vdp/jobs.ts')).ingestDataset as Run,
+  checkDataset: async () => (await import('./vdp/jobs.ts')).checkDataset as Run,
+  renderVariableStored: async () => (await import('./vdp/jobs.ts')).renderVariableStored as Run,
+  variableRecord: async () => (await import('./vdp/jobs.ts')).variableRecord as Run,
   imposeStored: async () =>
     (await import('../production/stored-imposition.ts')).imposeStored as Run,
 };

@@ -1,4 +1,5 @@
 import os from 'node:os';
+import type { ParsedDataset } from '../datasets/parse.ts';
 import type { DrawnMockup, MockupJob } from '../mockup/draw.ts';
 import type { ImageToCheck } from './image-checks.ts';
 import type { Rgb } from './inks.ts';
@@ -6,6 +7,14 @@ import { type JobOptions, ProcessPool } from './process-pool.ts';
 import type { ProofPage, ProofRequest } from './proof.ts';
 import type { SlipToDraw } from './slip-job.ts';
 import type { StoredRender, StoredRenderJob } from './stored-render.ts';
+import type { DatasetCheck } from './vdp/check.ts';
+import type {
+  CheckJob,
+  IngestJob,
+  RecordJob,
+  StoredVariable,
+  StoredVariableJob,
+} from './vdp/jobs.ts';
 
 /** The image process's module: its TypeScript source under tsx, its compiled file in dist/. */
 export const IMAGE_PROCESS = new URL(
@@ -109,7 +118,10 @@ export const IMAGE_V8_FLAGS = ['--initial-old-space-size=128', '--single-threade
 export class Renders {
   private readonly pool: ProcessPool;
 
+  private readonly deadlineMs: number;
+
   constructor(processes: number, timeoutMs: number) {
+    this.deadlineMs = timeoutMs;
     this.pool = new ProcessPool({
       name: 'render',
       module: IMAGE_PROCESS,
@@ -123,6 +135,23 @@ export class Renders {
 
   render(owner: string, job: StoredRenderJob, whileWaiting?: () => void): Promise<StoredRender> {
     return this.pool.run('renderStored', job, { owner, ...(whileWaiting ? { whileWaiting } : {}) });
+  }
+
+  /**
+   * A variable item's PDF/VT file: its time limit grows with its records (20 ms each
+   * beyond the usual limit; the renderer takes under 1 ms a record on this machine).
+   */
+  renderVariable(
+    owner: string,
+    job: StoredVariableJob,
+    records: number,
+    whileWaiting?: () => void,
+  ): Promise<StoredVariable> {
+    return this.pool.run('renderVariableStored', job, {
+      owner,
+      deadlineMs: this.deadlineMs + records * 20,
+      ...(whileWaiting ? { whileWaiting } : {}),
+    });
   }
 
   /** The render processes now, for measurements. */
@@ -165,6 +194,46 @@ export class MockupDrawing {
   /** An item's proof: a PNG per page of its print file (src/print/proof.ts). */
   proof(owner: string, job: ProofRequest): Promise<ProofPage[]> {
     return this.pool.run('drawProof', job, { owner });
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}
+
+/**
+ * Variable data before the sale and beside it, in image processes: a data set taken in
+ * (parsed and sealed), its rows checked against a design, one record drawn alone. A
+ * label's jobs run one at a time and labels take turns, so one label's 100,000 rows never
+ * keep another's check waiting behind them.
+ */
+export class VariableData {
+  private readonly pool: ProcessPool;
+
+  constructor(options: { processes: number; timeoutMs: number }) {
+    this.pool = new ProcessPool({
+      name: 'variable data',
+      module: IMAGE_PROCESS,
+      size: options.processes,
+      deadlineMs: options.timeoutMs,
+      perOwner: 1,
+      maxQueuedPerOwner: 8,
+      idleMs: 60_000,
+      maxHeapMiB: 1024,
+      v8Flags: IMAGE_V8_FLAGS,
+    });
+  }
+
+  ingest(owner: string, job: IngestJob): Promise<ParsedDataset> {
+    return this.pool.run('ingestDataset', job, { owner });
+  }
+
+  check(owner: string, job: CheckJob): Promise<DatasetCheck> {
+    return this.pool.run('checkDataset', job, { owner });
+  }
+
+  record(owner: string, job: RecordJob): Promise<{ bytes: Uint8Array; segmentSha256: string }> {
+    return this.pool.run('variableRecord', job, { owner });
   }
 
   close(): Promise<void> {

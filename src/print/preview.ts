@@ -80,11 +80,18 @@ export async function drawPdfPage(doc: PdfDocument, n: number, longestPx: number
  * itself (pdf.js, fonts drawn as paths, no system fonts), so the preview shows what the
  * printer gets, and the same PDF gives the same PNGs.
  */
+/**
+ * The most pages previewed (or proofed) of one file: a design has at most 50 areas, so an
+ * item of one record shows every page; a variable item of 10,000 records shows its first
+ * records (each record alone is drawn on request: /records/{n}/preview).
+ */
+export const MAX_PREVIEW_PAGES = 50;
+
 export async function renderPreviews(pdf: Uint8Array): Promise<Buffer[]> {
   const doc = await openPdf(pdf);
   try {
     const pages: Buffer[] = [];
-    for (let n = 1; n <= doc.numPages; n++)
+    for (let n = 1; n <= Math.min(doc.numPages, MAX_PREVIEW_PAGES); n++)
       pages.push((await drawPdfPage(doc, n, PREVIEW_PX)).canvas.toBuffer('image/png'));
     return pages;
   } finally {

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { GlobalFonts, type SKRSContext2D } from '@napi-rs/canvas';
 import type { PDFPage } from 'pdf-lib';
 import { pageBox, parsePrintFile } from './page-boxes.ts';
-import { drawPdfPage, openPdf } from './preview.ts';
+import { drawPdfPage, MAX_PREVIEW_PAGES, openPdf } from './preview.ts';
 import { PT_PER_MM } from './units.ts';
 
 /**
@@ -61,7 +61,7 @@ export async function renderProof(request: ProofRequest): Promise<ProofPage[]> {
   const family = font();
   try {
     const pages: ProofPage[] = [];
-    for (let n = 1; n <= doc.numPages; n++) {
+    for (let n = 1; n <= Math.min(doc.numPages, MAX_PREVIEW_PAGES); n++) {
       const {
         canvas,
         context: ctx,

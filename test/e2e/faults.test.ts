@@ -212,6 +212,8 @@ describe('a worker killed while rendering', () => {
           rendered++;
           return x;
         }),
+      renderVariable: (...args: Parameters<Renders['renderVariable']>) =>
+        renders.renderVariable(...args),
     };
     const worker = await runWorker(t, {
       store,

@@ -35,6 +35,7 @@ const worker = await createWorker(
         console.log(`stalled ${rendered.file.storageKey}`);
         return new Promise(() => {}); // until the process is killed
       },
+      renderVariable: (owner, job, records) => renders.renderVariable(owner, job, records),
     },
     db: db.pool,
   }),

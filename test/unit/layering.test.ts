@@ -17,6 +17,7 @@ const LAYERS: [name: string, folders: string[]][] = [
       'src/eventstore',
       'src/storage',
       'src/print',
+      'src/datasets',
       'src/mockup',
       'src/production',
       'src/webhooks',

@@ -35,8 +35,24 @@ export const orderItemSchema = z.object({
   printColors: z.number().int(),
   printAreas: z.array(printAreaSchema),
   design: designSchema,
+  /**
+   * a variable item: one record per row of this data set (`quantity` copies of each),
+   * named by its id and the sha256 of its bytes; its rows are never in an event. The
+   * label's images are those its first `labelImagesAt` image events named.
+   */
+  dataset: z
+    .object({
+      datasetId: z.uuid(),
+      sha256: z.string(),
+      rows: z.number().int(),
+      fields: z.array(z.string()),
+      storageKey: z.string(),
+      labelImagesAt: z.number().int(),
+    })
+    .optional(),
 });
 export type OrderItem = z.infer<typeof orderItemSchema>;
+export type ItemDataset = NonNullable<OrderItem['dataset']>;
 
 const DEFAULT_RENDER_MINUTES_BEFORE_V2 = 30;
 
@@ -66,10 +82,11 @@ export const CURRENT_RENDERER = 2;
  * v4 records when it must be shipped (the label's ship-by deadline at receipt) and the
  * customer's gift message (encrypted like the customer); an order received before has
  * neither: no ship-by deadline, no gift message.
+ * v5 lets an item be variable (`dataset`); every item of an earlier order is one record.
  */
 export const OrderReceived = defineEvent(
   'OrderReceived',
-  4,
+  5,
   z.object({
     orderId: z.string(),
     labelId: z.uuid(),
@@ -88,6 +105,8 @@ export const OrderReceived = defineEvent(
     giftMessage: encryptedSchema.nullable(),
   }),
   {
+    // no item of a v4 order has a data set: its items read as they always did
+    4: (data) => data,
     3: (data) => ({ ...data, shipBy: null, giftMessage: null }),
     2: (data) => ({
       ...data,

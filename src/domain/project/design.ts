@@ -77,7 +77,7 @@ export const textBoxSchema = z
     width: size,
     height: size.optional(),
     fit: z.enum(['shrink', 'error']),
-    minFontSize: z.number().positive().max(1000).default(4),
+    minFontSize: z.number().positive().max(1000),
   })
   .strict()
   .meta({ id: 'TextBox', description: 'the box a text must fit (mm; font sizes in points)' });

@@ -27,6 +27,11 @@ const pathOf = (place: Place): string[] => {
  * Walked with a stack of its own, not by recursion, and places kept as links to their
  * parents: any depth of nesting costs time and memory in proportion to the value's size.
  */
+const isPlain = (v: object) => {
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+};
+
 export function findBadText(value: unknown, path: string[] = []): Found | undefined {
   const root = path.reduce<Place>((parent, key) => ({ key, parent }), undefined);
   const at = (place: Place) => pathOf(place).join('.') || '(root)';
@@ -45,7 +50,9 @@ export function findBadText(value: unknown, path: string[] = []): Found | undefi
     } else if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--)
         stack.push({ value: v[i], place: { key: String(i), parent: place } });
-    } else if (v && typeof v === 'object') {
+    } else if (v && typeof v === 'object' && isPlain(v)) {
+      // a plain object (parsed JSON, a query): a stream body (a data set) is not walked,
+      // its own parser refuses NUL and malformed text as it reads
       const entries = Object.entries(v);
       for (let i = entries.length - 1; i >= 0; i--) {
         const [k, x] = entries[i]!;

@@ -19,6 +19,12 @@ export const saleItemSchema = z
     projectId: z.uuid({ message: 'must be a UUID' }).optional(),
     cartItemId: z.uuid({ message: 'must be a UUID' }).optional(),
     quantity: z.number().int().min(1).max(1_000_000),
+    datasetId: z
+      .uuid({ message: 'must be a UUID' })
+      .optional()
+      .describe(
+        'a variable item: one record per row of this data set (POST /api/datasets), quantity copies of each',
+      ),
   })
   .strict()
   .refine((i) => (i.projectId === undefined) !== (i.cartItemId === undefined), {
@@ -154,6 +160,15 @@ export const orderItemSchema = z
     approval: itemApprovalSchema
       .optional()
       .describe('its proofs and their approval, when it waits for one (none otherwise)'),
+    variable: z
+      .object({
+        datasetId: z.uuid(),
+        sha256: sha256Hex,
+        records: count,
+        fields: z.array(z.string()),
+      })
+      .optional()
+      .describe('a variable item: its data set and how many records its print file holds'),
   })
   .meta({ id: 'OrderItem' });
 
@@ -246,6 +261,7 @@ export function toOrderAnswer(
       timeline: order.production.timeline
         .filter((t) => t.order_item_id === i.order_item_id)
         .map(entry),
+      ...(i.variable ? { variable: i.variable } : {}),
       ...(i.approval
         ? {
             approval: toItemApproval(

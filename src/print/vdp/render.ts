@@ -363,7 +363,7 @@ export async function renderVariable(
 
   // images a row names: numbered by layer, then by name (the data set's distinct names, sorted)
   const fieldIndex = new Map(dataset.fields.map((f, i) => [f, i]));
-  const valueOf = (values: string[]) => (f: string) => {
+  const fieldsOfRow = (values: string[]) => (f: string) => {
     const i = fieldIndex.get(f);
     return i === undefined ? undefined : values[i];
   };
@@ -371,7 +371,7 @@ export async function renderVariable(
   if (imageLayers.length > 0)
     for (const [, values] of dataset.each())
       for (const [k, { layer }] of imageLayers.entries()) {
-        const name = valueOf(values)(imageField(layer.src)!);
+        const name = fieldsOfRow(values)(imageField(layer.src)!);
         if (name) named[k]!.add(name);
       }
   const imageNumbers = imageLayers.map((_, k) => {
@@ -398,7 +398,7 @@ export async function renderVariable(
   for (const r of wanted) {
     options.onRecord?.();
     const values = dataset.row(r);
-    const row = valueOf(values);
+    const row = fieldsOfRow(values);
     const pageContents: string[] = [];
     const pageImages: string[][] = [];
     for (const [ai, plan] of plans.entries()) {
@@ -481,9 +481,9 @@ export async function renderVariable(
   const groups = new Map<number, number[]>();
   for (const r of wanted) {
     const g = Math.floor((r - 1) / RECORDS_PER_GROUP);
-    let list = groups.get(g);
-    if (!list) groups.set(g, (list = []));
+    const list = groups.get(g) ?? [];
     list.push(r);
+    groups.set(g, list);
   }
   for (const [g, rs] of groups) {
     const kids = rs.flatMap((r) => plans.map((_, ai) => `${base + (r - 1) * perRecord + ai} 0 R`));

@@ -8,6 +8,7 @@ import { projectMockupRoutes } from '../project-mockups.ts';
 import { approvalPolicyRoutes } from './approvals.ts';
 import { batchingRoutes } from './batching.ts';
 import { brandingRoutes } from './branding.ts';
+import { labelImageRoutes } from './label-images.ts';
 import { mockupTemplateRoutes } from './mockup-templates.ts';
 import { priceRoutes } from './prices.ts';
 import { shopIntegrationRoutes } from './shop-integrations.ts';
@@ -21,6 +22,7 @@ export const adminApi: FastifyPluginAsync<{ deps: HttpDeps }> = async (app, { de
   await app.register(webhookRoutes, { deps });
   await app.register(priceRoutes, { deps });
   await app.register(brandingRoutes, { deps });
+  await app.register(labelImageRoutes, { deps });
   await app.register(batchingRoutes, { deps });
   await app.register(approvalPolicyRoutes, { deps });
   await app.register(userProjectRoutes, { deps });

@@ -27,10 +27,8 @@ const pathOf = (place: Place): string[] => {
  * Walked with a stack of its own, not by recursion, and places kept as links to their
  * parents: any depth of nesting costs time and memory in proportion to the value's size.
  */
-const isPlain = (v: object) => {
-  const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
-};
+/** a stream (a body a route reads itself): its own parser refuses bad text as it reads */
+const isStream = (v: object) => typeof (v as { pipe?: unknown }).pipe === 'function';
 
 export function findBadText(value: unknown, path: string[] = []): Found | undefined {
   const root = path.reduce<Place>((parent, key) => ({ key, parent }), undefined);
@@ -50,9 +48,8 @@ export function findBadText(value: unknown, path: string[] = []): Found | undefi
     } else if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--)
         stack.push({ value: v[i], place: { key: String(i), parent: place } });
-    } else if (v && typeof v === 'object' && isPlain(v)) {
-      // a plain object (parsed JSON, a query): a stream body (a data set) is not walked,
-      // its own parser refuses NUL and malformed text as it reads
+    } else if (v && typeof v === 'object' && !isStream(v)) {
+      // walking a stream body (a data set) would walk its socket and the server behind it
       const entries = Object.entries(v);
       for (let i = entries.length - 1; i >= 0; i--) {
         const [k, x] = entries[i]!;

@@ -2249,7 +2249,7 @@ export interface components {
             height?: number;
             /** @enum {string} */
             fit: "shrink" | "error";
-            minFontSize: number;
+            minFontSize?: number;
         };
         /** @description a line of text (DejaVu Sans; size in points); `{{field}}` fills in a data set row */
         TextLayer: {

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { derivedIds, handleCommand, readState, type StreamState } from '../app/command-handler.ts';
-import { loadOutputProfile } from '../app/print-settings.ts';
-import { variableJobOf } from '../app/variable-items.ts';
+import { renderJobOf, variableJobOf } from '../app/print-jobs.ts';
 import {
   type ItemState,
   type OrderCommand,
@@ -15,7 +14,6 @@ import { barcodeShapes } from '../print/barcode.ts';
 import { RenderError } from '../print/errors.ts';
 import { renderLoad } from '../print/load.ts';
 import { JobDeadlineError } from '../print/process-pool.ts';
-import { DEFAULT_PROFILE_SHA256 } from '../print/profiles.ts';
 import type { RenderJob } from '../print/render-job.ts';
 import type { StoredRender } from '../print/stored-render.ts';
 import type { OrderOutcome, RenderOutcome } from '../temporal/contract.ts';
@@ -29,41 +27,6 @@ type OrderReceivedEvent = Extract<OrderEvent, { type: 'OrderReceived' }>;
 interface Loaded {
   s: OrderFound;
   read: StreamState<OrderState>;
-}
-
-/** The render job of an item's print file as its order says (with `barcode`). */
-async function jobOf(
-  deps: Pick<ActivityDeps, 'images'>,
-  order: OrderFound,
-  item: ItemState,
-  barcode: ItemState['barcode'],
-): Promise<RenderJob> {
-  const i = item.item;
-  const { print } = order;
-  const profile =
-    print.renderer === 1 ? undefined : await loadOutputProfile(deps.images, print.outputProfile);
-  return {
-    renderer: print.renderer,
-    item: {
-      orderId: order.orderId,
-      orderItemId: i.orderItemId,
-      sku: i.sku,
-      printMethod: i.printMethod,
-      printColors: i.printColors,
-      printAreas: i.printAreas,
-      design: i.design,
-      barcode,
-      createdAt: order.receivedAt,
-    },
-    images: [],
-    profile:
-      profile && profile.sha256 !== DEFAULT_PROFILE_SHA256
-        ? { sha256: profile.sha256, description: profile.description, bytes: profile.bytes }
-        : undefined,
-    inks: print.inkMethods.includes(i.printMethod.toLowerCase()),
-    cropMarks: print.cropMarks,
-    maxInkCoverage: print.maxInkCoverage,
-  };
 }
 
 /** where an order item's print files are kept (content-addressed under it) */
@@ -98,7 +61,7 @@ async function render(
   options: { barcode?: ItemState['barcode']; keep?: string } = {},
 ): Promise<StoredRender> {
   if (item.item.dataset) return renderVariableItem(deps, timing, order, item, options);
-  const job = await jobOf(deps, order, item, options.barcode ?? item.barcode);
+  const job = await renderJobOf(deps, order, item, options.barcode ?? item.barcode);
   const { keep } = options;
   const ahead = keep === undefined ? undefined : deps.ahead?.take(keep, aheadKey(job, keep));
   // the render's own time, not its wait for a turn; one taken ahead began before this activity
@@ -178,7 +141,7 @@ export function renderAheadOf(
       for (const item of s.items.values()) {
         if (item.item.dataset) continue;
         const keep = keptUnder(s.labelId, item.item.orderItemId);
-        const job = await jobOf(deps, s, item, item.barcode);
+        const job = await renderJobOf(deps, s, item, item.barcode);
         const run = () => deps.renders.render(s.labelId, { job, stores: deps.stores, keep });
         if (!ahead.start(keep, aheadKey(job, keep), run)) return;
       }

@@ -3,7 +3,7 @@ import { orderAggregate } from '../domain/order/decider.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import { loadState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
-import { variableJobOf } from './variable-items.ts';
+import { variableJobOf } from './print-jobs.ts';
 
 /**
  * One record of a variable item alone, drawn again from the order's events (its data

@@ -1,15 +1,9 @@
-import { ownerKey } from '../db/encryption-keys.ts';
-import type { ItemState, OrderState } from '../domain/order/decider.ts';
 import type { OrderItem } from '../domain/order/events.ts';
 import { designFields } from '../domain/project/design.ts';
 import { DomainError } from '../domain/shared/decider.ts';
-import { RenderError } from '../print/errors.ts';
-import { DEFAULT_PROFILE_SHA256 } from '../print/profiles.ts';
-import type { VariableJob } from '../print/vdp/jobs.ts';
 import type { AppContext } from './context.ts';
 import { checkAgainst, keptDataset } from './datasets.ts';
-import { labelImagesAt, labelImagesNow } from './label-images.ts';
-import { loadOutputProfile } from './print-settings.ts';
+import { labelImagesNow } from './label-images.ts';
 
 /** How many of a refused data set's problems the 400 names. */
 const NAMED_PROBLEMS = 5;
@@ -77,47 +71,4 @@ export async function withDatasets(
     });
   }
   return out;
-}
-
-/** A variable item's render job as its order says: its data set, and the label's images then. */
-export async function variableJobOf(
-  deps: Pick<AppContext, 'images' | 'pool' | 'store'>,
-  order: Extract<OrderState, { exists: true }>,
-  item: ItemState,
-  barcode: ItemState['barcode'],
-): Promise<VariableJob> {
-  const i = item.item;
-  const dataset = i.dataset!;
-  const key = await ownerKey(deps.pool, dataset.datasetId);
-  if (!key)
-    throw new RenderError(
-      'its data set was erased: its records cannot be drawn again',
-      'image_missing',
-    );
-  const profile = await loadOutputProfile(deps.images, order.print.outputProfile);
-  const images = await labelImagesAt(deps.store, order.labelId, dataset.labelImagesAt);
-  return {
-    item: {
-      orderId: order.orderId,
-      orderItemId: i.orderItemId,
-      sku: i.sku,
-      printMethod: i.printMethod,
-      printColors: i.printColors,
-      printAreas: i.printAreas,
-      design: i.design,
-      barcode,
-      createdAt: order.receivedAt,
-    },
-    profile:
-      profile.sha256 !== DEFAULT_PROFILE_SHA256
-        ? { sha256: profile.sha256, description: profile.description, bytes: profile.bytes }
-        : undefined,
-    cropMarks: order.print.cropMarks,
-    maxInkCoverage: order.print.maxInkCoverage,
-    dataset: { datasetId: dataset.datasetId, storageKey: dataset.storageKey, key },
-    labelImages: Object.entries(images.images).map(([name, im]) => [
-      name,
-      { type: im.type, sha256: im.sha256 },
-    ]),
-  };
 }

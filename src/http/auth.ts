@@ -41,6 +41,12 @@ export function metadataOf(request: FastifyRequest): EventMetadata {
   }
 }
 
+/** The label of the key a request came with (one of several kinds a route takes); '' for none. */
+export function labelIdOf(request: FastifyRequest): string {
+  const p = request.principal;
+  return p && 'labelId' in p ? p.labelId : '';
+}
+
 export function principalOf<K extends PrincipalKind>(
   request: FastifyRequest,
   kind: K,

@@ -52,15 +52,19 @@ import {
   prepareInkImage,
 } from './images.ts';
 import { designInks, inkFor } from './inks.ts';
+import {
+  type AreaPage,
+  areaPage,
+  cropMarkLines,
+  type Rect,
+  SLUG_LINE_Y,
+  slugBarcodeMatrix,
+  slugLineSize,
+} from './page-layout.ts';
 import { asPdf16, makePdfX4 } from './pdfx.ts';
 import { type Cmyk, cmykOf, type OutputProfile } from './profiles.ts';
 import { fitText } from './text-fit.ts';
-import { BLEED_MM, MIN_DPI, PT_PER_MM, SLUG_MM } from './units.ts';
-
-/** Crop marks: 5 mm long, 1 mm outside the bleed; the page grows by this on each side. */
-const MARK_MARGIN_MM = 10;
-const MARK_OFFSET_MM = BLEED_MM + 1;
-const MARK_LENGTH_MM = 5;
+import { BLEED_MM, MIN_DPI, PT_PER_MM } from './units.ts';
 
 export interface PrintItem {
   orderId: string;
@@ -235,26 +239,18 @@ export async function renderPrintFile(
       );
     const W = spec.widthMm;
     const H = spec.heightMm;
-    const M = item.cropMarks ? MARK_MARGIN_MM : 0;
-    const pageW = mm(W + 2 * BLEED_MM + 2 * M);
-    const pageH = mm(SLUG_MM + M + H + 2 * BLEED_MM + M);
-    const page = doc.addPage([pageW, pageH]);
-    page.setMediaBox(0, 0, pageW, pageH);
-    page.setBleedBox(mm(M), mm(SLUG_MM + M), mm(W + 2 * BLEED_MM), mm(H + 2 * BLEED_MM));
-    page.setTrimBox(mm(M + BLEED_MM), mm(SLUG_MM + M + BLEED_MM), mm(W), mm(H));
-    const left = mm(M + BLEED_MM);
-    const top = mm(SLUG_MM + M + BLEED_MM + H);
+    const layout = areaPage(spec, item.cropMarks);
+    const page = doc.addPage([layout.width, layout.height]);
+    page.setMediaBox(0, 0, layout.width, layout.height);
+    page.setBleedBox(...layout.bleed);
+    page.setTrimBox(...layout.trim);
+    const { left, top } = layout;
     const colorSpaces = resources(page, 'ColorSpace');
     for (const [i, ref] of inkSpaces.entries()) colorSpaces.set(PDFName.of(`Ink${i}`), ref);
     if (registration) colorSpaces.set(PDFName.of('All'), registration);
     const fontKey = page.node.newFontDictionary('F', font.ref);
 
-    page.pushOperators(
-      pushGraphicsState(),
-      rectangle(mm(M), mm(SLUG_MM + M), mm(W + 2 * BLEED_MM), mm(H + 2 * BLEED_MM)),
-      clip(),
-      endPath(),
-    );
+    page.pushOperators(pushGraphicsState(), rectangle(...layout.bleed), clip(), endPath());
     for (const [li, layer] of area.layers.entries()) {
       onProgress();
       const path = layerName(area.printArea, li);
@@ -373,9 +369,8 @@ export async function renderPrintFile(
       }
     }
     page.pushOperators(popGraphicsState());
-    drawSlug(page, item, font, fontKey, barcode, slugLine, mm(M), pageW - 2 * mm(M));
-    if (item.cropMarks)
-      drawCropMarks(page, mm(M + BLEED_MM), mm(SLUG_MM + M + BLEED_MM), mm(W), mm(H));
+    drawSlug(page, layout, item, font, fontKey, barcode, slugLine);
+    if (item.cropMarks) drawCropMarks(page, layout.trim);
     if (transparency)
       page.node.set(
         PDFName.of('Group'),
@@ -503,37 +498,29 @@ function maskXObject(doc: PDFDocument, image: InkImage, mask: Buffer) {
 /** The slug: the barcode as vector shapes and one line of text, 100% K, below the bleed. */
 function drawSlug(
   page: PDFPage,
+  layout: AreaPage,
   item: PrintItem,
   font: PDFFont,
   fontKey: PDFName,
   code: ReturnType<typeof barcodeShapes>,
   line: string,
-  x0: number,
-  width: number,
 ) {
-  const margin = mm(2);
-  const room = width - 2 * margin;
-  const linear = item.barcode.format === 'code128' || item.barcode.format === 'ean13';
-  const maxH = mm(linear ? 8 : 9);
-  const scale = Math.min(1, room / code.width, maxH / code.height);
-  const x = x0 + margin;
-  const yTop = mm(SLUG_MM - 1.5);
   // y down in the barcode's own units
   const ops: PDFOperator[] = [pushGraphicsState(), setFillingCmykColor(0, 0, 0, 1)];
-  ops.push(concatTransformationMatrix(scale, 0, 0, -scale, x, yTop));
+  ops.push(concatTransformationMatrix(...slugBarcodeMatrix(layout, item.barcode.format, code)));
   for (const bar of code.bars) ops.push(rectangle(bar.x, bar.y, bar.width, bar.height));
   for (const poly of code.polygons) {
     const [first, ...rest] = poly;
     ops.push(moveTo(first![0], first![1]), ...rest.map(([px, py]) => lineTo(px, py)), closePath());
   }
   ops.push(fill(), popGraphicsState());
-  const size = Math.max(2, Math.min(6, (room / font.widthOfTextAtSize(line, 6)) * 6));
+  const size = slugLineSize(layout, font.widthOfTextAtSize(line, 6));
   ops.push(
     pushGraphicsState(),
     setFillingCmykColor(0, 0, 0, 1),
     beginText(),
     setFontAndSize(fontKey, size),
-    setTextMatrix(1, 0, 0, 1, x, mm(1.5)),
+    setTextMatrix(1, 0, 0, 1, layout.slugX, SLUG_LINE_Y),
     showText(font.encodeText(line)),
     endText(),
     popGraphicsState(),
@@ -542,24 +529,14 @@ function drawSlug(
 }
 
 /** Crop marks at the trim's corners in registration colour (every plate), outside the bleed. */
-function drawCropMarks(page: PDFPage, x: number, y: number, w: number, h: number) {
-  const off = mm(MARK_OFFSET_MM);
-  const len = mm(MARK_LENGTH_MM);
+function drawCropMarks(page: PDFPage, trim: Rect) {
   const ops: PDFOperator[] = [
     pushGraphicsState(),
     op(PDFOperatorNames.StrokingColorspace, PDFName.of('All')),
     op(PDFOperatorNames.StrokingColorN, PDFNumber.of(1)),
     setLineWidth(0.25),
   ];
-  for (const [cx, cy, dx, dy] of [
-    [x, y, -1, -1],
-    [x + w, y, 1, -1],
-    [x, y + h, -1, 1],
-    [x + w, y + h, 1, 1],
-  ] as const) {
-    ops.push(moveTo(cx + dx * off, cy), lineTo(cx + dx * (off + len), cy));
-    ops.push(moveTo(cx, cy + dy * off), lineTo(cx, cy + dy * (off + len)));
-  }
+  for (const [x1, y1, x2, y2] of cropMarkLines(trim)) ops.push(moveTo(x1, y1), lineTo(x2, y2));
   ops.push(stroke(), popGraphicsState());
   page.pushOperators(...ops);
 }

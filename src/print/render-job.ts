@@ -37,7 +37,8 @@ export interface RenderedFile {
 }
 
 const profiles = new Map<string, OutputProfile>();
-function profileOf(p: RenderJob['profile']): OutputProfile {
+/** A job's output profile, made once per process (its colour engine's file written once). */
+export function profileOf(p: RenderJob['profile']): OutputProfile {
   if (!p) return defaultOutputProfile();
   let known = profiles.get(p.sha256);
   if (!known) {

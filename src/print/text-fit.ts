@@ -76,9 +76,10 @@ export function fitText(
   const largest = Math.min(byWidth, byHeight);
   if (largest >= layer.fontSize) return { size: layer.fontSize };
   const widthMm = (pt: number) => (perPt * pt) / PT_PER_MM;
-  if (box.fit === 'shrink' && largest >= box.minFontSize)
-    return { size: Math.floor(largest * 100) / 100 };
-  const at = box.fit === 'shrink' ? box.minFontSize : layer.fontSize;
+  // a shrinking box names its smallest size (the design's schema says so)
+  const smallest = box.fit === 'shrink' ? (box.minFontSize ?? layer.fontSize) : layer.fontSize;
+  if (box.fit === 'shrink' && largest >= smallest) return { size: Math.floor(largest * 100) / 100 };
+  const at = smallest;
   return {
     overflow:
       byWidth < byHeight

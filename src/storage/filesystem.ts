@@ -58,35 +58,38 @@ export class FilesystemStorage implements FileStorage {
   }
 
   async put(key: string, bytes: Uint8Array): Promise<void> {
-    const target = this.file(key);
-    const existing = await stat(target).catch(() => undefined);
-    if (existing?.size === bytes.length) {
-      // content-addressed: already there; marked as put now, so a clean-up keeps it
-      const now = new Date();
-      if (
-        await utimes(target, now, now).then(
-          () => true,
-          () => false,
-        )
-      )
-        return;
-    }
-    await mkdir(path.dirname(target), { recursive: true });
-    const tmp = path.join(this.tmp, `${randomUUID()}.part`);
-    const handle = await open(tmp, 'w');
-    try {
-      await handle.writeFile(bytes);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(tmp, target);
+    await this.place(key, bytes.length, async (tmp) => {
+      const handle = await open(tmp, 'w');
+      try {
+        await handle.writeFile(bytes);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    });
   }
 
   async putFile(key: string, file: string, _sha256: string): Promise<void> {
+    await this.place(key, (await stat(file)).size, async (tmp) => {
+      await copyFile(file, tmp);
+      const handle = await open(tmp, 'r+');
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    });
+  }
+
+  /**
+   * A file of `size` bytes under `key`: written by `write` to a temporary file, synced and
+   * renamed into place. Content-addressed: one of that size there already is the same
+   * file, marked as put now (so a clean-up keeps it) instead of written again.
+   */
+  private async place(key: string, size: number, write: (tmp: string) => Promise<void>) {
     const target = this.file(key);
-    const [existing, source] = await Promise.all([stat(target).catch(() => undefined), stat(file)]);
-    if (existing?.size === source.size) {
+    const existing = await stat(target).catch(() => undefined);
+    if (existing?.size === size) {
       const now = new Date();
       if (
         await utimes(target, now, now).then(
@@ -98,13 +101,7 @@ export class FilesystemStorage implements FileStorage {
     }
     await mkdir(path.dirname(target), { recursive: true });
     const tmp = path.join(this.tmp, `${randomUUID()}.part`);
-    await copyFile(file, tmp);
-    const handle = await open(tmp, 'r+');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await write(tmp);
     await rename(tmp, target);
   }
 

@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FileStorage } from '../../src/storage/port.ts';
 import { S3Storage } from '../../src/storage/s3.ts';
@@ -35,6 +38,21 @@ export function storageContract(
       expect(await s.get(key)).toBeUndefined();
       expect(await s.remove(key, new Date())).toBe(false);
       expect(await s.list('')).toEqual([]);
+    });
+
+    it('puts a file of this machine as a stream (putFile), the same file again a no-op', async () => {
+      const s = await open('from-file');
+      const bytes = Buffer.alloc(6 * 1024 * 1024 + 7);
+      for (let i = 0; i < bytes.length; i += 997) bytes[i] = i % 253;
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'put-file-'));
+      const file = path.join(dir, 'print.pdf');
+      writeFileSync(file, bytes);
+      const key = keyOf(bytes);
+      await s.putFile(key, file, sha(bytes));
+      await s.putFile(key, file, sha(bytes));
+      expect(sha((await s.get(key))!)).toBe(sha(bytes));
+      expect(await s.list('')).toEqual([key]);
+      rmSync(dir, { recursive: true, force: true });
     });
 
     it('serves the bytes whose sha256 names them, binary and large', async () => {

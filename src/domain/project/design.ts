@@ -77,9 +77,14 @@ export const textBoxSchema = z
     width: size,
     height: size.optional(),
     fit: z.enum(['shrink', 'error']),
-    minFontSize: z.number().positive().max(1000),
+    /** the smallest a shrinking text is set at (a box that refuses needs none) */
+    minFontSize: z.number().positive().max(1000).optional(),
   })
   .strict()
+  .refine((b) => b.fit !== 'shrink' || b.minFontSize !== undefined, {
+    message: 'a box that shrinks its text names its minFontSize',
+    path: ['minFontSize'],
+  })
   .meta({ id: 'TextBox', description: 'the box a text must fit (mm; font sizes in points)' });
 
 export const textLayerSchema = z

@@ -13,8 +13,7 @@ import { type StoreLocation, storeAt } from '../../storage/location.ts';
 import { RenderError } from '../errors.ts';
 import { preflight } from '../preflight.ts';
 import { renderPreviews } from '../preview.ts';
-import { defaultOutputProfile, type OutputProfile, outputProfile } from '../profiles.ts';
-import type { RenderJob } from '../render-job.ts';
+import { profileOf, type RenderJob } from '../render-job.ts';
 import { checkRows, type DatasetCheck } from './check.ts';
 import { renderVariable, type VariableFile, type VariableItem } from './render.ts';
 
@@ -90,17 +89,6 @@ export interface VariableJob {
   dataset: DatasetRef;
   /** the label's images by name as they were at the sale: their type and sha256 */
   labelImages: [string, { type: string; sha256: string }][];
-}
-
-const profiles = new Map<string, OutputProfile>();
-function profileOf(p: VariableJob['profile']): OutputProfile {
-  if (!p) return defaultOutputProfile();
-  let known = profiles.get(p.sha256);
-  if (!known) {
-    known = outputProfile(Buffer.from(p.bytes), p.description);
-    profiles.set(p.sha256, known);
-  }
-  return known;
 }
 
 async function sourceOf(job: VariableJob, stores: StoreLocation) {

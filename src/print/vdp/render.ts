@@ -11,11 +11,19 @@ import { barcodeShapes } from '../barcode.ts';
 import { codeContent, codeOps, codeProblem } from '../code-fit.ts';
 import { RenderError } from '../errors.ts';
 import { NO_EXTENSION, type PlacedImage, prepareImage } from '../images.ts';
+import {
+  type AreaPage,
+  areaPage,
+  cropMarkLines,
+  SLUG_LINE_Y,
+  slugBarcodeMatrix,
+  slugLineSize,
+} from '../page-layout.ts';
 import { type ImageLoader, type PrintItem, placement, type RenderFacts, toBleed } from '../pdf.ts';
 import { deflatedProfile, md5, xmp } from '../pdfx.ts';
 import { cmykOf } from '../profiles.ts';
 import { ASCENT, fitText, glyphHex, UNITS_PER_EM, widthAt1pt } from '../text-fit.ts';
-import { BLEED_MM, MIN_DPI, PT_PER_MM, SLUG_MM } from '../units.ts';
+import { MIN_DPI, PT_PER_MM } from '../units.ts';
 import { FONT_OBJECTS, type FontObjects, writeFontHead, writeFontTail } from './font.ts';
 import { num, pdfText, StreamingPdf } from './writer.ts';
 
@@ -48,9 +56,6 @@ const MAX_GROUPS = 100;
 /** DPart references in one inner array of a DParts array, as ISO 32000-2 allows at most. */
 const MAX_DPARTS_PER_ARRAY = 8191;
 
-const MARK_MARGIN_MM = 10;
-const MARK_OFFSET_MM = BLEED_MM + 1;
-const MARK_LENGTH_MM = 5;
 const mm = (v: number) => v * PT_PER_MM;
 
 // the objects every file has, by number; the rest follow from the design and the data set
@@ -72,8 +77,7 @@ type Piece =
 
 interface AreaPlan {
   code: string;
-  pageW: number;
-  pageH: number;
+  layout: AreaPage;
   boxes: string;
   clip: string;
   left: number;
@@ -215,61 +219,36 @@ export async function renderVariable(
       );
     const W = spec.widthMm;
     const H = spec.heightMm;
-    const M = item.cropMarks ? MARK_MARGIN_MM : 0;
-    const pageW = mm(W + 2 * BLEED_MM + 2 * M);
-    const pageH = mm(SLUG_MM + M + H + 2 * BLEED_MM + M);
-    const bleed = [
-      mm(M),
-      mm(SLUG_MM + M),
-      mm(M + W + 2 * BLEED_MM),
-      mm(SLUG_MM + M + H + 2 * BLEED_MM),
-    ];
-    const trim = [
-      mm(M + BLEED_MM),
-      mm(SLUG_MM + M + BLEED_MM),
-      mm(M + BLEED_MM + W),
-      mm(SLUG_MM + M + BLEED_MM + H),
-    ];
-    const left = mm(M + BLEED_MM);
-    const top = mm(SLUG_MM + M + BLEED_MM + H);
+    const layout = areaPage(spec, item.cropMarks);
+    const [bx, by, bw, bh] = layout.bleed;
+    const [tx, ty, tw, th] = layout.trim;
+    const pageW = layout.width;
+    const pageH = layout.height;
     const plan: AreaPlan = {
       code: spec.code,
-      pageW,
-      pageH,
-      boxes: `/MediaBox [0 0 ${num(pageW)} ${num(pageH)}] /BleedBox [${bleed.map(num).join(' ')}] /TrimBox [${trim.map(num).join(' ')}]`,
-      clip: `${num(bleed[0]!)} ${num(bleed[1]!)} ${num(bleed[2]! - bleed[0]!)} ${num(bleed[3]! - bleed[1]!)} re W n`,
-      left,
-      top,
+      layout,
+      boxes: `/MediaBox [0 0 ${num(pageW)} ${num(pageH)}] /BleedBox [${[bx, by, bx + bw, by + bh].map(num).join(' ')}] /TrimBox [${[tx, ty, tx + tw, ty + th].map(num).join(' ')}]`,
+      clip: `${layout.bleed.map(num).join(' ')} re W n`,
+      left: layout.left,
+      top: layout.top,
       slugForm: next++,
       pieces: [],
       images: area.layers.some((l) => l.type === 'image'),
     };
+    const { left, top } = layout;
     // the slug's shared part: the item's barcode and the crop marks
-    const slug: string[] = ['q 0 0 0 1 k'];
-    const margin = mm(2);
-    const room = pageW - 2 * mm(M) - 2 * margin;
-    const linear = item.barcode.format === 'code128' || item.barcode.format === 'ean13';
-    const s = Math.min(1, room / barcode.width, mm(linear ? 8 : 9) / barcode.height);
-    slug.push(`${num(s)} 0 0 ${num(-s)} ${num(mm(M) + margin)} ${num(mm(SLUG_MM - 1.5))} cm`);
+    const slug: string[] = [
+      `q 0 0 0 1 k ${slugBarcodeMatrix(layout, item.barcode.format, barcode).map(num).join(' ')} cm`,
+    ];
     for (const b of barcode.bars)
       slug.push(`${num(b.x)} ${num(b.y)} ${num(b.width)} ${num(b.height)} re`);
     for (const poly of barcode.polygons)
       slug.push(`${poly.map(([x, y], i) => `${num(x)} ${num(y)} ${i ? 'l' : 'm'}`).join(' ')} h`);
     slug.push('f Q');
     if (item.cropMarks) {
-      const [x, y, x2, y2] = trim as [number, number, number, number];
-      const off = mm(MARK_OFFSET_MM);
-      const len = mm(MARK_LENGTH_MM);
       slug.push('q /All CS 1 SCN 0.25 w');
-      for (const [cx, cy, dx, dy] of [
-        [x, y, -1, -1],
-        [x2, y, 1, -1],
-        [x, y2, -1, 1],
-        [x2, y2, 1, 1],
-      ] as const) {
-        slug.push(`${num(cx + dx * off)} ${num(cy)} m ${num(cx + dx * (off + len))} ${num(cy)} l`);
-        slug.push(`${num(cx)} ${num(cy + dy * off)} m ${num(cx)} ${num(cy + dy * (off + len))} l`);
-      }
+      for (const [x1, y1, x2, y2] of cropMarkLines(layout.trim))
+        slug.push(`${num(x1)} ${num(y1)} m ${num(x2)} ${num(y2)} l`);
       slug.push('S Q');
     }
     pdf.stream(
@@ -389,10 +368,8 @@ export async function renderVariable(
   const perRecord = 2 * plans.length + 1;
   const base = next;
   const firstField = dataset.fields[0]!;
-  const slugSizes = plans.map((p) => {
-    const room = p.pageW - 2 * mm(item.cropMarks ? MARK_MARGIN_MM : 0) - 2 * mm(2);
-    return Math.max(2, Math.min(6, room / widthAt1pt(slugLine(R))));
-  });
+  // every record's slug line set at the size of the longest (the last record's)
+  const slugSizes = plans.map((p) => slugLineSize(p.layout, widthAt1pt(slugLine(R)) * 6));
   const segments = new Map<number, [number, number]>();
   const wanted = records ?? Array.from({ length: R }, (_, i) => i + 1);
   for (const r of wanted) {
@@ -451,7 +428,7 @@ export async function renderVariable(
       ops.push('Q', `/S${ai} Do`);
       const size = slugSizes[ai]!;
       ops.push(
-        `q 0 0 0 1 k BT /F1 ${num(size)} Tf 1 0 0 1 ${num(mm(item.cropMarks ? MARK_MARGIN_MM : 0) + mm(2))} ${num(mm(1.5))} Tm <${glyphHex(slugLine(r), used)}> Tj ET Q`,
+        `q 0 0 0 1 k BT /F1 ${num(size)} Tf 1 0 0 1 ${num(plan.layout.slugX)} ${num(SLUG_LINE_Y)} Tm <${glyphHex(slugLine(r), used)}> Tj ET Q`,
       );
       pageContents.push(ops.join('\n'));
       pageImages.push(xobjects);

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { checkDataset, eraseDataset, keptDataset, uploadDataset } from '../../../app/datasets.ts';
 import { MAX_DATASET_BYTES } from '../../../datasets/parse.ts';
 import { PROBLEM_CODES } from '../../../print/vdp/check.ts';
-import { metadataOf } from '../../auth.ts';
+import { labelIdOf, metadataOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
 import { HttpProblem } from '../../problem.ts';
 import { apiKeySecurity, count, instant, problems, sha256Hex } from '../../schemas/common.ts';
@@ -73,10 +73,6 @@ async function bodyToFile(request: FastifyRequest): Promise<string> {
  */
 export const datasetRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app, { deps }) => {
   app.addHook('onRequest', app.requireKey('admin', 'integration'));
-  const labelOf = (request: FastifyRequest) => {
-    const p = request.principal;
-    return p && 'labelId' in p ? p.labelId : '';
-  };
   // the body stays a stream: the route writes it to a file, an image process parses it
   app.addContentTypeParser(Object.keys(TYPES), (_request, payload, done) => done(null, payload));
 
@@ -109,7 +105,7 @@ export const datasetRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (a
       const file = await bodyToFile(request);
       const answer = await uploadDataset(
         deps.app,
-        labelOf(request),
+        labelIdOf(request),
         format,
         file,
         metadataOf(request),
@@ -130,7 +126,7 @@ export const datasetRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (a
       },
     },
     async (request) => {
-      const d = await keptDataset(deps.app, labelOf(request), request.params.datasetId);
+      const d = await keptDataset(deps.app, labelIdOf(request), request.params.datasetId);
       return {
         datasetId: d.datasetId,
         rows: d.rows,
@@ -157,7 +153,7 @@ export const datasetRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (a
       },
     },
     async (request) =>
-      checkDataset(deps.app, labelOf(request), request.params.datasetId, request.body.projectId),
+      checkDataset(deps.app, labelIdOf(request), request.params.datasetId, request.body.projectId),
   );
 
   app.delete(
@@ -173,7 +169,12 @@ export const datasetRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (a
       },
     },
     async (request, reply) => {
-      await eraseDataset(deps.app, labelOf(request), request.params.datasetId, metadataOf(request));
+      await eraseDataset(
+        deps.app,
+        labelIdOf(request),
+        request.params.datasetId,
+        metadataOf(request),
+      );
       return reply.code(204).send(null);
     },
   );

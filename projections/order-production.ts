@@ -217,7 +217,20 @@ export async function applyProduction(
     case 'OrderItemReprinted': {
       const d = e.data;
       if (d.matches) await itemStage([d.orderItemId], 'ready', d.reprintedAt);
-      await line(0, d.orderItemId, d.matches ? 'ready' : 'reprint_differs', d.reprintedAt);
+      await line(0, d.orderItemId, d.matches ? 'ready' : 'reprint_differs', d.reprintedAt, {
+        ...(d.records ? { detail: `records ${d.records.join(', ')}` } : {}),
+      });
+      // a file of some records: kept beside the item's files, by its reprint
+      if (d.file && d.records)
+        await tx.query(
+          'UPDATE rm_order_items SET reprints = reprints || $2::jsonb WHERE order_item_id = $1',
+          [
+            d.orderItemId,
+            JSON.stringify([
+              { reprintId: d.reprintId, records: d.records, matches: d.matches, ...d.file },
+            ]),
+          ],
+        );
       break;
     }
     case 'OrderItemBatched': {

@@ -92,7 +92,9 @@ export const ordersProjection: Projection = {
       -- its proofs and their approval (order-approvals.ts); NULL when it needs none
       approval      jsonb,
       -- a variable item's data set: {datasetId, sha256, records, fields}; NULL for one record
-      variable      jsonb
+      variable      jsonb,
+      -- its reprints' files of some records: [{reprintId, records, matches, storageKey, sha256, pages, bytes}]
+      reprints      jsonb NOT NULL DEFAULT '[]'
     );
     CREATE INDEX IF NOT EXISTS rm_order_items_stream ON rm_order_items (stream_id, position);
     CREATE INDEX IF NOT EXISTS rm_order_items_item ON rm_order_items (item_id, stream_id);
@@ -355,6 +357,16 @@ export interface OrderItemRow {
   approval: ApprovalView | null;
   /** a variable item's data set and record count; null for an item of one record */
   variable: { datasetId: string; sha256: string; records: number; fields: string[] } | null;
+  /** its reprints' files of some records */
+  reprints: {
+    reprintId: string;
+    records: number[];
+    matches: boolean;
+    storageKey: string;
+    sha256: string;
+    pages: number;
+    bytes: number;
+  }[];
 }
 
 /** A row of an order list (and the head of an order view). */
@@ -431,7 +443,10 @@ export async function findPrintFile(
   sha256?: string,
 ) {
   const item = await findOrderItem(pool, labelId, orderItemId);
-  return sha256 ? item?.print_files.find((f) => f.sha256 === sha256) : item?.print_files.at(-1);
+  // a reprint's file of some records is one of the item's files too
+  return sha256
+    ? [...(item?.print_files ?? []), ...(item?.reprints ?? [])].find((f) => f.sha256 === sha256)
+    : item?.print_files.at(-1);
 }
 
 export interface OrderListFilter {

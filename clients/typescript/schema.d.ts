@@ -1493,7 +1493,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Print an item again: its print file is rendered again, checked identical, and the item goes back on the shop floor */
+        /** Print an item again: its print file is rendered again, checked identical, and the item goes back on the shop floor; a variable item's reprint may name records, and a file of just those is made (each record's bytes checked against the recorded file) */
         post: operations["requestReprint"];
         delete?: never;
         options?: never;
@@ -3737,6 +3737,17 @@ export interface components {
             /** Format: date-time */
             releasedAt?: string;
         };
+        RecordsReprint: {
+            /** Format: uuid */
+            reprintId: string;
+            records: number[];
+            /** @description each record's bytes are those of the item's file */
+            matches: boolean;
+            url: string;
+            sha256: string;
+            pages: number;
+            bytes: number;
+        };
         OrderItem: {
             /** Format: uuid */
             orderItemId: string;
@@ -3764,6 +3775,8 @@ export interface components {
                 records: number;
                 fields: string[];
             };
+            /** @description a variable item's reprints of some records, each a file of just those */
+            reprints?: components["schemas"]["RecordsReprint"][];
         };
         Order: {
             orderId: string;
@@ -4915,6 +4928,8 @@ export interface components {
             /** @enum {string} */
             reason: "misprint" | "damaged" | "lost" | "other";
             note?: string;
+            /** @description a variable item's records to print again (1-based); the whole item when absent */
+            records?: number[];
         };
         ReprintAccepted: {
             /** Format: uuid */
@@ -5263,6 +5278,7 @@ export type ProductionStage = components['schemas']['ProductionStage'];
 export type TimelineEntry = components['schemas']['TimelineEntry'];
 export type OrderShipment = components['schemas']['OrderShipment'];
 export type OrderHold = components['schemas']['OrderHold'];
+export type RecordsReprint = components['schemas']['RecordsReprint'];
 export type OrderItem = components['schemas']['OrderItem'];
 export type Order = components['schemas']['Order'];
 export type OrderEvent = components['schemas']['OrderEvent'];

@@ -8,6 +8,7 @@ import { type BatchItem, batchStream, type Refusal } from '../domain/batch/event
 import { labelAggregate } from '../domain/label/decider.ts';
 import { labelStream } from '../domain/label/events.ts';
 import { orderAggregate } from '../domain/order/decider.ts';
+import { fileToPrint } from '../domain/order/state.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import { JobFailedError } from '../print/errors.ts';
@@ -165,7 +166,7 @@ export function batchActivities(deps: BatchActivityDeps) {
         }
         kind = e.kind;
         const { item } = e;
-        const file = item.files.at(-1)!;
+        const file = fileToPrint(item)!;
         items.push({
           orderItemId: c.orderItemId,
           stream: c.stream,

@@ -19,7 +19,7 @@ export interface ActivityDeps {
   /** where both stores live: the render processes read images and put print files there */
   stores: StoreLocation;
   /** the render processes */
-  renders: Pick<Renders, 'render' | 'renderVariable'>;
+  renders: Pick<Renders, 'render' | 'renderVariable' | 'reprintVariable'>;
   /** the imposition processes (press runs) */
   impositions: Pick<Impositions, 'impose'>;
   /** print files rendered ahead of their activity, for it to take (renderAheadOf) */

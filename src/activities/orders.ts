@@ -344,6 +344,54 @@ export function orderActivities(deps: ActivityDeps) {
     return { outcome: 'ready' as const, sha256: file.sha256, ...(order ? { order } : {}) };
   }
 
+  /**
+   * A reprint of some records of a variable item: the whole file rendered again and
+   * compared with the recorded one, a file of just those records kept, and each
+   * record's bytes in it compared with its part of the whole; recorded once.
+   */
+  async function reprintRecords(
+    stream: string,
+    s: OrderFound,
+    item: ItemState,
+    reprintId: string,
+    records: number[],
+  ) {
+    const recorded = item.files.at(-1)!;
+    const job = await variableJobOf(
+      { images: deps.images, pool: deps.db, store: deps.store },
+      s,
+      item,
+      recorded.barcode,
+    );
+    const done = await deps.renders.reprintVariable(
+      s.labelId,
+      {
+        job,
+        stores: deps.stores,
+        keep: `${keptUnder(s.labelId, item.item.orderItemId)}reprints/`,
+        records,
+      },
+      item.item.dataset!.rows,
+    );
+    await run(
+      stream,
+      undefined,
+      {
+        type: 'RecordReprint',
+        reprintId,
+        orderItemId: item.item.orderItemId,
+        expected: recorded.sha256,
+        actual: done.wholeSha256,
+        records: { file: done.file, matched: done.matched },
+        at: new Date(),
+      },
+      'reprint',
+      reprintId,
+    );
+    const matches = done.wholeSha256 === recorded.sha256 && done.matched;
+    return { expected: recorded.sha256, actual: done.wholeSha256, matches };
+  }
+
   return {
     async startRendering(stream: string): Promise<string[]> {
       const { read } = await loadKept(stream);
@@ -453,6 +501,8 @@ export function orderActivities(deps: ActivityDeps) {
       const recorded = item?.files.at(-1);
       if (!item || !recorded)
         throw ApplicationFailure.nonRetryable(`no print file of ${orderItemId}`, 'NoPrintFile');
+      const records = item.reprintId === reprintId ? item.reprintRecords : undefined;
+      if (records) return reprintRecords(stream, s, item, reprintId, records);
       const { file } = await render(deps, { began: performance.now() }, s, item, {
         barcode: recorded.barcode,
       });

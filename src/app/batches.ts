@@ -12,6 +12,7 @@ import {
   SHEET_CODE,
 } from '../domain/batch/events.ts';
 import { orderAggregate } from '../domain/order/decider.ts';
+import { fileToPrint } from '../domain/order/state.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import { deterministicId } from '../domain/shared/ids.ts';
 import type { EventMetadata } from '../eventstore/port.ts';
@@ -114,7 +115,7 @@ async function screen(
     }
     const itemPieces =
       (copies === 'quantity' ? Math.max(1, e.item.item.quantity) : 1) *
-      Math.max(1, e.item.files.at(-1)?.pages ?? 1);
+      Math.max(1, fileToPrint(e.item)?.pages ?? 1);
     if (pieces + itemPieces > MAX_BATCH_PIECES) {
       const reason = `${itemPieces} pieces (copies times pages) would take the batch past ${MAX_BATCH_PIECES}, the most one press run holds`;
       if (strict) throw new DomainError('invalid', reason, 'batch_too_large', { field: 'items' });

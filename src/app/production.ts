@@ -254,7 +254,11 @@ export async function requestReprint(
   ctx: AppContext,
   labelId: string,
   orderItemId: string,
-  reprint: { reason: (typeof REPRINT_REASONS)[number]; note?: string | undefined },
+  reprint: {
+    reason: (typeof REPRINT_REASONS)[number];
+    note?: string | undefined;
+    records?: number[] | undefined;
+  },
   metadata: EventMetadata,
 ): Promise<{ reprintId: string; orderItemId: string; workflowId: string }> {
   const row = await findOrderItem(ctx.pool, labelId, orderItemId);

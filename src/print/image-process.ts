@@ -27,6 +27,7 @@ const jobs: Record<string, () => Promise<Run>> = {
   ingestDataset: async () => (await import('./vdp/jobs.ts')).ingestDataset as Run,
   checkDataset: async () => (await import('./vdp/jobs.ts')).checkDataset as Run,
   renderVariableStored: async () => (await import('./vdp/jobs.ts')).renderVariableStored as Run,
+  reprintVariableStored: async () => (await import('./vdp/jobs.ts')).reprintVariableStored as Run,
   variableRecord: async () => (await import('./vdp/jobs.ts')).variableRecord as Run,
   imposeStored: async () =>
     (await import('../production/stored-imposition.ts')).imposeStored as Run,

@@ -12,6 +12,7 @@ import type {
   CheckJob,
   IngestJob,
   RecordJob,
+  ReprintedRecords,
   StoredVariable,
   StoredVariableJob,
 } from './vdp/jobs.ts';
@@ -151,6 +152,18 @@ export class Renders {
       owner,
       deadlineMs: this.deadlineMs + records * 20,
       ...(whileWaiting ? { whileWaiting } : {}),
+    });
+  }
+
+  /** A reprint of some records of a variable item: the whole file rendered again to compare, and a file of those records kept. */
+  reprintVariable(
+    owner: string,
+    job: StoredVariableJob & { keep: string; records: number[] },
+    records: number,
+  ): Promise<ReprintedRecords> {
+    return this.pool.run('reprintVariableStored', job, {
+      owner,
+      deadlineMs: this.deadlineMs + records * 25,
     });
   }
 

@@ -214,6 +214,8 @@ describe('a worker killed while rendering', () => {
         }),
       renderVariable: (...args: Parameters<Renders['renderVariable']>) =>
         renders.renderVariable(...args),
+      reprintVariable: (...args: Parameters<Renders['reprintVariable']>) =>
+        renders.reprintVariable(...args),
     };
     const worker = await runWorker(t, {
       store,

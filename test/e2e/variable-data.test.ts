@@ -328,6 +328,59 @@ describe('variable data', () => {
     expect(beyond.status).toBe(404);
   }, 120_000);
 
+  it('reprints records 17 and 4,242 as a file of just those two, each the bytes of its part of the file', async () => {
+    const printed = await call('POST', '/v1/production/scans', {
+      key: a.fulfillmentKey,
+      body: { code: orderItemId, stage: 'printed' },
+    });
+    expect(printed.status, JSON.stringify(printed.body)).toBe(200);
+    // records only of a variable item, and only those it has
+    await refused(t, call, 400, 'POST', `/v1/orderitems/${orderItemId}/reprints`, {
+      key: a.fulfillmentKey,
+      body: { reason: 'damaged', records: [17, ROWS + 1] },
+    });
+    const reprint = await call('POST', `/v1/orderitems/${orderItemId}/reprints`, {
+      key: a.fulfillmentKey,
+      body: { reason: 'damaged', note: 'two badges torn', records: [4242, 17, 17] },
+    });
+    expect(reprint.status, JSON.stringify(reprint.body)).toBe(202);
+    const item = await until(
+      'the reprint of two records',
+      async () => {
+        const r = await call('GET', '/api/orders/BADGES-1', { key: a.adminKey });
+        const i = r.body?.items?.[0];
+        return i?.reprints?.length ? i : undefined;
+      },
+      180_000,
+    );
+    expect(item.stage).toBe('ready');
+    expect(item.reprints[0]).toMatchObject({
+      reprintId: reprint.body.reprintId,
+      records: [17, 4242],
+      matches: true,
+      pages: 2,
+    });
+    const { pathname, search } = new URL(item.reprints[0].url);
+    const r = await fetch(`${t.url}${pathname}${search}`, {
+      headers: { 'x-api-key': a.adminKey },
+    });
+    expect(r.status).toBe(200);
+    const two = Buffer.from(await r.arrayBuffer());
+    const file = writeTmp(two);
+    const json = JSON.parse(run('qpdf', ['--json', '--json-key=qpdf', file]));
+    const objects: Record<string, { value?: Record<string, unknown> }> = json.qpdf[1];
+    const catalog = Object.values(objects).find((o) => o.value?.['/Type'] === '/Catalog')!.value!;
+    const root = objects[`obj:${catalog['/DPartRoot']}`]!.value!;
+    const node = objects[`obj:${root['/DPartRootNode']}`]!.value!;
+    expect((node['/DParts'] as string[][]).flat()).toHaveLength(2);
+    for (const record of [17, 4242])
+      expect(recordSegment(two, record).equals(recordSegment(printFile, record))).toBe(true);
+    const text = run('pdftotext', [file, '-']);
+    expect(text).toContain(`Hello ${rowOf(17).firstName}`);
+    expect(text).toContain(`Hello ${rowOf(4242).firstName}`);
+    expect(text).not.toContain(`Hello ${rowOf(18).firstName}`);
+  }, 300_000);
+
   it("keeps another label's keys out: 404 on the data set, its check and the records", async () => {
     await refused(t, call, 404, 'GET', `/api/datasets/${clean}`, { key: b.adminKey });
     await refused(t, call, 404, 'POST', `/api/datasets/${clean}/check`, {
@@ -339,6 +392,10 @@ describe('variable data', () => {
     });
     await refused(t, call, 404, 'GET', `/api/orderitems/${orderItemId}/records/1/preview`, {
       key: b.adminKey,
+    });
+    await refused(t, call, 404, 'POST', `/v1/orderitems/${orderItemId}/reprints`, {
+      key: b.fulfillmentKey,
+      body: { reason: 'damaged', records: [1] },
     });
   });
 

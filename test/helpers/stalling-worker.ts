@@ -36,6 +36,7 @@ const worker = await createWorker(
         return new Promise(() => {}); // until the process is killed
       },
       renderVariable: (owner, job, records) => renders.renderVariable(owner, job, records),
+      reprintVariable: (owner, job, records) => renders.reprintVariable(owner, job, records),
     },
     db: db.pool,
   }),

@@ -1,5 +1,5 @@
 import type { ItemState, OrderState } from '../order/decider.ts';
-import { approvedForProduction } from '../order/state.ts';
+import { approvedForProduction, fileToPrint } from '../order/state.ts';
 import { inkSetOf } from './events.ts';
 
 /** What every item of a batch shares: the first item taken sets it. */
@@ -52,7 +52,7 @@ export function eligibility(
           );
   }
   const { preflight } = item;
-  if (!item.files.at(-1) || !preflight)
+  if (!fileToPrint(item) || !preflight)
     return no('not_ready', `item ${item.item.itemId} has no preflighted print file`);
   const printMethod = item.item.printMethod.toLowerCase();
   if (kind.printMethod !== undefined && printMethod !== kind.printMethod)

@@ -107,21 +107,30 @@ export const OrderReleased = defineEvent(
 );
 export const REPRINT_REASONS = ['misprint', 'damaged', 'lost', 'other'] as const;
 /** The item is to be printed again (its print file rendered again and verified first). */
+/** v2: a variable item's reprint may name `records` (all of it when absent, as in v1). */
 export const OrderItemReprintRequested = defineEvent(
   'OrderItemReprintRequested',
-  1,
+  2,
   z.object({
     reprintId: z.uuid(),
     orderItemId: z.uuid(),
     reason: z.enum(REPRINT_REASONS),
     note: z.string().optional(),
+    records: z.array(z.number().int()).optional(),
     requestedAt: z.iso.datetime(),
   }),
+  { 1: (data) => data },
 );
 /** The reprint's print file was rendered again and compared with the recorded one. */
+/**
+ * v2: a reprint of some records of a variable item names them and the file of just those
+ * records it made (`file`), whose records' bytes were compared with the recorded file's
+ * (`matches` holds only when the whole file and each of them matched); a v1 reprint
+ * reprinted the whole recorded file.
+ */
 export const OrderItemReprinted = defineEvent(
   'OrderItemReprinted',
-  1,
+  2,
   z.object({
     reprintId: z.uuid(),
     orderItemId: z.uuid(),
@@ -129,8 +138,18 @@ export const OrderItemReprinted = defineEvent(
     expected: z.string(),
     actual: z.string(),
     matches: z.boolean(),
+    records: z.array(z.number().int()).optional(),
+    file: z
+      .object({
+        storageKey: z.string(),
+        sha256: z.string(),
+        pages: z.number().int(),
+        bytes: z.number().int(),
+      })
+      .optional(),
     reprintedAt: z.iso.datetime(),
   }),
+  { 1: (data) => data },
 );
 /** The order was not shipped by its ship-by time (hold time not counted); recorded once. */
 export const OrderWentLate = defineEvent(

@@ -159,6 +159,8 @@ export function onOrderReceived(event: Event<'OrderReceived'>): OrderState {
           shipmentId: undefined,
           reprintId: undefined,
           reprintReason: undefined,
+          reprintRecords: undefined,
+          reprintFile: undefined,
           batchId: undefined,
           preflight: undefined,
           approval: undefined,

@@ -6,6 +6,7 @@ import {
   type DecideHandlers,
   type Event,
   type EvolveHandlers,
+  type ItemState,
   itemOf,
   type OrderState,
   type Recorded,
@@ -66,13 +67,39 @@ export function requestReprint(
   // only what was printed can be printed again
   if (item.stage === undefined || item.stage === 'ready' || item.stage === 'batched')
     throw stageConflict(item, 'reprinted');
-  const { reprintId, orderItemId, reason, note } = command;
+  const { reprintId, orderItemId, reason, note, records } = command;
+  if (records) checkRecords(item, records);
   return [
     {
       type: 'OrderItemReprintRequested',
-      data: { reprintId, orderItemId, reason, ...(note ? { note } : {}), requestedAt: at },
+      data: {
+        reprintId,
+        orderItemId,
+        reason,
+        ...(note ? { note } : {}),
+        ...(records ? { records } : {}),
+        requestedAt: at,
+      },
     },
   ];
+}
+
+/** Records can be named of a variable item only, and only those it has. */
+function checkRecords(item: ItemState, records: number[]): void {
+  const rows = item.item.dataset?.rows;
+  if (rows === undefined)
+    throw new DomainError(
+      'invalid',
+      'the item is not a variable item: reprint it whole (no records)',
+      'not_variable',
+    );
+  const beyond = records.find((r) => r < 1 || r > rows);
+  if (beyond !== undefined)
+    throw new DomainError(
+      'invalid',
+      `the item has records 1-${rows}; there is no record ${beyond}`,
+      'record_not_found',
+    );
 }
 
 export function recordReprint(
@@ -83,13 +110,25 @@ export function recordReprint(
   const item = itemOf(state, command.orderItemId);
   // a reprint gives its verdict once; a retried activity records nothing twice
   if (item.reprintId !== command.reprintId) return [];
-  const { reprintId, orderItemId, expected, actual } = command;
-  const matches = expected === actual;
+  const { reprintId, orderItemId, expected, actual, records } = command;
+  // a file of some records matches when the whole file did and each record's bytes did
+  const matches = expected === actual && (records?.matched ?? true);
   const reason = item.reprintReason ?? 'other';
   return [
     {
       type: 'OrderItemReprinted',
-      data: { reprintId, orderItemId, reason, expected, actual, matches, reprintedAt: at },
+      data: {
+        reprintId,
+        orderItemId,
+        reason,
+        expected,
+        actual,
+        matches,
+        ...(records && item.reprintRecords
+          ? { records: item.reprintRecords, file: records.file }
+          : {}),
+        reprintedAt: at,
+      },
     },
     ...(matches
       ? []
@@ -118,6 +157,8 @@ export function onOrderItemReprintRequested(
     stage: 'reprinting',
     reprintId: event.data.reprintId,
     reprintReason: event.data.reason,
+    reprintRecords: event.data.records,
+    reprintFile: undefined,
     shipmentId: undefined,
   }));
 }
@@ -129,7 +170,14 @@ export function onOrderItemReprinted(
   // the same file again: back to the start of the shop floor; another file: it waits
   return withItem(state, event.data.orderItemId, (i) =>
     event.data.matches
-      ? { ...i, stage: 'ready', reprintId: undefined, reprintReason: undefined }
+      ? {
+          ...i,
+          stage: 'ready',
+          reprintId: undefined,
+          reprintReason: undefined,
+          reprintRecords: undefined,
+          reprintFile: event.data.file,
+        }
       : i,
   );
 }

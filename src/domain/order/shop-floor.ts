@@ -107,6 +107,8 @@ export function onOrderItemPrinted(state: Recorded, event: Event<'OrderItemPrint
     ...i,
     stage: 'printed',
     batchId: undefined,
+    // a reprint's file of some records is printed: the next press run prints the item's own
+    reprintFile: undefined,
   }));
 }
 

@@ -15,6 +15,9 @@ import type {
 import { PRODUCTION_STAGES } from './floor-events.ts';
 
 type Barcode = { format: BarcodeFormat; value: string };
+/** The file of a reprint of some records. */
+export type ReprintFile = { storageKey: string; sha256: string; pages: number; bytes: number };
+
 type PrintFileFacts = {
   storageKey: string;
   sha256: string;
@@ -88,6 +91,8 @@ export type OrderCommand =
       orderItemId: string;
       reason: (typeof REPRINT_REASONS)[number];
       note?: string | undefined;
+      /** a variable item's records to reprint (1-based, ascending); all when absent */
+      records?: number[] | undefined;
       at: Date;
     }
   | {
@@ -96,6 +101,8 @@ export type OrderCommand =
       orderItemId: string;
       expected: string;
       actual: string;
+      /** a reprint of some records: the file of just those, and whether each record's bytes matched */
+      records?: { file: ReprintFile; matched: boolean } | undefined;
       at: Date;
     }
   | { type: 'MarkLate'; at: Date }
@@ -205,6 +212,10 @@ export interface ItemState {
   /** the reprint under way, while the item is reprinting */
   reprintId: string | undefined;
   reprintReason: (typeof REPRINT_REASONS)[number] | undefined;
+  /** the records the reprint under way makes again (a variable item's; all when undefined) */
+  reprintRecords: number[] | undefined;
+  /** the file of some records a reprint made: what the shop floor prints until it is printed */
+  reprintFile: ReprintFile | undefined;
   /** the press run it is in, while it is batched */
   batchId: string | undefined;
   /** what the preflight of its latest print file found: the plates, coverage and resolution */
@@ -415,3 +426,10 @@ export type EvolveHandlers = {
     event: Event<T>,
   ) => OrderState;
 };
+
+/** The file the shop floor prints of an item: a reprint's file of some records, else its latest. */
+export function fileToPrint(
+  item: ItemState,
+): { storageKey: string; sha256: string; pages: number } | undefined {
+  return item.reprintFile ?? item.files.at(-1);
+}

@@ -169,6 +169,22 @@ export const orderItemSchema = z
       })
       .optional()
       .describe('a variable item: its data set and how many records its print file holds'),
+    reprints: z
+      .array(
+        z
+          .object({
+            reprintId: z.uuid(),
+            records: z.array(count),
+            matches: z.boolean().describe("each record's bytes are those of the item's file"),
+            url: z.string(),
+            sha256: sha256Hex,
+            pages: count,
+            bytes: byteSize,
+          })
+          .meta({ id: 'RecordsReprint' }),
+      )
+      .optional()
+      .describe("a variable item's reprints of some records, each a file of just those"),
   })
   .meta({ id: 'OrderItem' });
 
@@ -262,6 +278,19 @@ export function toOrderAnswer(
         .filter((t) => t.order_item_id === i.order_item_id)
         .map(entry),
       ...(i.variable ? { variable: i.variable } : {}),
+      ...(i.reprints.length > 0
+        ? {
+            reprints: i.reprints.map((r) => ({
+              reprintId: r.reprintId,
+              records: r.records,
+              matches: r.matches,
+              url: `${publicBaseUrl}/api/orderitem/${i.order_item_id}/printfile?sha256=${r.sha256}`,
+              sha256: r.sha256,
+              pages: r.pages,
+              bytes: r.bytes,
+            })),
+          }
+        : {}),
       ...(i.approval
         ? {
             approval: toItemApproval(

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { closeSync, createReadStream, openSync, writeSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -212,11 +211,56 @@ export async function variableRecord(
   const parts: Buffer[] = [];
   const rendered = await renderVariable(item, source, (b) => parts.push(b), {
     records: [job.record],
+    hashRecords: new Set([job.record]),
   });
   const pdf = Buffer.concat(parts);
-  const [from, to] = rendered.segments.get(job.record)!;
-  const segmentSha256 = createHash('sha256').update(pdf.subarray(from, to)).digest('hex');
+  const segmentSha256 = rendered.segmentSha256.get(job.record)!;
   if (job.as === 'pdf') return { bytes: pdf, segmentSha256 };
   const [png] = await renderPreviews(pdf);
   return { bytes: png!, segmentSha256 };
+}
+
+export interface ReprintedRecords {
+  /** the whole file rendered again: its sha256 (the recorded file's, when nothing changed) */
+  wholeSha256: string;
+  /** the file of just the records, kept */
+  file: { storageKey: string; sha256: string; pages: number; bytes: number };
+  /** every record's bytes in that file are those of its part of the whole file */
+  matched: boolean;
+}
+
+/**
+ * A reprint of some records: the whole file rendered again (hashed, not kept) to compare
+ * with the recorded one, and a file of just those records put in the print-file store;
+ * each record's own bytes in it are compared with its part of the whole file.
+ */
+export async function reprintVariableStored(
+  job: StoredVariableJob & { keep: string; records: number[] },
+): Promise<ReprintedRecords> {
+  const { item, source } = await sourceOf(job.job, job.stores);
+  const wanted = new Set(job.records);
+  const whole = await renderVariable(item, source, () => {}, { hashRecords: wanted });
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'vdp-'));
+  try {
+    const file = path.join(dir, 'reprint.pdf');
+    const fd = openSync(file, 'w');
+    let part: VariableFile;
+    try {
+      part = await renderVariable(item, source, (b) => writeSync(fd, b), {
+        records: job.records,
+        hashRecords: wanted,
+      });
+    } finally {
+      closeSync(fd);
+    }
+    const storageKey = `${job.keep}${part.sha256}.pdf`;
+    await (await storeAt(job.stores, 'print-files')).putFile(storageKey, file, part.sha256);
+    return {
+      wholeSha256: whole.sha256,
+      file: { storageKey, sha256: part.sha256, pages: part.pages, bytes: part.bytes },
+      matched: job.records.every((r) => part.segmentSha256.get(r) === whole.segmentSha256.get(r)),
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

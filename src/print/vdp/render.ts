@@ -1,3 +1,4 @@
+import { createHash, type Hash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import type { SealedDataset } from '../../datasets/sealed-file.ts';
 import {
@@ -47,6 +48,8 @@ export interface VariableFile {
   facts: RenderFacts;
   /** where each record's bytes lie in the file: [first byte, end) */
   segments: Map<number, [number, number]>;
+  /** the sha256 of each record's bytes that `hashRecords` named */
+  segmentSha256: Map<number, string>;
 }
 
 /** Records under one node of the page tree (a record's pages stay under one node). */
@@ -108,14 +111,20 @@ export async function renderVariable(
   item: VariableItem,
   source: VariableSource,
   sink: (bytes: Buffer) => void,
-  options: { records?: number[]; onRecord?: () => void } = {},
+  options: { records?: number[]; hashRecords?: ReadonlySet<number>; onRecord?: () => void } = {},
 ): Promise<VariableFile> {
   const { dataset } = source;
   const R = dataset.rows;
   if (R > RECORDS_PER_GROUP * MAX_GROUPS)
     throw new RenderError(`${R} records: a variable item has at most 100,000`);
   const records = options.records ?? null;
-  const pdf = new StreamingPdf(sink);
+  // a record's own bytes hashed as they pass, where `hashRecords` asks for them
+  let recordHash: Hash | undefined;
+  const pdf = new StreamingPdf((bytes) => {
+    recordHash?.update(bytes);
+    sink(bytes);
+  });
+  const segmentSha256 = new Map<number, string>();
   const used = new Map<number, number>();
   const warnings: string[] = [];
   const facts = { coverage: 0, process: [false, false, false, false] };
@@ -437,6 +446,7 @@ export async function renderVariable(
     const group = FIRST_GROUP + Math.floor((r - 1) / RECORDS_PER_GROUP);
     const dpart = first + 2 * plans.length;
     const start = pdf.bytes;
+    recordHash = options.hashRecords?.has(r) ? createHash('sha256') : undefined;
     for (const [ai, plan] of plans.entries()) {
       const page = first + ai;
       const content = first + plans.length + ai;
@@ -451,6 +461,8 @@ export async function renderVariable(
       `<</Type /DPart /Parent ${DPART_NODE} 0 R /Start ${first} 0 R${plans.length > 1 ? ` /End ${first + plans.length - 1} 0 R` : ''} /DPM <</CIP4_Root <</CIP4_Recipient <</CIP4_UniqueID (${r}) /RecordNumber ${r} /${firstField} ${pdfText(values[0] ?? '')}>>>>>>>>`,
     );
     segments.set(r, [start, pdf.bytes]);
+    if (recordHash) segmentSha256.set(r, recordHash.digest('hex'));
+    recordHash = undefined;
   }
 
   // ---- what lists the records: written last ----
@@ -505,6 +517,7 @@ export async function renderVariable(
       minDpi,
     },
     segments,
+    segmentSha256,
   };
 
   function W(plan: AreaPlan) {

@@ -257,10 +257,21 @@ export const productionRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
         tags,
         security: apiKeySecurity,
         summary:
-          'Print an item again: its print file is rendered again, checked identical, and the item goes back on the shop floor',
+          "Print an item again: its print file is rendered again, checked identical, and the item goes back on the shop floor; a variable item's reprint may name records, and a file of just those is made (each record's bytes checked against the recorded file)",
         params: z.object({ orderItemId: z.uuid({ message: 'must be a UUID' }) }).strict(),
         body: z
-          .object({ reason: z.enum(REPRINT_REASONS), note: line(500).optional() })
+          .object({
+            reason: z.enum(REPRINT_REASONS),
+            note: line(500).optional(),
+            records: z
+              .array(z.number().int().min(1).max(100_000))
+              .min(1)
+              .max(1000)
+              .optional()
+              .describe(
+                "a variable item's records to print again (1-based); the whole item when absent",
+              ),
+          })
           .strict()
           .meta({ id: 'Reprint', example: { reason: 'damaged', note: 'torn in transit' } }),
         response: {
@@ -272,16 +283,20 @@ export const productionRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
       },
     },
     async (request, reply) =>
-      reply
-        .status(202)
-        .send(
-          await requestReprint(
-            deps.app,
-            labelOf(request),
-            request.params.orderItemId,
-            request.body,
-            metadataOf(request),
-          ),
+      reply.status(202).send(
+        await requestReprint(
+          deps.app,
+          labelOf(request),
+          request.params.orderItemId,
+          {
+            ...request.body,
+            // each record once, in order: a reprint's file holds them as the item's does
+            ...(request.body.records
+              ? { records: [...new Set(request.body.records)].sort((a, b) => a - b) }
+              : {}),
+          },
+          metadataOf(request),
         ),
+      ),
   );
 };

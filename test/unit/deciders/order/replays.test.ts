@@ -127,4 +127,97 @@ describe('order decider: replays and reprints', () => {
         } as OrderEvent,
       ]);
   });
+
+  it('reprints some records of a variable item only: a file of just those, verified record by record', () => {
+    if (received.type !== 'OrderReceived') throw new Error('fixture');
+    const dataset = {
+      datasetId: '44444444-4444-4444-8444-444444444444',
+      sha256: 'd'.repeat(64),
+      rows: 10,
+      fields: ['name'],
+      storageKey: 'l/d.sealed',
+      labelImagesAt: 0,
+    };
+    const variable: OrderEvent = {
+      type: 'OrderReceived',
+      data: {
+        ...received.data,
+        items: received.data.items.map((i) =>
+          i.orderItemId === a.orderItemId ? { ...i, dataset } : i,
+        ),
+      },
+    };
+    const history = [variable, ...made.slice(1), shipped];
+    const reprintId = '88888888-8888-4888-8888-888888888888';
+    const ask = (orderItemId: string, records: number[]) => ({
+      type: 'RequestReprint' as const,
+      reprintId,
+      orderItemId,
+      reason: 'damaged' as const,
+      records,
+      at,
+    });
+    spec(history)
+      .when(ask(b.orderItemId, [1]))
+      .thenFails('not_variable');
+    spec(history)
+      .when(ask(a.orderItemId, [3, 11]))
+      .thenFails('record_not_found');
+    const requested: OrderEvent = {
+      type: 'OrderItemReprintRequested',
+      data: {
+        reprintId,
+        orderItemId: a.orderItemId,
+        reason: 'damaged',
+        records: [3, 7],
+        requestedAt: iso,
+      },
+    };
+    spec(history)
+      .when(ask(a.orderItemId, [3, 7]))
+      .thenEvents([requested]);
+    const file = { storageKey: 'k/reprints/ff.pdf', sha256: 'f'.repeat(64), pages: 2, bytes: 9 };
+    const record = (matched: boolean) => ({
+      type: 'RecordReprint' as const,
+      reprintId,
+      orderItemId: a.orderItemId,
+      expected: 'aa',
+      actual: 'aa',
+      records: { file, matched },
+      at,
+    });
+    const reprinted = (matches: boolean): OrderEvent => ({
+      type: 'OrderItemReprinted',
+      data: {
+        reprintId,
+        orderItemId: a.orderItemId,
+        reason: 'damaged',
+        expected: 'aa',
+        actual: 'aa',
+        matches,
+        records: [3, 7],
+        file,
+        reprintedAt: iso,
+      },
+    });
+    spec([...history, requested])
+      .when(record(true))
+      .thenEvents([reprinted(true)]);
+    // one record's bytes differing is a mismatch, whatever the whole file's hash says
+    spec([...history, requested])
+      .when(record(false))
+      .thenEvents([
+        reprinted(false),
+        {
+          type: 'PrintFileMismatchDetected',
+          data: {
+            replayId: reprintId,
+            orderItemId: a.orderItemId,
+            expected: 'aa',
+            actual: 'aa',
+            detectedAt: iso,
+          },
+        },
+      ]);
+  });
 });

@@ -6,7 +6,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
-import { refused } from '../helpers/fixtures.ts';
+import { opsLogin, refused } from '../helpers/fixtures.ts';
 import { accessOf, type Shop, setUpShop, until } from '../helpers/orders.ts';
 
 const ROWS = 10_000;
@@ -380,6 +380,36 @@ describe('variable data', () => {
     expect(text).toContain(`Hello ${rowOf(4242).firstName}`);
     expect(text).not.toContain(`Hello ${rowOf(18).firstName}`);
   }, 300_000);
+
+  it("shows the ops page a variable item's records, data set and a record browser (first, last, any number)", async () => {
+    const cookie = await opsLogin(t.url, a.adminKey);
+    const page = async (query: string) => {
+      const r = await fetch(`${t.url}/ops/labels/${a.labelId}/orders/BADGES-1${query}`, {
+        headers: { cookie },
+      });
+      expect(r.status).toBe(200);
+      return r.text();
+    };
+    const first = await page('');
+    expect(first).toContain('10,000 records');
+    expect(first).toContain(clean);
+    expect(first).toContain('every row passed its check at the sale');
+    expect(first).toContain('records 17, 4242');
+    // one record's page drawn, not 10,000
+    expect(first.match(/\/preview\//g) ?? []).toHaveLength(1);
+    const src = (html: string) => /src="([^"]*\/records\/\d+)"/.exec(html)?.[1];
+    expect(src(first)).toMatch(/\/records\/1$/);
+    expect(src(await page(`?record=${ROWS}`))).toMatch(new RegExp(`/records/${ROWS}$`));
+    const any = src(await page('?record=4242'))!;
+    expect(any).toMatch(/\/records\/4242$/);
+    const png = await fetch(`${t.url}${any}`, { headers: { cookie } });
+    expect(png.status).toBe(200);
+    expect((await sharp(Buffer.from(await png.arrayBuffer())).metadata()).format).toBe('png');
+    // another label's admin sees none of it
+    const other = await opsLogin(t.url, b.adminKey);
+    const foreign = await fetch(`${t.url}${any}`, { headers: { cookie: other } });
+    expect(foreign.status).toBe(404);
+  }, 120_000);
 
   it("keeps another label's keys out: 404 on the data set, its check and the records", async () => {
     await refused(t, call, 404, 'GET', `/api/datasets/${clean}`, { key: b.adminKey });

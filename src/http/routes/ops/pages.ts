@@ -12,6 +12,7 @@ import { MAX_PAGE, orderPage, shopFloorBoard } from '../../../app/order-lists.ts
 import { orderHistory, orderView } from '../../../app/orders.ts';
 import { printFilePreview } from '../../../app/previews.ts';
 import { printFileDownload } from '../../../app/print-file-downloads.ts';
+import { recordOf } from '../../../app/records.ts';
 import { listShopIntegrations } from '../../../app/shop-integrations.ts';
 import { subscriptionStatus } from '../../../app/subscriptions.ts';
 import { orderIdSchema, PRODUCTION_STAGES } from '../../../domain/order/events.ts';
@@ -297,7 +298,18 @@ export const opsReadPages: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (ap
 
   app.get(
     '/ops/labels/:labelId/orders/:orderId',
-    { schema: { hide: true, params: orderParams, querystring: z.object(noticeFields).strict() } },
+    {
+      schema: {
+        hide: true,
+        params: orderParams,
+        querystring: z
+          .object({
+            ...noticeFields,
+            record: z.coerce.number().int().min(1).max(100_000).optional(),
+          })
+          .strict(),
+      },
+    },
     async (request, reply) => {
       const session = sessionOf(request);
       const labelId = labelScope(session, request.params.labelId);
@@ -321,6 +333,7 @@ export const opsReadPages: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (ap
             names,
             { ...temporal, workflowId: workflowIds.order(labelId, orderId) },
             noticeOf(request.query),
+            request.query.record,
           ),
         );
     },
@@ -359,6 +372,33 @@ export const opsReadPages: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (ap
         page,
       );
       return sendImage(reply, 'image/png', png);
+    },
+  );
+
+  app.get(
+    '/ops/labels/:labelId/items/:orderItemId/records/:record',
+    {
+      schema: {
+        hide: true,
+        params: z
+          .object({
+            labelId: uuid,
+            orderItemId: uuid,
+            record: z.coerce.number().int().min(1).max(100_000),
+          })
+          .strict(),
+      },
+    },
+    async (request, reply) => {
+      const { labelId, orderItemId, record } = request.params;
+      const png = await recordOf(
+        deps.app,
+        labelScope(sessionOf(request), labelId),
+        orderItemId,
+        record,
+        'png',
+      );
+      return sendImage(reply, 'image/png', Buffer.from(png.bytes));
     },
   );
 

@@ -24,6 +24,22 @@ function mockupsOf(events: RecordedEvent[], orderItemId: string): MockupFacts[] 
   return found;
 }
 
+/**
+ * A variable item: its records and data set (its rows passed their check at the sale:
+ * a failing data set is refused there), and a record browser: the first, the last, or any
+ * record by number, each drawn alone from the order's events.
+ */
+function variableSection(i: OrderItemRow, base: string, record: number | undefined) {
+  const v = i.variable!;
+  const shown = Math.min(Math.max(1, record ?? 1), v.records);
+  return html`<div class="variable" data-records="${String(v.records)}">
+    <p><strong>${v.records.toLocaleString('en')} records</strong> · data set <code>${v.datasetId}</code> (sha256 <code>${v.sha256.slice(0, 16)}…</code>) · fields ${v.fields.join(', ')} · every row passed its check at the sale</p>
+    ${i.reprints.length ? html`<p>Reprints of records: ${i.reprints.map((r) => html`<a href="${`${base}/printfile/${r.sha256}`}">${r.records.join(', ')}</a>${r.matches ? '' : ' (differs!)'} `)}</p>` : ''}
+    <form method="get" class="records"><a href="?record=1">First</a> · <a href="${`?record=${v.records}`}">Last</a> · <label>Record <input name="record" type="number" min="1" max="${String(v.records)}" value="${String(shown)}"></label> <button>Show</button></form>
+    <figure><img loading="lazy" alt="${`record ${shown} of ${i.item_id}`}" src="${`${base}/records/${shown}`}"><figcaption>record ${String(shown)} of ${String(v.records)}</figcaption></figure>
+  </div>`;
+}
+
 function itemSection(
   session: OpsSession,
   labelId: string,
@@ -32,6 +48,7 @@ function itemSection(
   names: HistoryNames,
   cancelled: boolean,
   mockups: MockupFacts[],
+  record: number | undefined,
 ) {
   const file = i.print_files.at(-1);
   const areas = names.items.get(i.order_item_id)?.areas;
@@ -41,10 +58,17 @@ function itemSection(
     <p class="muted">order item ${i.order_item_id}${i.barcode ? html` · barcode ${i.barcode.format} ${i.barcode.value}` : ''}</p>
     ${i.reason ? html`<p class="error-text">${i.failure_kind ? html`<strong>${i.failure_kind.replaceAll('_', ' ')}</strong>: ` : ''}${plainLayerText(i.reason, areas)}</p>` : ''}
     ${i.warnings.length ? html`<ul class="warn-text">${i.warnings.map((w) => html`<li>${plainLayerText(w, areas)}</li>`)}</ul>` : ''}
+    ${i.variable ? variableSection(i, base, record) : ''}
     ${
       file
         ? html`<div class="previews">${Array.from(
-            { length: file.pages },
+            // a variable item's first record; its records are browsed one at a time above
+            {
+              length: Math.min(
+                file.pages,
+                i.variable ? file.pages / i.variable.records : file.pages,
+              ),
+            },
             (_, p) =>
               html`<a href="${`${base}/printfile/${file.sha256}`}"><img loading="lazy" alt="${`page ${p + 1} of the print file of ${i.item_id}`}" src="${`${base}/preview/${file.sha256}/${p + 1}`}"></a>`,
           )}</div>
@@ -107,6 +131,8 @@ export function orderDetailPage(
   names: HistoryNames,
   temporal: { uiUrl: string | undefined; namespace: string; workflowId: string },
   query: Notice,
+  /** the record a variable item's browser shows (the first when absent) */
+  record?: number,
 ): string {
   const { session } = ctx;
   const path = orderPath(order.label_id, order.order_id);
@@ -168,7 +194,7 @@ export function orderDetailPage(
       }
     </div>
     <h2>Items</h2>
-    <div class="items">${order.items.map((i) => itemSection(session, order.label_id, order.order_id, i, names, order.status === 'cancelled', mockupsOf(events, i.order_item_id)))}</div>
+    <div class="items">${order.items.map((i) => itemSection(session, order.label_id, order.order_id, i, names, order.status === 'cancelled', mockupsOf(events, i.order_item_id), record))}</div>
     <h2>History</h2>
     <ol class="timeline">${events.map((e) => {
       const entry = historyEntry(e, names);

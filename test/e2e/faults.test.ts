@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +24,7 @@ import {
   workflowResult,
 } from '../helpers/fixtures.ts';
 import { expectOnlyPrintFiles } from '../helpers/orders.ts';
+import { renderProcesses } from '../helpers/render-processes.ts';
 
 async function orderReady(
   call: ReturnType<typeof client>,
@@ -305,23 +306,6 @@ describe('a flaky barcode activity', () => {
     expect(events.filter((e: string) => e === 'PrintFileGenerated')).toHaveLength(2);
   }, 60_000);
 });
-
-/** This process's render processes (image processes that warm up for renders). */
-function renderProcesses(): number[] {
-  return readdirSync('/proc').flatMap((entry) => {
-    if (!/^\d+$/.test(entry)) return [];
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      const env = readFileSync(`/proc/${entry}/environ`, 'utf8');
-      return ppid === process.pid && env.includes('PROCESS_POOL_WARM_UP=warmUpRenders')
-        ? [Number(entry)]
-        : [];
-    } catch {
-      return [];
-    }
-  });
-}
 
 describe('a render process killed while it renders', () => {
   let t: TestApp;

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
 import { opsLogin, refused } from '../helpers/fixtures.ts';
 import { accessOf, type Shop, setUpShop, until } from '../helpers/orders.ts';
+import { renderProcesses } from '../helpers/render-processes.ts';
 
 const ROWS = 10_000;
 const FIRST = ['Zoë', 'José', 'Renée', 'Åsa', 'Łukasz', 'Søren', 'Chloé', 'Jürgen'];
@@ -410,6 +411,58 @@ describe('variable data', () => {
     const foreign = await fetch(`${t.url}${any}`, { headers: { cookie: other } });
     expect(foreign.status).toBe(404);
   }, 120_000);
+
+  it('survives kill -9 of its render process mid-render: ready with one file, every record once', async () => {
+    const before = new Set(renderProcesses());
+    expect(before.size).toBeGreaterThan(0);
+    const sale = await call('POST', '/webhook/notifyorder', {
+      key: a.shopKey,
+      body: {
+        orderId: 'BADGES-KILL',
+        items: [{ itemId: 'badges', projectId, quantity: 1, datasetId: clean }],
+      },
+    });
+    expect(sale.status, JSON.stringify(sale.body)).toBe(200);
+    // in the middle of the render: its scratch file is being written
+    const scratch = () =>
+      readdirSync(os.tmpdir()).filter((e) =>
+        [...before].some((pid) => e.startsWith(`vdp-${pid}-`)),
+      );
+    await until(
+      'the render to be writing',
+      async () => (scratch().length > 0 ? true : undefined),
+      60_000,
+      20,
+    );
+    for (const pid of before) process.kill(pid, 'SIGKILL');
+    const order = await until(
+      'the badges rendered again',
+      async () => {
+        const r = await call('GET', '/api/orders/BADGES-KILL', { key: a.adminKey });
+        return ['ready', 'failed'].includes(r.body?.status) ? r.body : undefined;
+      },
+      180_000,
+    );
+    expect(order.status, JSON.stringify(order.items[0])).toBe('ready');
+    expect(renderProcesses().some((pid) => !before.has(pid))).toBe(true);
+    const item = order.items[0];
+    expect(item.printFiles).toHaveLength(1);
+    const generated = await t.app.db.pool.query(
+      "SELECT count(*)::int AS n FROM es_events WHERE type = 'PrintFileGenerated' AND data->>'orderItemId' = $1",
+      [item.orderItemId],
+    );
+    expect(generated.rows[0].n).toBe(1);
+    const { pathname, search } = new URL(item.printFiles[0].url);
+    const r = await fetch(`${t.url}${pathname}${search}`, { headers: { 'x-api-key': a.adminKey } });
+    const pdf = Buffer.from(await r.arrayBuffer());
+    const numbers = [...pdf.toString('latin1').matchAll(/\/CIP4_UniqueID \((\d+)\)/g)].map((m) =>
+      Number(m[1]),
+    );
+    expect(numbers).toHaveLength(ROWS);
+    expect(new Set(numbers).size).toBe(ROWS);
+    // the killed process's scratch folder is gone (the next render cleared it)
+    expect(scratch()).toEqual([]);
+  }, 300_000);
 
   it("keeps another label's keys out: 404 on the data set, its check and the records", async () => {
     await refused(t, call, 404, 'GET', `/api/datasets/${clean}`, { key: b.adminKey });

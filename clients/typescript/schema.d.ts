@@ -3915,6 +3915,11 @@ export interface components {
         BatchRequest: {
             /** @description the order items to batch; left out: the ready items the filter finds */
             items?: string[];
+            /**
+             * @description one variable item's records in a step-repeat grid such that, the pile of sheets cut, each position is a stack of consecutive records (the job sheet says which records each stack holds)
+             * @constant
+             */
+            imposition?: "cut-and-stack";
             filter?: {
                 printMethod?: string;
                 sku?: string;
@@ -3971,6 +3976,8 @@ export interface components {
             marginMm: number;
             allowRotation: boolean;
             copies: "quantity" | 1;
+            /** @constant */
+            imposition?: "cut-and-stack";
             source: string;
             /** Format: date-time */
             requestedAt: string;
@@ -4097,6 +4104,8 @@ export interface components {
                     allowRotation: boolean;
                     /** @enum {string} */
                     copies: "quantity" | "one";
+                    /** @enum {string} */
+                    imposition?: "cut-and-stack";
                 };
                 everyMinutes: number | null;
                 whenSheetFull: boolean;

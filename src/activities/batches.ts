@@ -177,6 +177,8 @@ export function batchActivities(deps: BatchActivityDeps) {
           copies: b.spec.copies === 'quantity' ? Math.max(1, item.item.quantity) : 1,
           printMethod: e.kind.printMethod,
           file: { storageKey: file.storageKey, sha256: file.sha256, pages: file.pages },
+          // a variable item's whole file holds its records in order (a reprint's file, some)
+          ...(item.item.dataset && !item.reprintFile ? { records: item.item.dataset.rows } : {}),
           barcode: item.barcode,
           preflight: {
             plates: item.preflight.plates,

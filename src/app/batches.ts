@@ -53,6 +53,7 @@ export interface BatchInput {
   marginMm?: number | undefined;
   allowRotation?: boolean | undefined;
   copies?: 'quantity' | 1 | undefined;
+  imposition?: 'cut-and-stack' | undefined;
 }
 
 export const mediaOf = (m: MediaInput): Media =>
@@ -72,7 +73,15 @@ export function specOf(input: Omit<BatchInput, 'items' | 'filter'>): BatchSpec {
     marginMm: input.marginMm ?? 5,
     allowRotation: input.allowRotation ?? input.mode === 'gang',
     copies: input.copies === 1 ? 'one' : 'quantity',
+    ...(input.imposition ? { imposition: input.imposition } : {}),
   };
+  if (spec.imposition === 'cut-and-stack' && spec.mode !== 'step-repeat')
+    throw new DomainError(
+      'invalid',
+      'cut-and-stack is a grid with cut marks: mode step-repeat',
+      'cut_and_stack_step_repeat',
+      { field: 'mode' },
+    );
   if (spec.media.widthMm - 2 * spec.marginMm < 10 || spec.media.heightMm - 2 * spec.marginMm < 30)
     throw new DomainError(
       'invalid',
@@ -153,6 +162,13 @@ export function openBatch(
   batchIdGiven?: string,
 ): Promise<{ batchId: string; candidates: number; refused: Refusal[] }> {
   const spec = specOf(input);
+  if (spec.imposition === 'cut-and-stack' && input.items?.length !== 1)
+    throw new DomainError(
+      'invalid',
+      'cut-and-stack lays out one variable item: name it in items',
+      'cut_and_stack_one_item',
+      { field: 'items' },
+    );
   return requests.run(labelId, () =>
     openBatchNow(ctx, labelId, input, spec, idempotencyKey, metadata, source, batchIdGiven),
   );
@@ -296,6 +312,7 @@ export function batchView(b: Batch) {
     marginMm: b.spec.marginMm,
     allowRotation: b.spec.allowRotation,
     copies: b.spec.copies === 'one' ? (1 as const) : ('quantity' as const),
+    ...(b.spec.imposition ? { imposition: b.spec.imposition } : {}),
     source: b.source.kind === 'rule' ? `rule ${b.source.rule}` : 'request',
     requestedAt: b.requestedAt,
     printMethod: b.claims?.printMethod ?? null,

@@ -30,6 +30,23 @@ export function pageContent(page: PDFPage): Uint8Array {
 }
 
 /**
+ * Copies objects of other documents into `doc`, one copier per source document: what
+ * pages of one source share (a variable item's records share its photo, fonts and fixed
+ * art as form XObjects) is copied into `doc` once, not once per page.
+ */
+export function copiersInto(doc: PDFDocument): (source: PDFDocument) => PDFObjectCopier {
+  const copiers = new Map<PDFDocument, PDFObjectCopier>();
+  return (source) => {
+    let copier = copiers.get(source);
+    if (!copier) {
+      copier = PDFObjectCopier.for(source.context, doc.context);
+      copiers.set(source, copier);
+    }
+    return copier;
+  };
+}
+
+/**
  * A page of another document as a form XObject of `doc`, clipped to `box` ([left, bottom,
  * right, top]) with that box's lower left at the form's origin: what pdf-lib's embedPage
  * makes, without decoding and compressing the content again in JavaScript (a press sheet
@@ -40,9 +57,9 @@ export function embedPageAsForm(
   page: PDFPage,
   box: number[],
   content: Uint8Array,
+  copierFor: (source: PDFDocument) => PDFObjectCopier = copiersInto(doc),
 ): PDFRef {
-  const copier = PDFObjectCopier.for(page.doc.context, doc.context);
-  const resources = copier.copy(page.node.normalizedEntries().Resources);
+  const resources = copierFor(page.doc).copy(page.node.normalizedEntries().Resources);
   const form = doc.context.stream(content, {
     Type: 'XObject',
     Subtype: 'Form',

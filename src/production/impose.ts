@@ -4,8 +4,8 @@ import { type BatchItem, type BatchSpec, type Sheet, sheetCode } from '../domain
 import { parsePrintFile, pageBox as printBox } from '../print/page-boxes.ts';
 import type { OutputProfile } from '../print/profiles.ts';
 import { PT_PER_MM } from '../print/units.ts';
-import { embedPageAsForm, pageContent } from './embed.ts';
-import { type Layout, layOut, oversized, type Piece } from './layout.ts';
+import { copiersInto, embedPageAsForm, pageContent } from './embed.ts';
+import { cutAndStack, type Layout, layOut, oversized, type Piece } from './layout.ts';
 import { SHEET_SLUG_MM } from './presets.ts';
 import { drawSheet, newSheetDocument, type PiecePage } from './sheet.ts';
 
@@ -81,6 +81,26 @@ async function piecesOf(input: ImposeInput) {
   return { pieces, geometry };
 }
 
+/**
+ * Cut and stack takes one variable item of one page a record, every record the same size:
+ * anything else cannot be cut into stacks of records.
+ */
+function cutAndStackPieces(input: ImposeInput, pieces: Piece[]): void {
+  const [item, ...more] = input.items;
+  if (!item || more.length > 0)
+    throw new ImpositionError(
+      `cut-and-stack lays out one variable item; the batch holds ${input.items.length}`,
+    );
+  const records = item.records;
+  if (!records || pieces.length !== records)
+    throw new ImpositionError(
+      `cut-and-stack lays out a variable item of one page a record: ${item.itemId} has ${pieces.length} page(s)${records ? ` for ${records} records` : ' and no records'}`,
+    );
+  const [first] = pieces;
+  if (pieces.some((p) => p.widthMm !== first!.widthMm || p.heightMm !== first!.heightMm))
+    throw new ImpositionError('cut-and-stack needs every record the same size');
+}
+
 /** Lays the pieces out; a roll's pieces are cut as long as what is on them. */
 export function layoutFor(pieces: Piece[], spec: BatchSpec): Layout & { heights: number[] } {
   const options = {
@@ -97,7 +117,8 @@ export function layoutFor(pieces: Piece[], spec: BatchSpec): Layout & { heights:
         .map((p) => `${p.id} (${p.widthMm} x ${p.heightMm} mm)`)
         .join(', ')}`,
     );
-  const layout = layOut(pieces, options);
+  const layout =
+    spec.imposition === 'cut-and-stack' ? cutAndStack(pieces, options) : layOut(pieces, options);
   if (spec.media.kind === 'sheet')
     return { ...layout, heights: layout.sheets.map(() => spec.media.heightMm) };
   // a roll is cut after its last piece: utilisation is over what is used
@@ -128,25 +149,31 @@ export async function impose(input: ImposeInput): Promise<Imposed> {
   const { pieces, geometry } = await piecesOf(input);
 
   if (pieces.length === 0) throw new ImpositionError('the batch holds no pages');
+  if (spec.imposition === 'cut-and-stack') cutAndStackPieces(input, pieces);
   const layout = layoutFor(pieces, spec);
   const title = `Batch ${input.batchId}`;
   const sheets: ImposedSheet[] = [];
   /** each piece's page content, made once per batch */
   const contents = new Map<string, Uint8Array>();
+  // the sources of the sheet before are kept for this one: a variable item's file (parsed
+  // once, not once a sheet), or the items a run of sheets shares
+  let kept = new Map<string, PDFDocument>();
   for (const [i, s] of layout.sheets.entries()) {
     input.onSheet?.();
     const n = i + 1;
     const doc = await newSheetDocument();
+    // a cut-and-stack sheet's records share their item's art, copied into the sheet once;
+    // other sheets copy each page's resources on their own, as the sheets recorded before
+    // cut-and-stack were made (a replay of them gives their bytes)
+    const copierFor = spec.imposition === 'cut-and-stack' ? copiersInto(doc) : undefined;
     const wanted = [...new Set(s.placements.map((p) => p.id))].sort();
     const embedded = new Map<string, PiecePage>();
     const sources = new Map<string, PDFDocument>();
     for (const id of wanted) {
       const g = geometry.get(id)!;
-      let source = sources.get(g.storageKey);
-      if (!source) {
-        source = await parse(input.files.get(g.storageKey)!);
-        sources.set(g.storageKey, source);
-      }
+      let source = sources.get(g.storageKey) ?? kept.get(g.storageKey);
+      if (!source) source = await parse(input.files.get(g.storageKey)!);
+      sources.set(g.storageKey, source);
       const page = source.getPage(g.index);
       let content = contents.get(id);
       if (!content) {
@@ -154,7 +181,7 @@ export async function impose(input: ImposeInput): Promise<Imposed> {
         contents.set(id, content);
       }
       embedded.set(id, {
-        form: embedPageAsForm(doc, page, g.bleed, content),
+        form: embedPageAsForm(doc, page, g.bleed, content, copierFor),
         widthMm: mm(g.bleed[2]! - g.bleed[0]!),
         heightMm: mm(g.bleed[3]! - g.bleed[1]!),
         trimInset: {
@@ -165,6 +192,7 @@ export async function impose(input: ImposeInput): Promise<Imposed> {
         },
       });
     }
+    kept = sources;
     const placements = s.placements.map((p) => {
       const [orderItemId, page] = p.id.split(':');
       return {

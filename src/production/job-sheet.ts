@@ -8,6 +8,7 @@ import {
 } from '../domain/batch/events.ts';
 import { barcodeShapes, drawBars } from '../print/barcode.ts';
 import { FONT, fontkitOnce, subsetTag } from '../print/fonts.ts';
+import { stacksOf } from './layout.ts';
 
 export interface JobSheetInput {
   batchId: string;
@@ -93,7 +94,33 @@ export async function renderJobSheet(j: JobSheetInput): Promise<Uint8Array> {
   y -= 52;
   text(batchCode(j.batchId), MARGIN + 10, 8, grey);
   y -= 18;
+  /** room for a line of `height` below, on a new page when this one is full */
+  const room = (height: number) => {
+    if (y - height >= MARGIN) return;
+    page = doc.addPage(A4);
+    y = A4[1] - MARGIN;
+  };
+  if (j.spec.imposition === 'cut-and-stack') {
+    // which stack is which: cut the pile, and each position's stack is these records in order
+    text(
+      'Cut and stack: cut the pile of sheets; each position is one stack, top first',
+      MARGIN,
+      10,
+    );
+    y -= 15;
+    for (const st of stacksOf(j.sheets)) {
+      room(13);
+      text(
+        `Stack ${st.stack} (${Math.round(st.xMm)} mm across, ${Math.round(st.yMm)} mm down): records ${st.first}-${st.last}, ${st.pieces} piece(s)`,
+        MARGIN,
+        9,
+      );
+      y -= 13;
+    }
+    y -= 8;
+  }
   for (const s of j.sheets) {
+    room(13);
     text(
       `Sheet ${s.n}: ${sheetCode(j.batchId, s.n)}, ${s.placements.length} piece(s), ${Math.round(s.utilisation * 1000) / 10}% used`,
       MARGIN,
@@ -106,10 +133,7 @@ export async function renderJobSheet(j: JobSheetInput): Promise<Uint8Array> {
     j.sheets.filter((s) => s.placements.some((p) => p.orderItemId === id)).map((s) => s.n);
   const rowHeight = 58;
   for (const item of j.items) {
-    if (y - rowHeight < MARGIN) {
-      page = doc.addPage(A4);
-      y = A4[1] - MARGIN;
-    }
+    room(rowHeight);
     page.drawLine({
       start: { x: MARGIN, y },
       end: { x: A4[0] - MARGIN, y },

@@ -296,3 +296,72 @@ function lexLess(a: number[], b: number[]): boolean {
   }
   return false;
 }
+
+/**
+ * Cut and stack: one piece shape in a grid (`gridFor`), every copy of every piece in
+ * order (a variable item's records, `copies` of each in a row), laid out so that the pile
+ * of sheets, cut, gives one stack per grid position, each in order: position k of sheet s
+ * holds the (k × sheets + s)th piece, so stack k holds pieces k × sheets + 1 to (k + 1) ×
+ * sheets. The last stacks may be shorter, or empty.
+ */
+export function cutAndStack(
+  pieces: Piece[],
+  o: LayoutOptions,
+): Layout & { stacks: { first: number; last: number }[] } {
+  const [first] = pieces;
+  if (!first)
+    return { sheets: [], lowerBound: 0, utilisation: 0, heuristic: 'cut-and-stack', stacks: [] };
+  const grid = gridFor(first, o);
+  const order = pieces.flatMap((p) =>
+    Array.from({ length: p.copies }, (_, c) => ({ id: p.id, copy: c + 1 })),
+  );
+  const sheets = Math.ceil(order.length / grid.length);
+  const usable = (o.media.widthMm - 2 * o.marginMm) * (o.media.heightMm - 2 * o.marginMm);
+  const out: Layout['sheets'] = [];
+  for (let s = 0; s < sheets; s++) {
+    const placements: Placement[] = [];
+    for (const [k, spot] of grid.entries()) {
+      const piece = order[k * sheets + s];
+      if (piece) placements.push({ ...spot, ...piece });
+    }
+    const area = placements.reduce((a, p) => a + p.widthMm * p.heightMm, 0);
+    out.push({ placements, utilisation: area / usable });
+  }
+  const placed = order.length * first.widthMm * first.heightMm;
+  return {
+    sheets: out,
+    lowerBound: Math.max(1, Math.ceil(placed / usable)),
+    utilisation: placed / (usable * Math.max(1, sheets)),
+    heuristic: `cut-and-stack ${grid.length}-up`,
+    stacks: grid.map((_, k) => ({
+      first: k * sheets + 1,
+      last: Math.min(order.length, (k + 1) * sheets),
+    })),
+  };
+}
+
+/**
+ * The stacks of a cut-and-stack run, read back from its sheets' placements: one per
+ * grid position (in the order sheet 1 lists them), with the first and last record (page)
+ * it holds and how many pieces, top of the pile first.
+ */
+export function stacksOf(
+  sheets: { placements: { xMm: number; yMm: number; page: number; copy: number }[] }[],
+): { stack: number; xMm: number; yMm: number; first: number; last: number; pieces: number }[] {
+  const stacks = new Map<string, { xMm: number; yMm: number; pages: number[] }>();
+  for (const s of sheets)
+    for (const p of s.placements) {
+      const key = `${p.xMm},${p.yMm}`;
+      const stack = stacks.get(key) ?? { xMm: p.xMm, yMm: p.yMm, pages: [] };
+      stack.pages.push(p.page);
+      stacks.set(key, stack);
+    }
+  return [...stacks.values()].map((s, k) => ({
+    stack: k + 1,
+    xMm: s.xMm,
+    yMm: s.yMm,
+    first: s.pages[0]!,
+    last: s.pages.at(-1)!,
+    pieces: s.pages.length,
+  }));
+}

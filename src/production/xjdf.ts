@@ -7,6 +7,7 @@ import {
   sheetCode,
 } from '../domain/batch/events.ts';
 import { PT_PER_MM } from '../print/units.ts';
+import { stacksOf } from './layout.ts';
 
 export const XJDF_NAMESPACE = 'http://www.CIP4.org/JDFSchema_2_0';
 /**
@@ -43,6 +44,10 @@ export function jobTicket(t: TicketInput): string {
       0,
     );
   const part = (n: number) => ({ Part: { '@_SheetName': sheetName(n) } });
+  // cut and stack: each grid position a stack of records, named on its cut blocks
+  const stacking = t.spec.imposition === 'cut-and-stack';
+  const stacks = stacking ? stacksOf(t.sheets) : [];
+  const stackAt = new Map(stacks.map((st) => [`${st.xMm},${st.yMm}`, st.stack]));
   const doc = {
     '?xml': { '@_version': '1.0', '@_encoding': 'UTF-8' },
     XJDF: {
@@ -50,7 +55,7 @@ export function jobTicket(t: TicketInput): string {
       '@_xmlns:ep': EDITOR_NAMESPACE,
       '@_JobID': t.batchId,
       '@_JobPartID': 'press-run',
-      '@_Types': 'Imposition DigitalPrinting Cutting',
+      '@_Types': `Imposition DigitalPrinting Cutting${stacking ? ' Stacking' : ''}`,
       '@_Version': '2.0',
       '@_DescriptiveName': `Batch ${t.batchId} (${t.spec.mode}, ${t.sheets.length} sheet(s))`,
       AuditPool: {
@@ -70,6 +75,7 @@ export function jobTicket(t: TicketInput): string {
         ...(t.spec.mode === 'gang'
           ? [{ '@_IDUsage': 'CutContourSeparation', '@_IDValue': 'CutContour' }]
           : []),
+        ...(stacking ? [{ '@_IDUsage': 'Imposition', '@_IDValue': 'cut-and-stack' }] : []),
       ],
       ProductList: {
         Product: t.items.map((i) => ({
@@ -131,10 +137,29 @@ export function jobTicket(t: TicketInput): string {
                 '@_Box': `${pt(p.xMm)} ${pt(s.heightMm - p.yMm - p.heightMm)} ${pt(p.xMm + p.widthMm)} ${pt(s.heightMm - p.yMm)}`,
                 '@_ep:ProductRef': `P-${p.orderItemId}`,
                 '@_ep:Rotate': p.rotated ? '90' : '0',
+                ...(stacking
+                  ? {
+                      '@_ep:Stack': String(stackAt.get(`${p.xMm},${p.yMm}`)),
+                      '@_ep:Record': String(p.page),
+                    }
+                  : {}),
               })),
             },
           })),
         },
+        ...(stacking
+          ? [
+              {
+                '@_Name': 'StackingParams',
+                '@_Usage': 'Input',
+                // each stack at most as deep as the pile of sheets
+                Resource: {
+                  '@_DescriptiveName': `${stacks.length} stacks of records, in order, top first`,
+                  StackingParams: { '@_StackAmount': String(t.sheets.length) },
+                },
+              },
+            ]
+          : []),
       ],
     },
   };

@@ -9,6 +9,7 @@ import { client, startTestApp, type TestApp } from '../helpers/app.ts';
 import { opsLogin, refused } from '../helpers/fixtures.ts';
 import { accessOf, type Shop, setUpShop, until } from '../helpers/orders.ts';
 import { renderProcesses } from '../helpers/render-processes.ts';
+import { XJDF_SCHEMAS, xjdfErrors } from '../helpers/xjdf.ts';
 
 const ROWS = 10_000;
 const FIRST = ['Zoë', 'José', 'Renée', 'Åsa', 'Łukasz', 'Søren', 'Chloé', 'Jürgen'];
@@ -462,6 +463,87 @@ describe('variable data', () => {
     expect(new Set(numbers).size).toBe(ROWS);
     // the killed process's scratch folder is gone (the next render cleared it)
     expect(scratch()).toEqual([]);
+  }, 300_000);
+
+  it('lays 95 records out cut-and-stack 10-up: after the cut, each stack holds its records in order; the job sheet and the XJDF ticket say which', async () => {
+    const small = [
+      'firstName,lastName,url,badge',
+      ...Array.from({ length: 95 }, (_, i) => {
+        const r = rowOf(i + 1);
+        return [r.firstName, r.lastName, r.url, r.badge].join(',');
+      }),
+    ].join('\n');
+    const ds = await upload(a.shopKey, small);
+    expect(ds.status).toBe(201);
+    const sale = await call('POST', '/webhook/notifyorder', {
+      key: a.shopKey,
+      body: {
+        orderId: 'BADGES-STACK',
+        items: [{ itemId: 'badges', projectId, quantity: 1, datasetId: ds.body.datasetId }],
+      },
+    });
+    expect(sale.status, JSON.stringify(sale.body)).toBe(200);
+    const order = await until('the small run rendered', async () => {
+      const r = await call('GET', '/api/orders/BADGES-STACK', { key: a.adminKey });
+      return r.body?.status === 'ready' ? r.body : undefined;
+    });
+    const item = order.items[0].orderItemId;
+    // a sheet of 2 x 5 badges (86 x 56 mm with their bleed), the slug below
+    const media = { widthMm: 190, heightMm: 310 };
+    await refused(t, call, 400, 'POST', '/v1/production/batches', {
+      key: a.fulfillmentKey,
+      body: { items: [item], media, mode: 'gang', imposition: 'cut-and-stack' },
+    });
+    const batch = await call('POST', '/v1/production/batches', {
+      key: a.fulfillmentKey,
+      body: { items: [item], media, mode: 'step-repeat', imposition: 'cut-and-stack', copies: 1 },
+    });
+    expect(batch.status, JSON.stringify(batch.body)).toBe(202);
+    const imposed = await until(
+      'the cut-and-stack run imposed',
+      async () => {
+        const r = await call('GET', `/v1/production/batches/${batch.body.batchId}`, {
+          key: a.fulfillmentKey,
+        });
+        return ['imposed', 'failed'].includes(r.body?.status) ? r.body : undefined;
+      },
+      120_000,
+    );
+    expect(imposed.status, imposed.failure).toBe('imposed');
+    expect(imposed.imposition).toBe('cut-and-stack');
+    const sheets: { n: number; placements: { xMm: number; yMm: number; page: number }[] }[] =
+      imposed.sheets;
+    expect(sheets).toHaveLength(10);
+    // the pile cut: the pieces at one position, sheet 1 on top, are one stack
+    const positions = sheets[0]!.placements.map((p) => `${p.xMm},${p.yMm}`);
+    expect(positions).toHaveLength(10);
+    const stacks = positions.map((at) =>
+      sheets.flatMap((s) =>
+        s.placements.filter((p) => `${p.xMm},${p.yMm}` === at).map((p) => p.page),
+      ),
+    );
+    expect(stacks.flat().sort((x, y) => x - y)).toEqual(
+      Array.from({ length: 95 }, (_, i) => i + 1),
+    );
+    for (const [k, stack] of stacks.entries()) {
+      const first = k * 10 + 1;
+      expect(stack).toEqual(Array.from({ length: Math.min(10, 95 - k * 10) }, (_, i) => first + i));
+    }
+    const ticket = await fetch(`${t.url}/v1/production/batches/${batch.body.batchId}/ticket.xjdf`, {
+      headers: { 'x-api-key': a.fulfillmentKey },
+    });
+    const xml = await ticket.text();
+    for (const version of XJDF_SCHEMAS) expect(xjdfErrors(xml, version)).toEqual([]);
+    expect(xml).toContain('IDValue="cut-and-stack"');
+    expect(xml).toContain('StackAmount="10"');
+    expect(xml).toMatch(/ep:Stack="10" ep:Record="95"/);
+    const sheet = await fetch(`${t.url}/v1/production/batches/${batch.body.batchId}/job-sheet`, {
+      headers: { 'x-api-key': a.fulfillmentKey },
+    });
+    const text = run('pdftotext', [writeTmp(Buffer.from(await sheet.arrayBuffer())), '-']);
+    expect(text).toContain('Stack 1 ');
+    expect(text).toContain('records 1-10');
+    expect(text).toContain('records 91-95');
   }, 300_000);
 
   it("keeps another label's keys out: 404 on the data set, its check and the records", async () => {

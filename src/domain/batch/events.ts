@@ -24,16 +24,21 @@ export const batchSpecSchema = z.object({
   allowRotation: z.boolean(),
   /** each item's quantity in copies, or one copy of each */
   copies: z.enum(['quantity', 'one']),
+  /**
+   * `cut-and-stack`: one variable item's records in a grid whose every position, once the
+   * pile of sheets is cut, is a stack of consecutive records (absent: laid out to fill)
+   */
+  imposition: z.enum(['cut-and-stack']).optional(),
 });
 export type BatchSpec = z.infer<typeof batchSpecSchema>;
 
 const refusalSchema = z.object({ orderItemId: z.string(), code: z.string(), reason: z.string() });
 export type Refusal = z.infer<typeof refusalSchema>;
 
-/** Which items a batch asked for: the candidates, and what was refused at once. */
+/** Which items a batch asked for: the candidates, and what was refused at once. v2: the spec may say cut-and-stack (a v1 spec never does). */
 export const BatchRequested = defineEvent(
   'BatchRequested',
-  1,
+  2,
   z.object({
     batchId: z.uuid(),
     labelId: z.uuid(),
@@ -47,6 +52,7 @@ export const BatchRequested = defineEvent(
     ]),
     requestedAt: z.iso.datetime(),
   }),
+  { 1: (data) => data },
 );
 
 /** An item as the batch took it: the very print file it imposes, by content. */
@@ -60,6 +66,8 @@ export const batchItemSchema = z.object({
   copies: z.number().int().min(1),
   printMethod: z.string(),
   file: z.object({ storageKey: z.string(), sha256: z.string(), pages: z.number().int() }),
+  /** a variable item's records (its file holds them in order) */
+  records: z.number().int().optional(),
   barcode: barcodeSchema,
   preflight: z.object({
     plates: z.array(z.string()),
@@ -69,10 +77,10 @@ export const batchItemSchema = z.object({
 });
 export type BatchItem = z.infer<typeof batchItemSchema>;
 
-/** The items the batch holds (each marked batched on its order), and those it could not take. */
+/** The items the batch holds (each marked batched on its order), and those it could not take. v2: an item may say how many records its file holds. */
 export const BatchItemsClaimed = defineEvent(
   'BatchItemsClaimed',
-  1,
+  2,
   z.object({
     items: z.array(batchItemSchema),
     refused: z.array(refusalSchema),
@@ -82,6 +90,8 @@ export const BatchItemsClaimed = defineEvent(
     outputProfile: z.object({ sha256: z.string(), description: z.string() }).nullable(),
     claimedAt: z.iso.datetime(),
   }),
+  // a v1 item was never a variable item's records
+  { 1: (data) => data },
 );
 
 export const placementSchema = z.object({

@@ -61,6 +61,12 @@ const batchBody = z
       .max(MAX_BATCH_ITEMS)
       .optional()
       .describe('the order items to batch; left out: the ready items the filter finds'),
+    imposition: z
+      .literal('cut-and-stack')
+      .optional()
+      .describe(
+        "one variable item's records in a step-repeat grid such that, the pile of sheets cut, each position is a stack of consecutive records (the job sheet says which records each stack holds)",
+      ),
     filter: z
       .object({
         printMethod: z.string().trim().min(1).max(100).optional(),
@@ -106,6 +112,7 @@ const batchAnswer = z
     marginMm: z.number(),
     allowRotation: z.boolean(),
     copies: z.union([z.literal('quantity'), z.literal(1)]),
+    imposition: z.literal('cut-and-stack').optional(),
     source: z.string(),
     requestedAt: instant,
     printMethod: z.string().nullable(),

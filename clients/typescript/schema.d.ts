@@ -4829,6 +4829,11 @@ export interface components {
             renderWithinMinutes: number;
             shipWithinHours: number;
         };
+        LabelImageRemoved: {
+            name: string;
+            /** @constant */
+            status: "removed";
+        };
         /**
          * @example {
          *       "userId": "u-1001",
@@ -4868,6 +4873,12 @@ export interface components {
             templateId: string;
             /** @constant */
             deleted: true;
+        };
+        DatasetErased: {
+            /** Format: uuid */
+            datasetId: string;
+            /** @constant */
+            status: "erased";
         };
         OrderMessagePage: {
             events: components["schemas"]["OrderMessage"][];
@@ -5382,6 +5393,7 @@ export type LabelPrice = components['schemas']['LabelPrice'];
 export type PriceImport = components['schemas']['PriceImport'];
 export type PricesImported = components['schemas']['PricesImported'];
 export type Deadlines = components['schemas']['Deadlines'];
+export type LabelImageRemoved = components['schemas']['LabelImageRemoved'];
 export type UserIdChange = components['schemas']['UserIdChange'];
 export type UserIdChanged = components['schemas']['UserIdChanged'];
 export type UserDeleted = components['schemas']['UserDeleted'];
@@ -5389,6 +5401,7 @@ export type ReplayStarted = components['schemas']['ReplayStarted'];
 export type BarcodeChange = components['schemas']['BarcodeChange'];
 export type BarcodeChangeStarted = components['schemas']['BarcodeChangeStarted'];
 export type MockupTemplateDeleted = components['schemas']['MockupTemplateDeleted'];
+export type DatasetErased = components['schemas']['DatasetErased'];
 export type OrderMessagePage = components['schemas']['OrderMessagePage'];
 export type SkuChange = components['schemas']['SkuChange'];
 export type SkuChanged = components['schemas']['SkuChanged'];
@@ -12383,13 +12396,21 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description removed */
-            204: {
+            /** @description Default Response */
+            200: {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "string",
+                     *       "status": "removed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LabelImageRemoved"];
+                };
             };
             /** @description Bad Request */
             400: {
@@ -18146,13 +18167,21 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description erased */
-            204: {
+            /** @description Default Response */
+            200: {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "datasetId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *       "status": "erased"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DatasetErased"];
+                };
             };
             /** @description Bad Request */
             400: {

@@ -1,6 +1,7 @@
 import { findOrderItem } from '#projections/orders';
 import { orderAggregate } from '../domain/order/decider.ts';
 import { DomainError } from '../domain/shared/decider.ts';
+import { RenderError } from '../print/errors.ts';
 import { loadState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
 import { variableJobOf } from './print-jobs.ts';
@@ -33,6 +34,11 @@ export async function recordOf(
   if (!order.exists || !item)
     throw new DomainError('not_found', 'order item not found', 'order_item_not_found');
   const barcode = item.files.at(-1)?.barcode ?? item.barcode;
-  const job = await variableJobOf(ctx, order, item, barcode);
+  const job = await variableJobOf(ctx, order, item, barcode).catch((err: unknown) => {
+    // its data set erased: its key is gone, and no record can be drawn again
+    if (err instanceof RenderError)
+      throw new DomainError('not_found', err.message, 'dataset_erased');
+    throw err;
+  });
   return ctx.variableData.record(labelId, { job, stores: ctx.stores, record, as });
 }

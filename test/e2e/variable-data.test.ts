@@ -564,6 +564,40 @@ describe('variable data', () => {
     });
   });
 
+  it('erases a data set: its key and rows gone, its records no longer drawn, the print file kept; a label image unnamed', async () => {
+    const erased = await call('DELETE', `/api/datasets/${clean}`, { key: a.adminKey });
+    expect(erased.status, JSON.stringify(erased.body)).toBe(200);
+    expect(erased.body).toEqual({ datasetId: clean, status: 'erased' });
+    const keys = await t.app.db.pool.query('SELECT 1 FROM encryption_keys WHERE owner_id = $1', [
+      clean,
+    ]);
+    expect(keys.rowCount).toBe(0);
+    const gone = await call('GET', `/api/datasets/${clean}`, { key: a.adminKey });
+    expect([gone.status, gone.body.code]).toEqual([404, 'dataset_erased']);
+    const record = await call('GET', `/api/orderitems/${orderItemId}/records/1/pdf`, {
+      key: a.adminKey,
+    });
+    expect([record.status, record.body.code]).toEqual([404, 'dataset_erased']);
+    // the print file made from it stays, byte for byte
+    const order = await call('GET', '/api/orders/BADGES-1', { key: a.adminKey });
+    const { pathname, search } = new URL(order.body.items[0].printFiles[0].url);
+    const kept = await fetch(`${t.url}${pathname}${search}`, {
+      headers: { 'x-api-key': a.adminKey },
+    });
+    expect(Buffer.from(await kept.arrayBuffer()).equals(printFile)).toBe(true);
+    // no sealed rows left in the store
+    expect(
+      readdirSync(path.join(t.config.dataDir, 'datasets', a.labelId)).filter((f) =>
+        f.startsWith(clean),
+      ),
+    ).toEqual([]);
+
+    const unnamed = await call('DELETE', '/api/images/logo', { key: a.adminKey });
+    expect(unnamed.body).toEqual({ name: 'logo', status: 'removed' });
+    expect((await call('GET', '/api/images', { key: a.adminKey })).body.images).toEqual([]);
+    await refused(t, call, 404, 'DELETE', '/api/images/logo', { key: a.adminKey });
+  }, 120_000);
+
   it('refuses what is not a data set, recording nothing', async () => {
     const bad = [
       ['text/csv', 'name\nAnna\u0000\n'],

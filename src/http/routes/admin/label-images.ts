@@ -91,12 +91,17 @@ export const labelImageRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
         summary:
           'Takes a name off the label’s images (orders already sold keep drawing the image they were sold with)',
         params: z.object({ name: nameSchema }).strict(),
-        response: { 204: z.null().describe('removed'), ...problems(401, 403, 404) },
+        response: {
+          200: z
+            .object({ name: z.string(), status: z.literal('removed') })
+            .meta({ id: 'LabelImageRemoved' }),
+          ...problems(401, 403, 404),
+        },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       await removeLabelImage(deps.app, labelOf(request), request.params.name, metadataOf(request));
-      return reply.code(204).send(null);
+      return { name: request.params.name, status: 'removed' as const };
     },
   );
 };

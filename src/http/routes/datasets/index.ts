@@ -165,17 +165,22 @@ export const datasetRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (a
         summary:
           'Erases a data set: its key is destroyed and its rows deleted; orders keep their print files',
         params,
-        response: { 204: z.null().describe('erased'), ...problems(401, 403, 404) },
+        response: {
+          200: z
+            .object({ datasetId: z.uuid(), status: z.literal('erased') })
+            .meta({ id: 'DatasetErased' }),
+          ...problems(400, 401, 403, 404),
+        },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       await eraseDataset(
         deps.app,
         labelIdOf(request),
         request.params.datasetId,
         metadataOf(request),
       );
-      return reply.code(204).send(null);
+      return { datasetId: request.params.datasetId, status: 'erased' as const };
     },
   );
 };

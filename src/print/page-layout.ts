@@ -1,5 +1,6 @@
 import type { BarcodeFormat } from '../domain/order/barcode.ts';
 import type { VectorBarcode } from './barcode.ts';
+import { RenderError } from './errors.ts';
 import { BLEED_MM, PT_PER_MM, SLUG_MM } from './units.ts';
 
 /*
@@ -15,6 +16,20 @@ const MARK_LENGTH_MM = 5;
 /** The slug's content starts this far in from the page's (marks') edge. */
 const SLUG_INSET_MM = 2;
 const mm = (v: number) => v * PT_PER_MM;
+
+/** The product's print area a design's area (its `ai`th) prints on; one it lacks cannot print. */
+export function printAreaOf<A extends { code: string }>(
+  item: { sku: string; printAreas: A[] },
+  ai: number,
+  code: string,
+): A {
+  const spec = item.printAreas.find((a) => a.code === code);
+  if (!spec)
+    throw new RenderError(
+      `the design's area ${ai + 1} is print area ${code}, which ${item.sku} does not have`,
+    );
+  return spec;
+}
 
 /** x, y (bottom left), width, height */
 export type Rect = [number, number, number, number];

@@ -56,6 +56,7 @@ import {
   type AreaPage,
   areaPage,
   cropMarkLines,
+  printAreaOf,
   type Rect,
   SLUG_LINE_Y,
   slugBarcodeMatrix,
@@ -227,16 +228,11 @@ export async function renderPrintFile(
   const images: PrintFile['images'] = [];
   const warnings: string[] = [];
   const facts = { coverage: 0, process: [false, false, false, false], spots: new Set<string>() };
-  const areas = new Map(item.printAreas.map((a) => [a.code, a]));
   let imageCount = 0;
   let transparency = false;
 
   for (const [ai, area] of item.design.areas.entries()) {
-    const spec = areas.get(area.printArea);
-    if (!spec)
-      throw new RenderError(
-        `the design's area ${ai + 1} is print area ${area.printArea}, which ${item.sku} does not have`,
-      );
+    const spec = printAreaOf(item, ai, area.printArea);
     const W = spec.widthMm;
     const H = spec.heightMm;
     const layout = areaPage(spec, item.cropMarks);

@@ -283,3 +283,15 @@ export async function preflight(
     minDpi: facts.minDpi,
   };
 }
+
+/** A report as an item records it: its minimum resolution only where there was an image. */
+export function recordedPreflight(report: PreflightReport) {
+  const { passed, rules, plates, maxInkCoverage, minDpi } = report;
+  return { passed, rules, plates, maxInkCoverage, ...(minDpi !== undefined ? { minDpi } : {}) };
+}
+
+/** The report's warnings as an item lists them (low resolution is there already, per layer). */
+export const preflightWarnings = (report: PreflightReport) =>
+  report.rules
+    .filter((r) => r.result === 'warning' && r.rule !== 'image_resolution')
+    .map((r) => `preflight ${r.rule}: ${r.detail}`);

@@ -1,7 +1,7 @@
 import type { Preflight } from '../domain/order/events.ts';
 import { parseDataUrl } from '../domain/project/design.ts';
 import { renderPrintFile } from './pdf.ts';
-import { preflight } from './preflight.ts';
+import { preflight, preflightWarnings, recordedPreflight } from './preflight.ts';
 import { defaultOutputProfile, type OutputProfile, outputProfile } from './profiles.ts';
 import { type PrintItem as CommonItem, renderPrintFile as renderPrintFileV1 } from './v1/pdf.ts';
 
@@ -76,25 +76,15 @@ export async function renderJob(job: RenderJob): Promise<RenderedFile> {
     maxInkCoverage: job.maxInkCoverage,
     inks: file.facts.inks,
   });
-  const { passed, rules, plates, maxInkCoverage, minDpi } = report;
-  // the preflight's warnings join the item's (low resolution is there already, per layer)
-  const warned = rules
-    .filter((r) => r.result === 'warning' && r.rule !== 'image_resolution')
-    .map((r) => `preflight ${r.rule}: ${r.detail}`);
   return {
     file: {
       bytes: file.bytes,
       pages: file.pages,
       images: file.images,
-      warnings: [...file.warnings, ...warned],
+      // the preflight's warnings join the item's
+      warnings: [...file.warnings, ...preflightWarnings(report)],
     },
-    preflight: {
-      passed,
-      rules,
-      plates,
-      maxInkCoverage,
-      ...(minDpi !== undefined ? { minDpi } : {}),
-    },
+    preflight: recordedPreflight(report),
   };
 }
 

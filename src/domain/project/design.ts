@@ -208,20 +208,17 @@ export function layerBox(layer: Layer): { x: number; y: number; width: number; h
   return { x: layer.x, y: layer.y, width: em * 0.6 * layer.text.length, height: em };
 }
 
+/** The fields a layer names (none: the layer is the same in every record). */
+export function layerFields(layer: Layer): string[] {
+  if (layer.type === 'text') return fieldsIn(layer.text);
+  if (layer.type === 'code') return fieldsIn(layer.data);
+  const field = imageField(layer.src);
+  return field === undefined ? [] : [field];
+}
+
 /** The fields a design names (text, codes, images), in order of appearance. */
 export function designFields(design: Pick<Design, 'areas'>): string[] {
-  const out = new Set<string>();
-  for (const area of design.areas)
-    for (const layer of area.layers) {
-      const names =
-        layer.type === 'text'
-          ? fieldsIn(layer.text)
-          : layer.type === 'code'
-            ? fieldsIn(layer.data)
-            : [imageField(layer.src)].filter((f): f is string => f !== undefined);
-      for (const n of names) out.add(n);
-    }
-  return [...out];
+  return [...new Set(design.areas.flatMap((a) => a.layers.flatMap(layerFields)))];
 }
 
 /** A layer as people name it: "layer 2 on FRONT" (counted from 1, on its print area). */

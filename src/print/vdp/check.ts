@@ -1,11 +1,5 @@
 import type { SealedDataset } from '../../datasets/sealed-file.ts';
-import {
-  type Design,
-  fieldsIn,
-  fillFields,
-  imageField,
-  layerName,
-} from '../../domain/project/design.ts';
+import { type Design, fillFields, layerFields, layerName } from '../../domain/project/design.ts';
 import { codeProblem } from '../code-fit.ts';
 import { fitText, missingGlyphs } from '../text-fit.ts';
 
@@ -60,12 +54,7 @@ export function checkRows(
   const layers: { layer: Layer; name: string; fields: string[] }[] = [];
   for (const area of design.areas)
     for (const [li, layer] of area.layers.entries()) {
-      const fields =
-        layer.type === 'text'
-          ? fieldsIn(layer.text)
-          : layer.type === 'code'
-            ? fieldsIn(layer.data)
-            : [imageField(layer.src)].filter((f): f is string => f !== undefined);
+      const fields = layerFields(layer);
       if (fields.length > 0) layers.push({ layer, name: layerName(area.printArea, li), fields });
     }
   // a field the data set does not have at all is one problem, not one a row

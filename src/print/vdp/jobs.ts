@@ -11,7 +11,7 @@ import { processAlive } from '../../processes.ts';
 import { designImages, loadImage } from '../../storage/design-images.ts';
 import { type StoreLocation, storeAt } from '../../storage/location.ts';
 import { RenderError } from '../errors.ts';
-import { preflight } from '../preflight.ts';
+import { preflight, preflightWarnings, recordedPreflight } from '../preflight.ts';
 import { renderPreviews } from '../preview.ts';
 import { profileOf, type RenderJob } from '../render-job.ts';
 import { checkRows, type DatasetCheck } from './check.ts';
@@ -177,13 +177,13 @@ export async function renderVariableStored(job: StoredVariableJob): Promise<Stor
       maxInkCoverage: job.job.maxInkCoverage,
       inks: undefined,
     });
-    const { passed, rules, plates, maxInkCoverage, minDpi } = report;
     const base = {
       sha256: rendered.sha256,
       size: rendered.bytes,
       pages: rendered.pages,
       records: rendered.records,
-      warnings: rendered.warnings,
+      // the preflight's warnings join the item's, as for an item of one record
+      warnings: [...rendered.warnings, ...preflightWarnings(report)],
     };
     let storageKey: string | undefined;
     if (job.keep !== undefined) {
@@ -192,13 +192,7 @@ export async function renderVariableStored(job: StoredVariableJob): Promise<Stor
     }
     return {
       file: { ...base, ...(storageKey ? { storageKey } : {}) },
-      preflight: {
-        passed,
-        rules,
-        plates,
-        maxInkCoverage,
-        ...(minDpi !== undefined ? { minDpi } : {}),
-      },
+      preflight: recordedPreflight(report),
     };
   } finally {
     await rm(dir, { recursive: true, force: true });

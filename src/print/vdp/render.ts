@@ -3,9 +3,9 @@ import { deflateSync } from 'node:zlib';
 import type { SealedDataset } from '../../datasets/sealed-file.ts';
 import {
   type Design,
-  fieldsIn,
   fillFields,
   imageField,
+  layerFields,
   layerName,
 } from '../../domain/project/design.ts';
 import { barcodeShapes } from '../barcode.ts';
@@ -16,6 +16,7 @@ import {
   type AreaPage,
   areaPage,
   cropMarkLines,
+  printAreaOf,
   SLUG_LINE_Y,
   slugBarcodeMatrix,
   slugLineSize,
@@ -79,7 +80,7 @@ type Piece =
   | { fixed: false; layer: Layer; li: number };
 
 interface AreaPlan {
-  code: string;
+  area: { code: string; widthMm: number; heightMm: number };
   layout: AreaPage;
   boxes: string;
   clip: string;
@@ -214,18 +215,13 @@ export async function renderVariable(
     else pdf.stream(n, ` ${common}${smask} /Filter /FlateDecode`, deflateSync(placed.data.bytes));
   };
 
-  const areaSpecs = new Map(item.printAreas.map((a) => [a.code, a]));
   const barcode = barcodeShapes(item.barcode.format, item.barcode.value);
   const slugLine = (r: number) =>
     `Order ${item.orderId} · Item ${item.orderItemId} · ${item.sku} · record ${r} of ${R}`;
   const plans: AreaPlan[] = [];
   const imageLayers: { ai: number; li: number; layer: Extract<Layer, { type: 'image' }> }[] = [];
   for (const [ai, area] of item.design.areas.entries()) {
-    const spec = areaSpecs.get(area.printArea);
-    if (!spec)
-      throw new RenderError(
-        `the design's area ${ai + 1} is print area ${area.printArea}, which ${item.sku} does not have`,
-      );
+    const spec = printAreaOf(item, ai, area.printArea);
     const W = spec.widthMm;
     const H = spec.heightMm;
     const layout = areaPage(spec, item.cropMarks);
@@ -234,7 +230,7 @@ export async function renderVariable(
     const pageW = layout.width;
     const pageH = layout.height;
     const plan: AreaPlan = {
-      code: spec.code,
+      area: spec,
       layout,
       boxes: `/MediaBox [0 0 ${num(pageW)} ${num(pageH)}] /BleedBox [${[bx, by, bx + bw, by + bh].map(num).join(' ')}] /TrimBox [${[tx, ty, tx + tw, ty + th].map(num).join(' ')}]`,
       clip: `${layout.bleed.map(num).join(' ')} re W n`,
@@ -281,13 +277,7 @@ export async function renderVariable(
     };
     for (const [li, layer] of area.layers.entries()) {
       const path = layerName(area.printArea, li);
-      const variable =
-        layer.type === 'text'
-          ? fieldsIn(layer.text).length > 0
-          : layer.type === 'code'
-            ? fieldsIn(layer.data).length > 0
-            : imageField(layer.src) !== undefined;
-      if (variable) {
+      if (layerFields(layer).length > 0) {
         flush();
         plan.pieces.push({ fixed: false, layer, li });
         if (layer.type === 'image') imageLayers.push({ ai, li, layer });
@@ -397,7 +387,7 @@ export async function renderVariable(
           continue;
         }
         const { layer, li } = piece;
-        const path = `record ${r}, ${layerName(plan.code, li)}`;
+        const path = `record ${r}, ${layerName(plan.area.code, li)}`;
         if (layer.type === 'text') {
           ops.push(await textOps(layer, fillFields(layer.text, row), plan.left, plan.top, path));
         } else if (layer.type === 'code') {
@@ -416,7 +406,10 @@ export async function renderVariable(
                 `${path}: no image ${name} in the label's images`,
                 'image_missing',
               );
-            const extend = layer.rotation === 0 ? toBleed(layer, W(plan), H(plan)) : NO_EXTENSION;
+            const extend =
+              layer.rotation === 0
+                ? toBleed(layer, plan.area.widthMm, plan.area.heightMm)
+                : NO_EXTENSION;
             const placed = await prepareImage(
               image,
               layer.width,
@@ -425,7 +418,7 @@ export async function renderVariable(
               profile,
               extend,
             );
-            noteImage(placed, `${layerName(plan.code, li)} (${name})`);
+            noteImage(placed, `${layerName(plan.area.code, li)} (${name})`);
             writeImage(n, placed);
             drawn = imageOps(placed, layer, plan.left, plan.top, `/V${n}`);
             written.set(n, drawn);
@@ -519,13 +512,6 @@ export async function renderVariable(
     segments,
     segmentSha256,
   };
-
-  function W(plan: AreaPlan) {
-    return areaSpecs.get(plan.code)!.widthMm;
-  }
-  function H(plan: AreaPlan) {
-    return areaSpecs.get(plan.code)!.heightMm;
-  }
 }
 
 /** An image drawn into its layer's box (extended into the bleed where it reaches the trim). */

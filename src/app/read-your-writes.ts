@@ -3,7 +3,7 @@ import type { ChangeFeed } from '../db/change-feed.ts';
 import type { ReadModels } from './context.ts';
 
 /**
- * Waits (at most 3 s) until a projection has taken an append, so the caller can read
+ * Waits (at most 10 s: a loaded machine once took more than 3 s, and a create then answered 404 for what it had just made) until a projection has taken an append, so the caller can read
  * its write; then drops this process's cached reads of that read model, which the
  * projector's own notice could otherwise reach after the caller's next read.
  */
@@ -11,7 +11,7 @@ export function readYourWrites(runner: ProjectionRunner, feed: ChangeFeed): Read
   return {
     async seen(projection, position, lastType) {
       if (!position) return true;
-      const seen = await runner.waitFor(projection, position, 3000, {
+      const seen = await runner.waitFor(projection, position, 10_000, {
         readsOnly: true,
         ...(lastType ? { lastType } : {}),
       });

@@ -3,8 +3,9 @@ import type { ChangeFeed } from '../db/change-feed.ts';
 import type { ReadModels } from './context.ts';
 
 /**
- * Waits (at most 10 s: a loaded machine once took more than 3 s, and a create then answered 404 for what it had just made) until a projection has taken an append, so the caller can read
- * its write; then drops this process's cached reads of that read model, which the
+ * Waits (at most 10 s: on a loaded machine a projection once took more than 3 s, and a
+ * create answered 404 for what it had just made) until a projection has taken an append,
+ * so the caller can read its write; then drops this process's cached reads of that read model, which the
  * projector's own notice could otherwise reach after the caller's next read.
  */
 export function readYourWrites(runner: ProjectionRunner, feed: ChangeFeed): ReadModels {

@@ -8,6 +8,7 @@ import type { Projection } from './projection.ts';
 export interface BatchRow {
   batch_id: string;
   label_id: string;
+  facility_id: string | null;
   code: string;
   status: string;
   mode: string;
@@ -27,11 +28,14 @@ export interface BatchRow {
 
 export const batchesProjection: Projection = {
   name: 'batches',
+  // 2: each batch's facility
+  version: 2,
   tables: ['rm_batches', 'rm_batching'],
   schema: `
     CREATE TABLE IF NOT EXISTS rm_batches (
       batch_id     uuid PRIMARY KEY,
       label_id     uuid NOT NULL,
+      facility_id  uuid,
       code         text NOT NULL,
       status       text NOT NULL,
       mode         text NOT NULL,
@@ -82,8 +86,8 @@ export const batchesProjection: Projection = {
         case 'BatchRequested': {
           const d = e.data;
           await tx.query(
-            `INSERT INTO rm_batches (batch_id, label_id, code, status, mode, media, source, refused, requested_at, updated_at)
-             VALUES ($1, $2, $3, 'claiming', $4, $5, $6, $7, $8, $8) ON CONFLICT DO NOTHING`,
+            `INSERT INTO rm_batches (batch_id, label_id, code, status, mode, media, source, refused, requested_at, updated_at, facility_id)
+             VALUES ($1, $2, $3, 'claiming', $4, $5, $6, $7, $8, $8, $9) ON CONFLICT DO NOTHING`,
             [
               d.batchId,
               d.labelId,
@@ -93,6 +97,7 @@ export const batchesProjection: Projection = {
               d.source.kind === 'rule' ? `rule ${d.source.rule}` : 'request',
               d.refused.length,
               d.requestedAt,
+              d.facilityId ?? null,
             ],
           );
           break;
@@ -152,11 +157,13 @@ export async function listBatches(
   pool: pg.Pool,
   labelId: string | undefined,
   limit = 50,
+  facilityId?: string,
 ): Promise<BatchRow[]> {
   const r = await pool.query<BatchRow>(
     `SELECT * FROM rm_batches WHERE ($1::uuid IS NULL OR label_id = $1)
+       AND ($3::uuid IS NULL OR facility_id = $3)
      ORDER BY requested_at DESC, batch_id LIMIT $2`,
-    [labelId ?? null, limit],
+    [labelId ?? null, limit, facilityId ?? null],
   );
   return r.rows;
 }

@@ -1,4 +1,5 @@
 import { batchesProjection } from './batches.ts';
+import { facilitiesProjection } from './facilities.ts';
 import { imageRefsProjection } from './image-refs.ts';
 import { importsProjection } from './imports.ts';
 import { labelsProjection } from './labels.ts';
@@ -29,4 +30,5 @@ export const allProjections: Projection[] = [
   opsSessionsProjection,
   batchesProjection,
   mockupsProjection,
+  facilitiesProjection,
 ];

@@ -45,6 +45,7 @@ export const PRODUCTION_SCHEMA = `
       tracking_number text NOT NULL,
       tracking_url    text,
       order_item_ids  uuid[] NOT NULL,
+      facility_id     uuid,
       shipped_at      timestamptz NOT NULL,
       delivered_at    timestamptz,
       returned_at     timestamptz,
@@ -153,8 +154,8 @@ export async function applyProduction(
     case 'OrderShipped': {
       const d = e.data;
       await tx.query(
-        `INSERT INTO rm_order_shipments (shipment_id, stream_id, carrier, tracking_number, tracking_url, order_item_ids, shipped_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+        `INSERT INTO rm_order_shipments (shipment_id, stream_id, carrier, tracking_number, tracking_url, order_item_ids, shipped_at, facility_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
         [
           d.shipmentId,
           s.streamId,
@@ -163,6 +164,7 @@ export async function applyProduction(
           d.trackingUrl ?? null,
           d.orderItemIds,
           d.shippedAt,
+          d.facilityId ?? null,
         ],
       );
       await itemStage(d.orderItemIds, 'shipped', d.shippedAt, d.shipmentId);
@@ -292,6 +294,7 @@ export interface ShipmentRow {
   tracking_number: string;
   tracking_url: string | null;
   order_item_ids: string[];
+  facility_id: string | null;
   shipped_at: Date;
   delivered_at: Date | null;
   returned_at: Date | null;
@@ -450,7 +453,7 @@ export async function itemsPerStage(pool: pg.Pool): Promise<Map<string, number>>
 export async function readyItems(
   pool: pg.Pool,
   labelId: string,
-  f: { sku?: string | undefined; readyBefore?: Date | undefined },
+  f: { sku?: string | undefined; readyBefore?: Date | undefined; facilityId?: string | undefined },
   limit: number,
 ): Promise<{ order_item_id: string; stream_id: string; stage_at: Date }[]> {
   const r = await pool.query<{ order_item_id: string; stream_id: string; stage_at: Date }>(
@@ -459,8 +462,9 @@ export async function readyItems(
      WHERE i.stage = 'ready' AND i.label_id = $1 AND o.status <> 'cancelled' AND o.holds_open = 0
        AND (i.approval IS NULL OR i.approval->>'status' IN ('approved', 'waived'))
        AND ($2::text IS NULL OR i.sku = $2) AND ($3::timestamptz IS NULL OR i.stage_at <= $3)
+       AND ($5::uuid IS NULL OR i.facility_id = $5)
      ORDER BY i.stage_at, i.order_item_id LIMIT $4`,
-    [labelId, f.sku ?? null, f.readyBefore ?? null, limit],
+    [labelId, f.sku ?? null, f.readyBefore ?? null, limit, f.facilityId ?? null],
   );
   return r.rows;
 }

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { BarcodeFormat } from '../src/domain/order/barcode.ts';
 import { orderEvents, type Preflight, type ProductionStage } from '../src/domain/order/events.ts';
+import type { Encrypted } from '../src/domain/shared/encrypted.ts';
 import {
   APPROVAL_EVENTS,
   type ApprovalView,
@@ -33,7 +34,8 @@ export const ordersProjection: Projection = {
   // 4: each item's latest preflight
   // 5: the last error only while it is current (cleared when the order is ready or retried)
   // 6: the shop floor: stages, timelines, shipments, holds, ship-by and lateness
-  version: 9,
+  // 10: where each item is made (its facility, routing, day) and the recipient's country
+  version: 10,
   tables: [
     'rm_orders',
     'rm_order_items',
@@ -62,6 +64,11 @@ export const ordersProjection: Projection = {
       cancelled_at   timestamptz,
       ship_by        timestamptz,
       late_at        timestamptz,
+      ship_to_country text,
+      -- the recipient, encrypted as in its events, and the owner id of its key (NULL: the label's)
+      ship_to        jsonb,
+      personal_data_key uuid,
+      customer_erased boolean NOT NULL DEFAULT false,
       -- the least advanced stage of its items (reprinting or returned first); NULL before all are ready
       stage          text,
       holds_open     integer NOT NULL DEFAULT 0,
@@ -94,8 +101,17 @@ export const ordersProjection: Projection = {
       -- a variable item's data set: {datasetId, sha256, records, fields}; NULL for one record
       variable      jsonb,
       -- its reprints' files of some records: [{reprintId, records, matches, storageKey, sha256, pages, bytes}]
-      reprints      jsonb NOT NULL DEFAULT '[]'
+      reprints      jsonb NOT NULL DEFAULT '[]',
+      -- where it is made: NULL routing until routed; 'unroutable' while no facility can make it
+      routing       text,
+      facility_id   uuid,
+      routed_day    text COLLATE "C", -- YYYY-MM-DD in the facility's time zone
+      routed_at     timestamptz
     );
+    CREATE INDEX IF NOT EXISTS rm_order_items_facility
+      ON rm_order_items (facility_id, routed_day) WHERE facility_id IS NOT NULL;
+    CREATE INDEX IF NOT EXISTS rm_order_items_unroutable
+      ON rm_order_items (label_id) WHERE routing = 'unroutable';
     CREATE INDEX IF NOT EXISTS rm_order_items_stream ON rm_order_items (stream_id, position);
     CREATE INDEX IF NOT EXISTS rm_order_items_item ON rm_order_items (item_id, stream_id);
     CREATE INDEX IF NOT EXISTS rm_order_items_id_text ON rm_order_items ((order_item_id::text) COLLATE "C");
@@ -145,6 +161,9 @@ export const ordersProjection: Projection = {
     'OrderRetryRequested',
     'OrderCancelled',
     'OrderWentOverdue',
+    'ItemRouted',
+    'ShipToCorrected',
+    'CustomerErased',
     ...PRODUCTION_EVENTS,
     ...APPROVAL_EVENTS,
   ]),
@@ -165,8 +184,8 @@ export const ordersProjection: Projection = {
           const d = e.data;
           await tx.query(
             `INSERT INTO rm_orders (stream_id, label_id, order_id, status, items_total, received_at,
-               render_due_at, ship_by, updated_at)
-             VALUES ($1, $2, $3, 'received', $4, $5, $6, $7, $5) ON CONFLICT DO NOTHING`,
+               render_due_at, ship_by, updated_at, ship_to_country, ship_to, personal_data_key)
+             VALUES ($1, $2, $3, 'received', $4, $5, $6, $7, $5, $8, $9, $10) ON CONFLICT DO NOTHING`,
             [
               s.streamId,
               d.labelId,
@@ -175,6 +194,9 @@ export const ordersProjection: Projection = {
               d.receivedAt,
               d.renderDueAt,
               d.shipBy,
+              d.shipToCountry,
+              d.shipTo ? JSON.stringify(d.shipTo) : null,
+              d.personalDataKey,
             ],
           );
           for (const [position, item] of d.items.entries()) {
@@ -203,6 +225,30 @@ export const ordersProjection: Projection = {
           }
           break;
         }
+        case 'ItemRouted': {
+          const d = e.data;
+          await tx.query(
+            `UPDATE rm_order_items SET routing = $2, facility_id = $3, routed_day = $4, routed_at = $5
+             WHERE order_item_id = $1`,
+            [
+              d.orderItemId,
+              d.facilityId ? 'routed' : 'unroutable',
+              d.facilityId,
+              d.day,
+              d.routedAt,
+            ],
+          );
+          break;
+        }
+        case 'ShipToCorrected':
+          await setOrder('ship_to_country = $3, ship_to = $4', [
+            e.data.country,
+            JSON.stringify(e.data.shipTo),
+          ]);
+          break;
+        case 'CustomerErased':
+          await setOrder('customer_erased = true, ship_to = NULL', []);
+          break;
         case 'OrderRenderingStarted':
           await tx.query(
             "UPDATE rm_order_items SET status = 'rendering' WHERE stream_id = $1 AND status = 'received'",
@@ -367,6 +413,10 @@ export interface OrderItemRow {
     pages: number;
     bytes: number;
   }[];
+  /** where it is made: null until routed; 'unroutable' while no facility can make it */
+  routing: 'routed' | 'unroutable' | null;
+  facility_id: string | null;
+  routed_day: string | null;
 }
 
 /** A row of an order list (and the head of an order view). */
@@ -395,6 +445,11 @@ export interface OrderRow {
   late_at: Date | null;
   /** computed as read: went late and still not shipped */
   late: boolean;
+  ship_to_country: string | null;
+  /** the recipient, encrypted with the order's key (null: none, or erased) */
+  ship_to: Encrypted | null;
+  personal_data_key: string | null;
+  customer_erased: boolean;
 }
 
 /** A row of an order list: the order and its label's name. */
@@ -403,7 +458,8 @@ export type OrderListRow = OrderRow & { label_name: string | null };
 const ORDER_COLUMNS = `stream_id, label_id, order_id, status, reason, last_error, items_total,
   items_ready, items_failed, items_rendering, received_at, render_due_at, ready_at,
   overdue_at, cancelled_at, (status IN ${UNFINISHED} AND render_due_at < now()) AS overdue,
-  stage, holds_open, late_at, (${LATE_NOW}) AS late,
+  stage, holds_open, late_at, (${LATE_NOW}) AS late, ship_to_country, ship_to,
+  personal_data_key, customer_erased,
   ship_by + held_ms * interval '1 millisecond'
     + CASE WHEN held_since IS NULL THEN interval '0' ELSE now() - held_since END AS ship_by`;
 

@@ -93,7 +93,13 @@ export function batchActivities(deps: BatchActivityDeps) {
   const onOrder = (
     stream: string,
     command:
-      | { type: 'BatchItem'; orderItemId: string; batchId: string; at: Date }
+      | {
+          type: 'BatchItem';
+          orderItemId: string;
+          batchId: string;
+          facilityId?: string | undefined;
+          at: Date;
+        }
       | { type: 'UnbatchItem'; orderItemId: string; batchId: string; reason: string; at: Date },
     labelId: string,
   ) =>
@@ -156,7 +162,14 @@ export function batchActivities(deps: BatchActivityDeps) {
         try {
           await onOrder(
             c.stream,
-            { type: 'BatchItem', orderItemId: c.orderItemId, batchId, at: new Date() },
+            {
+              type: 'BatchItem',
+              orderItemId: c.orderItemId,
+              batchId,
+              // a facility's press run takes its own items (one moved away since is refused)
+              facilityId: b.facilityId,
+              at: new Date(),
+            },
             b.labelId,
           );
         } catch (err) {
@@ -253,7 +266,8 @@ export function batchActivities(deps: BatchActivityDeps) {
     },
 
     /**
-     * Lays a released batch into the label's hot folder, whole or not at all: the sheets,
+     * Lays a released batch into the label's hot folder (a facility's batch, into the
+     * facility's folder within it), whole or not at all: the sheets,
      * the ticket and the job sheet first, the manifest naming them last (a RIP starts on
      * the manifest). Nothing to do without a hot folder.
      */
@@ -264,7 +278,10 @@ export function batchActivities(deps: BatchActivityDeps) {
       const label = (await readState(store, labelAggregate, labelStream(b.labelId))).state;
       const folder = label.exists ? label.batching.hotFolder : null;
       if (!folder) return { location: null };
-      const location = `hotfolder/${b.labelId}/${folder}/${batchId}`;
+      // a facility's press runs land in its own folder within the label's (its RIP watches that)
+      const location = b.facilityId
+        ? `hotfolder/${b.labelId}/${folder}/${b.facilityId}/${batchId}`
+        : `hotfolder/${b.labelId}/${folder}/${batchId}`;
       const files: { name: string; storageKey: string; sha256: string }[] = [
         ...b.imposition.sheets.map((s) => ({
           name: sheetFileName(s.n),

@@ -1,3 +1,5 @@
+import { facilityAggregate } from '../domain/facility/decider.ts';
+import { facilityStream } from '../domain/facility/events.ts';
 import { labelAggregate } from '../domain/label/decider.ts';
 import { labelStream } from '../domain/label/events.ts';
 import { opsSessionStream } from '../domain/ops-session/events.ts';
@@ -14,7 +16,8 @@ export type Principal =
   | { kind: 'operator' }
   | { kind: 'admin'; labelId: string }
   | { kind: 'integration'; labelId: string; integrationId: string; permissions: Permission[] }
-  | { kind: 'fulfillment'; labelId: string; partnerId: number }
+  /** a facility's key: its own items only (absent: the label's key, every item) */
+  | { kind: 'fulfillment'; labelId: string; partnerId: number; facilityId?: string }
   | { kind: 'printshop'; keyId: string };
 
 export type PrincipalKind = Principal['kind'];
@@ -28,6 +31,7 @@ export const KEY_OWNER_STREAMS = [
   shopIntegrationStream(''),
   printshopKeyStream(''),
   opsSessionStream(''),
+  facilityStream(''),
 ];
 
 /**
@@ -73,6 +77,20 @@ export async function resolveApiKey(
         labelId: s.labelId,
         integrationId: s.integrationId,
         permissions: s.permissions,
+      };
+    }
+    case 'fac': {
+      const stream = facilityStream(parsed.ownerId);
+      const f = await cached(cache, stream, () => loadState(store, facilityAggregate, stream));
+      if (!f.exists || !keyMatches(presented, f.apiKey)) return undefined;
+      const label = labelStream(f.labelId);
+      const s = await cached(cache, label, () => loadState(store, labelAggregate, label));
+      if (!s.exists) return undefined;
+      return {
+        kind: 'fulfillment',
+        labelId: f.labelId,
+        partnerId: s.partnerId,
+        facilityId: f.facilityId,
       };
     }
     case 'psk': {

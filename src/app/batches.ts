@@ -20,6 +20,7 @@ import { type MediaPreset, mediaOfPreset } from '../production/presets.ts';
 import { verifiedStream } from '../storage/verified.ts';
 import { handleCommand, loadState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
+import { type Floor, floorOf } from './floor.ts';
 import { LabelGate } from './label-gate.ts';
 import { storedPreview } from './previews.ts';
 
@@ -154,7 +155,7 @@ async function screen(
  */
 export function openBatch(
   ctx: AppContext,
-  labelId: string,
+  at: string | Floor,
   input: BatchInput,
   idempotencyKey: string | undefined,
   metadata: EventMetadata,
@@ -169,14 +170,15 @@ export function openBatch(
       'cut_and_stack_one_item',
       { field: 'items' },
     );
-  return requests.run(labelId, () =>
-    openBatchNow(ctx, labelId, input, spec, idempotencyKey, metadata, source, batchIdGiven),
+  const floor = floorOf(at);
+  return requests.run(floor.labelId, () =>
+    openBatchNow(ctx, floor, input, spec, idempotencyKey, metadata, source, batchIdGiven),
   );
 }
 
 async function openBatchNow(
   ctx: AppContext,
-  labelId: string,
+  { labelId, facilityId }: Floor,
   input: BatchInput,
   spec: BatchSpec,
   idempotencyKey: string | undefined,
@@ -189,7 +191,11 @@ async function openBatchNow(
     (idempotencyKey ? deterministicId('batch', labelId, idempotencyKey) : randomUUID());
   const known = await loadState(ctx.store, batchAggregate, batchStream(batchId));
   if (known.exists) {
-    if (known.labelId !== labelId || !sameRequest(known, spec, input.items))
+    if (
+      known.labelId !== labelId ||
+      known.facilityId !== facilityId ||
+      !sameRequest(known, spec, input.items)
+    )
       throw new DomainError(
         'conflict',
         'this Idempotency-Key was used already, for another request',
@@ -212,7 +218,9 @@ async function openBatchNow(
   if (input.items) {
     for (const id of [...new Set(input.items)]) {
       const row = await findOrderItem(ctx.pool, labelId, id);
-      if (row) candidates.push({ orderItemId: id, stream: row.stream_id });
+      // a facility's press run takes its own items: another facility's are not found
+      if (row && (facilityId === undefined || row.facility_id === facilityId))
+        candidates.push({ orderItemId: id, stream: row.stream_id });
       else
         refused.push({
           orderItemId: id,
@@ -221,7 +229,12 @@ async function openBatchNow(
         });
     }
   } else {
-    const rows = await readyItems(ctx.pool, labelId, input.filter ?? {}, MAX_BATCH_ITEMS * 2);
+    const rows = await readyItems(
+      ctx.pool,
+      labelId,
+      { ...input.filter, ...(facilityId ? { facilityId } : {}) },
+      MAX_BATCH_ITEMS * 2,
+    );
     candidates = rows.map((r) => ({ orderItemId: r.order_item_id, stream: r.stream_id }));
   }
   const screened = await screen(
@@ -256,6 +269,7 @@ async function openBatchNow(
       type: 'RequestBatch',
       batchId,
       labelId,
+      facilityId,
       spec,
       candidates: kept,
       // items named by the request only: a filter's leftovers wait for the next batch
@@ -292,10 +306,19 @@ const canonical = (v: unknown): string =>
       : x,
   );
 
-/** The batch of the label; another label's is not found. */
-export async function batchOf(ctx: AppContext, labelId: string, batchId: string): Promise<Batch> {
+/** The batch of the label (of the facility, for a facility's key); another's is not found. */
+export async function batchOf(
+  ctx: AppContext,
+  at: string | Floor,
+  batchId: string,
+): Promise<Batch> {
+  const { labelId, facilityId } = floorOf(at);
   const b = await loadState(ctx.store, batchAggregate, batchStream(batchId));
-  if (!b.exists || b.labelId !== labelId)
+  if (
+    !b.exists ||
+    b.labelId !== labelId ||
+    (facilityId !== undefined && b.facilityId !== facilityId)
+  )
     throw new DomainError('not_found', 'batch not found', 'batch_not_found');
   return b;
 }
@@ -305,6 +328,7 @@ export function batchView(b: Batch) {
   const im = b.imposition;
   return {
     batchId: b.batchId,
+    ...(b.facilityId ? { facilityId: b.facilityId } : {}),
     status: b.status,
     mode: b.spec.mode,
     media: b.spec.media,
@@ -358,8 +382,9 @@ export function batchView(b: Batch) {
 }
 
 /** The label's batches, newest first, as lists show them. */
-export async function batchList(ctx: AppContext, labelId: string) {
-  return (await listBatches(ctx.pool, labelId, 100)).map((b) => ({
+export async function batchList(ctx: AppContext, at: string | Floor) {
+  const { labelId, facilityId } = floorOf(at);
+  return (await listBatches(ctx.pool, labelId, 100, facilityId)).map((b) => ({
     batchId: b.batch_id,
     code: b.code,
     status: b.status,
@@ -376,11 +401,11 @@ export async function batchList(ctx: AppContext, labelId: string) {
 /** One of the batch's files, streamed and checked against its recorded sha256. */
 export async function batchFile(
   ctx: AppContext,
-  labelId: string,
+  at: string | Floor,
   batchId: string,
   which: { sheet: number } | 'ticket' | 'job-sheet',
 ) {
-  const b = await batchOf(ctx, labelId, batchId);
+  const b = await batchOf(ctx, at, batchId);
   const im = b.imposition;
   const file =
     which === 'ticket'
@@ -400,8 +425,13 @@ export async function batchFile(
 }
 
 /** A preview (PNG) of one of the batch's sheets, drawn when first asked for and kept beside it. */
-export async function sheetPreview(ctx: AppContext, labelId: string, batchId: string, n: number) {
-  const b = await batchOf(ctx, labelId, batchId);
+export async function sheetPreview(
+  ctx: AppContext,
+  at: string | Floor,
+  batchId: string,
+  n: number,
+) {
+  const b = await batchOf(ctx, at, batchId);
   const sheet = b.imposition?.sheets.find((s) => s.n === n);
   if (!sheet) throw new DomainError('not_found', 'the batch has no such sheet', 'sheet_not_found');
   return storedPreview(ctx, sheet.storageKey, 1);
@@ -414,12 +444,12 @@ export const opsBatches = (ctx: AppContext, labelId: string | undefined) =>
 /** Cancels a batch: its items not printed are ready again (from the log). */
 export async function cancelBatch(
   ctx: AppContext,
-  labelId: string,
+  at: string | Floor,
   batchId: string,
   reason: string | undefined,
   metadata: EventMetadata,
 ) {
-  await batchOf(ctx, labelId, batchId);
+  const { labelId } = await batchOf(ctx, at, batchId);
   const r = await handleCommand(
     ctx.store,
     batchAggregate,
@@ -434,11 +464,11 @@ export async function cancelBatch(
 /** Asks for the batch to be imposed again and compared, sheet by sheet (from the log). */
 export async function requestBatchReplay(
   ctx: AppContext,
-  labelId: string,
+  at: string | Floor,
   batchId: string,
   metadata: EventMetadata,
 ) {
-  await batchOf(ctx, labelId, batchId);
+  const { labelId } = await batchOf(ctx, at, batchId);
   const replayId = randomUUID();
   await handleCommand(
     ctx.store,
@@ -459,7 +489,7 @@ export const isSheetCode = (code: string) => SHEET_CODE.test(code);
  */
 export async function recordSheetScan(
   ctx: AppContext,
-  labelId: string,
+  { labelId, facilityId }: Floor,
   code: string,
   station: string | undefined,
   metadata: EventMetadata,
@@ -476,6 +506,8 @@ export async function recordSheetScan(
       field: 'code',
     });
   const batchId = ids[0]!;
+  // a facility scans its own press runs' sheets only
+  if (facilityId !== undefined) await batchOf(ctx, { labelId, facilityId }, batchId);
   const r = await handleCommand(
     ctx.store,
     batchAggregate,

@@ -1,12 +1,15 @@
 import { createHash } from 'node:crypto';
+import { facilityRow } from '#projections/facilities';
 import { decrypt, openBytes, ownerKey, sealBytes } from '../db/encryption-keys.ts';
 import { labelAggregate } from '../domain/label/decider.ts';
 import { type Branding, labelStream } from '../domain/label/events.ts';
 import { orderAggregate } from '../domain/order/decider.ts';
 import { orderStream } from '../domain/order/events.ts';
+import type { ShipTo } from '../domain/order/ship-to.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import type { EventMetadata } from '../eventstore/port.ts';
 import { ImageProblem } from '../print/errors.ts';
+import { addressLines } from './addresses.ts';
 import { handleCommand, loadState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
 import { printFilePreview } from './previews.ts';
@@ -98,20 +101,34 @@ export async function packingSlip(
   ctx: AppContext,
   labelId: string,
   orderId: string,
+  facilityId?: string,
 ): Promise<Uint8Array> {
   const order = await loadState(ctx.store, orderAggregate, orderStream(labelId, orderId));
   if (!order.exists || order.labelId !== labelId)
     throw new DomainError('not_found', 'order not found', 'order_not_found');
+  // a facility's slip lists its items only; an order with none there is not its order
+  const mine = [...order.items.values()].filter(
+    (i) => facilityId === undefined || i.facilityId === facilityId,
+  );
+  if (mine.length === 0) throw new DomainError('not_found', 'order not found', 'order_not_found');
   const { branding: b } = await label(ctx, labelId);
   let giftMessage: string | null = null;
-  const key = order.giftMessage ? await ownerKey(ctx.pool, labelId) : undefined;
-  // an erased label's key is gone, and its customers' words with it
+  let shipTo: string[] | undefined;
+  // the customer's words are sealed with the order's key (before keys per order: the
+  // label's); an erased customer's or label's key is gone, and their words with it
+  const key =
+    (order.giftMessage || order.shipTo) && !order.customerErased
+      ? await ownerKey(ctx.pool, order.personalDataKey ?? labelId)
+      : undefined;
   if (key && order.giftMessage)
     giftMessage = (decrypt(key, order.giftMessage) as { text: string }).text;
-  // a slip with the customer's words is kept sealed with the label's key, which erasure destroys
-  const seal = (pdf: Uint8Array) => (key && giftMessage !== null ? sealBytes(key, pdf) : pdf);
-  const unseal = (kept: Uint8Array) => (key && giftMessage !== null ? openBytes(key, kept) : kept);
-  const items = [...order.items.values()].map((i) => {
+  if (key && order.shipTo) shipTo = addressLines(decrypt(key, order.shipTo) as ShipTo);
+  const personal = giftMessage !== null || shipTo !== undefined;
+  // a slip with the customer's words is kept sealed with that key, which erasure destroys
+  const seal = (pdf: Uint8Array) => (key && personal ? sealBytes(key, pdf) : pdf);
+  const unseal = (kept: Uint8Array) => (key && personal ? openBytes(key, kept) : kept);
+  const facility = facilityId ? (await facilityRow(ctx.pool, facilityId))?.name : undefined;
+  const items = mine.map((i) => {
     const file = i.files.at(-1);
     // the product as the customer chose it: its first mockup (by template), else the print file's page
     const mockup = file
@@ -132,6 +149,8 @@ export async function packingSlip(
         receivedAt: order.receivedAt,
         branding: b,
         gift: giftMessage === null ? null : createHash('sha256').update(giftMessage).digest('hex'),
+        shipTo: shipTo ? createHash('sha256').update(shipTo.join('\n')).digest('hex') : null,
+        facility: facility ?? null,
         items: items.map(({ i, file, mockup }) => [
           i.item.itemId,
           i.item.sku,
@@ -170,6 +189,8 @@ export async function packingSlip(
         size: b.slipSize,
         logo,
         returnAddress: b.returnAddress,
+        shipTo,
+        facility,
         message: b.message,
         giftMessage,
         items: slipItems,

@@ -9,6 +9,7 @@ import { labelStream } from '../domain/label/events.ts';
 import type { BarcodeFormat } from '../domain/order/barcode.ts';
 import { type OrderState, orderAggregate } from '../domain/order/decider.ts';
 import { CURRENT_RENDERER, type OrderItem, orderStream } from '../domain/order/events.ts';
+import type { ShipTo } from '../domain/order/ship-to.ts';
 import { projectAggregate } from '../domain/project/decider.ts';
 import { projectStream } from '../domain/project/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
@@ -16,10 +17,12 @@ import type { EventMetadata, EventStore, Position } from '../eventstore/port.ts'
 import { WrongExpectedRevisionError } from '../eventstore/port.ts';
 import { DEFAULT_PROFILE_DESCRIPTION, DEFAULT_PROFILE_SHA256 } from '../print/profiles.ts';
 import { workflowIds } from '../temporal/contract.ts';
+import { checkShipTo } from './addresses.ts';
 import { approvalRules } from './approvals.ts';
 import type { CachedReads } from './cached-reads.ts';
 import { handleCommand, loadState, readState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
+import { openShipTo, personalDataKeyOf } from './recipients.ts';
 import { withDatasets } from './variable-items.ts';
 
 export interface Notification {
@@ -34,6 +37,8 @@ export interface Notification {
   }[];
   customer?: { name?: string | undefined; email?: string | undefined } | undefined;
   giftMessage?: string | undefined;
+  /** the recipient: checked against its country's rules, kept encrypted */
+  shipTo?: ShipTo | undefined;
   approval?: { required: boolean } | undefined;
 }
 
@@ -168,6 +173,9 @@ async function recordOrder(
   const { store, pool, inkMethods, orderStates, reads } = ctx;
   const bodyHash = createHash('sha256').update(canonical(n)).digest('hex');
   const stream = orderStream(labelId, n.orderId);
+  // a bad address is refused before anything is read or written
+  const shipTo = n.shipTo ? checkShipTo(n.shipTo) : undefined;
+  const personalDataKey = personalDataKeyOf(stream);
   const datasets = new Map(
     n.items.flatMap((line) => (line.datasetId ? [[line.itemId, line.datasetId] as const] : [])),
   );
@@ -200,7 +208,11 @@ async function recordOrder(
     const items = checked;
     if (!label.exists) throw new DomainError('not_found', 'label not found', 'label_not_found');
     const hasCustomer = n.customer && (n.customer.name || n.customer.email);
-    const key = hasCustomer || n.giftMessage ? await ensureOwnerKey(pool, labelId) : undefined;
+    // sealed with the order's own key: erasing its customer destroys that key alone
+    const key =
+      hasCustomer || n.giftMessage || shipTo
+        ? await ensureOwnerKey(pool, personalDataKey)
+        : undefined;
     const customer = key && hasCustomer ? encrypt(key, n.customer) : null;
     const giftMessage = key && n.giftMessage ? encrypt(key, { text: n.giftMessage }) : null;
     try {
@@ -219,6 +231,9 @@ async function recordOrder(
           renderWithinMinutes: label.renderWithinMinutes,
           shipWithinHours: label.shipWithinHours,
           giftMessage,
+          shipTo: key && shipTo ? encrypt(key, shipTo) : null,
+          shipToCountry: shipTo?.country ?? null,
+          personalDataKey,
           approval: approvalRules(label.approval, items, n.approval),
           print: {
             renderer: CURRENT_RENDERER,
@@ -318,7 +333,11 @@ export async function orderView(ctx: AppContext, labelId: string, orderId: strin
   const order = await findOrder(ctx.pool, labelId, orderId);
   if (!order) throw orderNotFound();
   // after the order, as its items: never older than the order's status
-  return { ...order, production: await productionOf(ctx.pool, order.stream_id) };
+  return {
+    ...order,
+    production: await productionOf(ctx.pool, order.stream_id),
+    shipTo: await openShipTo(ctx, order.ship_to, order.personal_data_key),
+  };
 }
 
 /** The order's events as stored, in order (personal data stays encrypted in them). */

@@ -10,6 +10,7 @@ import type { EventMetadata } from '../eventstore/port.ts';
 import { workflowIds } from '../temporal/contract.ts';
 import { isSheetCode, recordSheetScan } from './batches.ts';
 import type { AppContext } from './context.ts';
+import type { Floor } from './floor.ts';
 
 /**
  * The shop floor: scans, shipments, holds and reprints, each an event on the order's
@@ -17,6 +18,8 @@ import type { AppContext } from './context.ts';
  */
 
 type Order = Extract<OrderState, { exists: true }>;
+
+export type { Floor } from './floor.ts';
 
 /** Runs a shop-floor command on an order of the label; another label's order is not found. */
 async function onOrder(
@@ -77,7 +80,7 @@ export interface ScanAnswer {
  */
 export async function recordScan(
   ctx: AppContext,
-  labelId: string,
+  { labelId, facilityId }: Floor,
   scan: { code: string; stage: 'printed' | 'packed'; station?: string | undefined },
   metadata: EventMetadata,
 ): Promise<ScanAnswer | SheetScanAnswer> {
@@ -86,7 +89,7 @@ export async function recordScan(
       throw new DomainError('invalid', 'a press sheet is scanned as printed', 'invalid_stage', {
         field: 'stage',
       });
-    return recordSheetScan(ctx, labelId, scan.code, scan.station, metadata);
+    return recordSheetScan(ctx, { labelId, facilityId }, scan.code, scan.station, metadata);
   }
   const key = `${labelId}\u0000${scan.code}`;
   const known = itemOfCode.get(key);
@@ -116,6 +119,7 @@ export async function recordScan(
       stage: scan.stage,
       via: 'scan',
       station: scan.station,
+      facilityId,
       at: new Date(),
     },
     metadata,
@@ -146,7 +150,7 @@ export interface ShipmentInput {
  */
 export async function shipItems(
   ctx: AppContext,
-  labelId: string,
+  { labelId, facilityId }: Floor,
   orderId: string,
   input: ShipmentInput,
   idempotencyKey: string | undefined,
@@ -172,6 +176,7 @@ export async function shipItems(
       trackingNumber: input.trackingNumber,
       trackingUrl: input.trackingUrl,
       shippedAt: input.shippedAt ?? now,
+      facilityId,
       at: now,
     },
     metadata,
@@ -182,7 +187,7 @@ export async function shipItems(
 /** The carrier delivered a shipment, or it came back; told again, nothing changes. */
 export async function shipmentArrived(
   ctx: AppContext,
-  labelId: string,
+  { labelId, facilityId }: Floor,
   orderId: string,
   shipmentId: string,
   outcome: { delivered: true } | { delivered: false; reason: string },
@@ -193,8 +198,8 @@ export async function shipmentArrived(
     labelId,
     orderOf(labelId, orderId),
     outcome.delivered
-      ? { type: 'DeliverShipment', shipmentId, at: new Date() }
-      : { type: 'ReturnShipment', shipmentId, reason: outcome.reason, at: new Date() },
+      ? { type: 'DeliverShipment', shipmentId, facilityId, at: new Date() }
+      : { type: 'ReturnShipment', shipmentId, reason: outcome.reason, facilityId, at: new Date() },
     metadata,
   );
   const s = order.shipments.get(shipmentId)!;
@@ -209,7 +214,7 @@ export async function shipmentArrived(
 /** Holds an order: nothing of it is batched, printed or shipped until the hold is released. */
 export async function holdOrder(
   ctx: AppContext,
-  labelId: string,
+  { labelId, facilityId }: Floor,
   orderId: string,
   reason: string,
   idempotencyKey: string | undefined,
@@ -222,7 +227,7 @@ export async function holdOrder(
     ctx,
     labelId,
     orderOf(labelId, orderId),
-    { type: 'HoldOrder', holdId, reason, at: new Date() },
+    { type: 'HoldOrder', holdId, reason, facilityId, at: new Date() },
     metadata,
   );
   return { holdId };
@@ -231,7 +236,7 @@ export async function holdOrder(
 /** Releases a hold; released already, nothing changes. */
 export async function releaseHold(
   ctx: AppContext,
-  labelId: string,
+  { labelId, facilityId }: Floor,
   orderId: string,
   holdId: string,
   metadata: EventMetadata,
@@ -240,7 +245,7 @@ export async function releaseHold(
     ctx,
     labelId,
     orderOf(labelId, orderId),
-    { type: 'ReleaseHold', holdId, at: new Date() },
+    { type: 'ReleaseHold', holdId, facilityId, at: new Date() },
     metadata,
   );
 }
@@ -252,7 +257,7 @@ export async function releaseHold(
  */
 export async function requestReprint(
   ctx: AppContext,
-  labelId: string,
+  { labelId, facilityId }: Floor,
   orderItemId: string,
   reprint: {
     reason: (typeof REPRINT_REASONS)[number];
@@ -267,7 +272,14 @@ export async function requestReprint(
     ctx,
     labelId,
     row.stream_id,
-    { type: 'RequestReprint', reprintId: randomUUID(), orderItemId, ...reprint, at: new Date() },
+    {
+      type: 'RequestReprint',
+      reprintId: randomUUID(),
+      orderItemId,
+      ...reprint,
+      facilityId,
+      at: new Date(),
+    },
     metadata,
   );
   const reprintId = order.items.get(orderItemId)!.reprintId!;

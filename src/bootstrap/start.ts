@@ -37,7 +37,8 @@ import { ImageChecks, MockupDrawing, VariableData } from '../print/image-work.ts
 import { renderLoad } from '../print/load.ts';
 import { PreviewRenderer } from '../print/preview-renderer.ts';
 import { every } from '../processes.ts';
-import type { ReactionRunner } from '../reactions/reactor.ts';
+import { ReactionRunner } from '../reactions/reactor.ts';
+import { routingReactor } from '../reactions/routing.ts';
 import type { OrderReceivedHook } from '../reactions/workflow-starts.ts';
 import type { FileStorage } from '../storage/port.ts';
 import { describeError } from '../subscriptions/parked.ts';
@@ -171,6 +172,30 @@ export async function startApp(
     // projector clears away unused images
     readiness.push(storageCheck([data.storage, data.images]));
     if (has(role, 'projector')) startProjector(config, data, runner, log, stops);
+    // routing reads the read models (loads, facilities): it runs beside the projections
+    const routing = new ReactionRunner(
+      data.db.pool,
+      store,
+      [
+        routingReactor({
+          store,
+          pool: data.db.pool,
+          seen: (position) =>
+            position
+              ? runner.waitFor('orders', position, 10_000, { readsOnly: true })
+              : Promise.resolve(true),
+        }),
+      ],
+      log.child({ part: 'routing' }),
+      {
+        parkAfter: config.parkAfter,
+        wakeups: data.store instanceof PostgresEventStore ? data.store.appended : undefined,
+      },
+    );
+    if (has(role, 'projector')) {
+      routing.start();
+      stops.add(() => routing.stop());
+    }
     if (has(role, 'api') || has(role, 'projector'))
       readiness.push(subscriptionsCheck('projections', runner, config.maxLagMs));
 
@@ -269,6 +294,7 @@ export async function startApp(
         : undefined;
     const runners = [
       ...(has(role, 'api') || has(role, 'projector') ? [runner] : []),
+      ...(has(role, 'projector') ? [routing] : []),
       ...(reactions && (has(role, 'api') || has(role, 'worker')) ? [reactions] : []),
       ...(has(role, 'api') || has(role, 'worker') ? [previewRunner] : []),
     ];

@@ -35,7 +35,11 @@ export function metadataOf(request: FastifyRequest): EventMetadata {
     case 'integration':
       return { correlationId, actor: `integration:${p.integrationId}`, labelId: p.labelId };
     case 'fulfillment':
-      return { correlationId, actor: `fulfillment:${p.labelId}`, labelId: p.labelId };
+      return {
+        correlationId,
+        actor: p.facilityId ? `facility:${p.facilityId}` : `fulfillment:${p.labelId}`,
+        labelId: p.labelId,
+      };
     case 'printshop':
       return { correlationId, actor: `printshop:${p.keyId}` };
   }

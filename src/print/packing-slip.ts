@@ -21,6 +21,10 @@ export interface PackingSlip {
   /** the label's logo as PNG */
   logo: Uint8Array | undefined;
   returnAddress: string[];
+  /** the recipient's address, as its country writes it (absent: none given, or erased) */
+  shipTo?: string[] | undefined;
+  /** the facility the parcel leaves from, when the order is split between several */
+  facility?: string | undefined;
   message: string | null;
   giftMessage: string | null;
   items: { itemId: string; sku: string; quantity: number; thumbnail: Uint8Array | undefined }[];
@@ -102,6 +106,8 @@ export async function renderPackingSlip(slip: PackingSlip): Promise<Uint8Array> 
   const texts = [
     slip.orderId,
     ...slip.returnAddress,
+    ...(slip.shipTo ?? []),
+    slip.facility ? `Ship to From ${slip.facility}` : 'Ship to',
     slip.message ?? '',
     slip.giftMessage ?? '',
     ...slip.items.flatMap((i) => [i.itemId, i.sku]),
@@ -185,6 +191,22 @@ export async function renderPackingSlip(slip: PackingSlip): Promise<Uint8Array> 
     right -= side + 6;
   }
   y = Math.min(left, right) - 12;
+
+  if (slip.shipTo?.length) {
+    text('Ship to', margin, small, grey);
+    y -= small * 1.5;
+    for (const l of slip.shipTo.flatMap((a) => wrap(t(a), font, body, inner))) {
+      room(body * 1.4);
+      text(l, margin, body);
+      y -= body * 1.4;
+    }
+    y -= 8;
+  }
+  if (slip.facility) {
+    room(small * 2);
+    text(`From ${slip.facility}`, margin, small, grey);
+    y -= small * 2;
+  }
 
   if (slip.message) {
     for (const l of wrap(t(slip.message), font, body, inner)) {

@@ -5,6 +5,7 @@ import {
   ITEM_FAILURES,
   pinSchema,
   REPRINT_REASONS,
+  ROUTING_RULES,
 } from '../domain/order/events.ts';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../domain/shop-integration/events.ts';
 
@@ -173,12 +174,24 @@ export const MESSAGE_SCHEMAS = {
   'order.item.packed': message('order.item.packed', 'ItemPackedMessage', 'the item was packed', {
     station: z.string().optional().describe('where it was scanned'),
   }),
+  'order.item.routed': message(
+    'order.item.routed',
+    'ItemRoutedMessage',
+    'where the item is made: its facility (none: no facility can make it, it waits as unroutable), the working day whose capacity it takes, and the rule that decided',
+    {
+      facilityId: z.uuid().nullable(),
+      day: z.iso.date().nullable(),
+      rule: z.enum(ROUTING_RULES),
+      reason: z.string().describe('the decision in words, every facility with its verdict'),
+    },
+  ),
   'order.shipped': message(
     'order.shipped',
     'OrderShippedMessage',
     "items left in a parcel (orderItemIds), with the carrier's tracking",
     {
       shipmentId: z.uuid(),
+      facilityId: z.uuid().optional().describe('the facility it left from'),
       carrier: z.string(),
       trackingNumber: z.string(),
       trackingUrl: z.string().optional(),

@@ -51,6 +51,7 @@ export const TOLD = new Set([
   'OrderApproved',
   'ProofReminded',
   'ProofExpired',
+  'ItemRouted',
 ]);
 
 /**
@@ -157,10 +158,20 @@ export function webhookMessage(
       return make('order.item.packed', event.data.packedAt, [event.data.orderItemId], {
         ...(event.data.station ? { station: event.data.station } : {}),
       });
+    case 'ItemRouted': {
+      const d = event.data;
+      return make('order.item.routed', d.routedAt, [d.orderItemId], {
+        facilityId: d.facilityId,
+        day: d.day,
+        rule: d.reason.rule,
+        reason: d.reason.candidates.map((c) => `${c.name} ${c.detail}`).join('; '),
+      });
+    }
     case 'OrderShipped': {
       const d = event.data;
       return make('order.shipped', d.shippedAt, d.orderItemIds, {
         shipmentId: d.shipmentId,
+        ...(d.facilityId ? { facilityId: d.facilityId } : {}),
         carrier: d.carrier,
         trackingNumber: d.trackingNumber,
         ...(d.trackingUrl ? { trackingUrl: d.trackingUrl } : {}),

@@ -11,6 +11,7 @@ export const SAMPLE_AT = '2026-11-24T10:00:00.000Z';
 export const SAMPLE_SHA = 'a'.repeat(64);
 export const SAMPLE_SHIPMENT = '55555555-5555-4555-8555-555555555555';
 export const SAMPLE_HOLD = '66666666-6666-4666-8666-666666666666';
+export const SAMPLE_FACILITY = '77777777-7777-4777-8777-777777777777';
 const barcode = { format: 'code128', value: 'X-1' };
 const rule = {
   rule: 'total_ink_coverage',
@@ -51,6 +52,9 @@ export const SAMPLE_ORDER_EVENTS: Record<string, Record<string, unknown>> = {
     },
     shipBy: SAMPLE_AT,
     giftMessage: null,
+    shipTo: null,
+    shipToCountry: 'DE',
+    personalDataKey: null,
   },
   OrderRenderingStarted: { startedAt: SAMPLE_AT },
   PrintFileGenerated: {
@@ -114,6 +118,7 @@ export const SAMPLE_ORDER_EVENTS: Record<string, Record<string, unknown>> = {
   OrderItemPacked: { orderItemId: SAMPLE_ITEM, via: 'api', packedAt: SAMPLE_AT },
   OrderShipped: {
     shipmentId: SAMPLE_SHIPMENT,
+    facilityId: SAMPLE_FACILITY,
     orderItemIds: [SAMPLE_ITEM],
     carrier: 'DHL',
     trackingNumber: '00340434161094042557',
@@ -230,6 +235,31 @@ export const SAMPLE_ORDER_EVENTS: Record<string, Record<string, unknown>> = {
     width: 1200,
     height: 900,
     renderedAt: SAMPLE_AT,
+  },
+  ShipToCorrected: {
+    previous: { alg: 'A256GCM', iv: 'aXY=', data: 'ZGF0YQ==', tag: 'dGFn' },
+    shipTo: { alg: 'A256GCM', iv: 'aXY=', data: 'ZGF0YTI=', tag: 'dGFn' },
+    country: 'PL',
+    correctedAt: SAMPLE_AT,
+  },
+  CustomerErased: { erasedAt: SAMPLE_AT },
+  ItemRouted: {
+    orderItemId: SAMPLE_ITEM,
+    facilityId: SAMPLE_FACILITY,
+    day: '2026-11-24',
+    reason: {
+      rule: 'only_capable',
+      candidates: [
+        { facilityId: SAMPLE_FACILITY, name: 'Kraków', verdict: 'chosen', detail: 'prints screen' },
+        {
+          facilityId: '88888888-8888-4888-8888-888888888888',
+          name: 'Berlin',
+          verdict: 'cannot_print',
+          detail: 'cannot print screen',
+        },
+      ],
+    },
+    routedAt: SAMPLE_AT,
   },
 };
 

@@ -32,7 +32,7 @@ describe('the ops page’s history', () => {
       expect(`${title} ${text}`, e.type).not.toMatch(/[{}[\]]|design\.areas|undefined|\[object/);
     }
     expect(historyEntry(events[0]!, names).text).toBe(
-      '1 item (line-1: 5 × TEE-1) reported by shop “Demo web shop”; due to be rendered by 2026-11-24 10:00:00 UTC.',
+      '1 item (line-1: 5 × TEE-1) reported by shop “Demo web shop”; due to be rendered by 2026-11-24 10:00:00 UTC. To be shipped to DE.',
     );
     expect(historyEntry(events[2]!, names).text).toContain(
       'layer 2 on FRONT: 25 dpi at its placed size (under 150)',

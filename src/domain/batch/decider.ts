@@ -32,6 +32,8 @@ export type BatchCommand =
       type: 'RequestBatch';
       batchId: string;
       labelId: string;
+      /** the facility whose press run it is (its own items only); none: the label's */
+      facilityId?: string | undefined;
       spec: BatchSpec;
       candidates: { orderItemId: string; stream: string }[];
       refused: Refusal[];
@@ -68,6 +70,7 @@ export type BatchState =
       exists: true;
       batchId: string;
       labelId: string;
+      facilityId: string | undefined;
       spec: BatchSpec;
       source: { kind: 'request' } | { kind: 'rule'; rule: string };
       status: BatchStatus;
@@ -101,11 +104,20 @@ export const batchDecider: Decider<BatchCommand, BatchEvent, BatchState> = {
       case 'RequestBatch': {
         // a rule's batch has an id derived from its window: asked twice, opened once
         if (state.exists) return [];
-        const { batchId, labelId, spec, candidates, refused, source } = command;
+        const { batchId, labelId, facilityId, spec, candidates, refused, source } = command;
         return [
           {
             type: 'BatchRequested',
-            data: { batchId, labelId, spec, candidates, refused, source, requestedAt: at },
+            data: {
+              batchId,
+              labelId,
+              ...(facilityId ? { facilityId } : {}),
+              spec,
+              candidates,
+              refused,
+              source,
+              requestedAt: at,
+            },
           },
         ];
       }
@@ -237,6 +249,7 @@ export const batchDecider: Decider<BatchCommand, BatchEvent, BatchState> = {
         exists: true,
         batchId: d.batchId,
         labelId: d.labelId,
+        facilityId: d.facilityId,
         spec: d.spec,
         source: d.source,
         status: 'claiming',

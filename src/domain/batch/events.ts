@@ -38,10 +38,12 @@ export type Refusal = z.infer<typeof refusalSchema>;
 /** Which items a batch asked for: the candidates, and what was refused at once. v2: the spec may say cut-and-stack (a v1 spec never does). */
 export const BatchRequested = defineEvent(
   'BatchRequested',
-  2,
+  3,
   z.object({
     batchId: z.uuid(),
     labelId: z.uuid(),
+    /** v3: the facility whose press run it is (absent: the label's own shop floor, as every v2 batch) */
+    facilityId: z.uuid().optional(),
     spec: batchSpecSchema,
     candidates: z.array(z.object({ orderItemId: z.uuid(), stream: z.string() })),
     refused: z.array(refusalSchema),
@@ -52,7 +54,7 @@ export const BatchRequested = defineEvent(
     ]),
     requestedAt: z.iso.datetime(),
   }),
-  { 1: (data) => data },
+  { 1: (data) => data, 2: (data) => data },
 );
 
 /** An item as the batch took it: the very print file it imposes, by content. */

@@ -6,9 +6,11 @@ import { type OrderEvent, orderEvents, orderStream } from './events.ts';
 import * as holds from './holds.ts';
 import * as intake from './intake.ts';
 import * as mockups from './mockups.ts';
+import * as recipients from './recipients.ts';
 import * as rendering from './rendering.ts';
 import * as replays from './replays.ts';
 import * as revisions from './revisions.ts';
+import * as routing from './routing.ts';
 import * as shipments from './shipments.ts';
 import * as shopFloor from './shop-floor.ts';
 import type {
@@ -27,7 +29,8 @@ export { defaultBarcode, effectiveShipBy, mockupKey } from './state.ts';
 /**
  * The order's decider: one stream per order, one state; each command is decided by the
  * part of the order's life it belongs to (intake.ts, rendering.ts, barcodes.ts, replays.ts,
- * shop-floor.ts, shipments.ts, holds.ts, deadlines.ts, mockups.ts, approvals.ts, revisions.ts), and this only
+ * shop-floor.ts, shipments.ts, holds.ts, deadlines.ts, mockups.ts, approvals.ts, revisions.ts, recipients.ts,
+ * routing.ts), and this only
  * dispatches and folds.
  */
 const handlers: Required<DecideHandlers> = {
@@ -42,6 +45,8 @@ const handlers: Required<DecideHandlers> = {
   ...mockups.decide,
   ...approvals.decide,
   ...revisions.decide,
+  ...recipients.decide,
+  ...routing.decide,
 };
 
 /** Every command of the order (a test checks each has its given/when/then spec). */
@@ -59,6 +64,8 @@ const evolvers: EvolveHandlers = {
   ...mockups.evolve,
   ...approvals.evolve,
   ...revisions.evolve,
+  ...recipients.evolve,
+  ...routing.evolve,
 };
 
 export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {

@@ -8,10 +8,12 @@ import * as approval from './approval-events.ts';
 import { barcodeFormatSchema } from './barcode.ts';
 import * as floor from './floor-events.ts';
 import * as replay from './replay-events.ts';
+import * as routing from './routing-events.ts';
 
 export * from './approval-events.ts';
 export * from './floor-events.ts';
 export * from './replay-events.ts';
+export * from './routing-events.ts';
 
 /** The shop's order reference: one limit wherever it is accepted or read back. */
 export const ORDER_ID_MAX = 128;
@@ -83,10 +85,14 @@ export const CURRENT_RENDERER = 2;
  * customer's gift message (encrypted like the customer); an order received before has
  * neither: no ship-by deadline, no gift message.
  * v5 lets an item be variable (`dataset`); every item of an earlier order is one record.
+ * v6 records the recipient (`shipTo`, encrypted; its country in the clear, for routing)
+ * and seals the customer's data with a key of the order's own (`personalDataKey`, the
+ * owner id of that key), so one customer is erased without their label; an earlier
+ * order has no recipient and its customer's data is sealed with the label's key (null).
  */
 export const OrderReceived = defineEvent(
   'OrderReceived',
-  5,
+  6,
   z.object({
     orderId: z.string(),
     labelId: z.uuid(),
@@ -103,8 +109,12 @@ export const OrderReceived = defineEvent(
     print: printSnapshotSchema,
     shipBy: z.iso.datetime().nullable(),
     giftMessage: encryptedSchema.nullable(),
+    shipTo: encryptedSchema.nullable(),
+    shipToCountry: z.string().nullable(),
+    personalDataKey: z.uuid().nullable(),
   }),
   {
+    5: (data) => ({ ...data, shipTo: null, shipToCountry: null, personalDataKey: null }),
     // no item of a v4 order has a data set: its items read as they always did
     4: (data) => data,
     3: (data) => ({ ...data, shipBy: null, giftMessage: null }),
@@ -281,7 +291,10 @@ export type OrderEvent =
   | EventOf<typeof approval.ItemRevised>
   | EventOf<typeof approval.OrderApproved>
   | EventOf<typeof approval.ProofReminded>
-  | EventOf<typeof approval.ProofExpired>;
+  | EventOf<typeof approval.ProofExpired>
+  | EventOf<typeof routing.ShipToCorrected>
+  | EventOf<typeof routing.CustomerErased>
+  | EventOf<typeof routing.ItemRouted>;
 
 export const orderEvents = new EventRegistry<OrderEvent>([
   OrderReceived,
@@ -321,6 +334,9 @@ export const orderEvents = new EventRegistry<OrderEvent>([
   approval.OrderApproved,
   approval.ProofReminded,
   approval.ProofExpired,
+  routing.ShipToCorrected,
+  routing.CustomerErased,
+  routing.ItemRouted,
 ]);
 
 const digest = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 40);

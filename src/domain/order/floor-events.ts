@@ -60,18 +60,23 @@ export const OrderItemPacked = defineEvent(
     packedAt: z.iso.datetime(),
   }),
 );
-/** Items of the order left in one parcel, with the carrier's tracking. */
+/**
+ * Items of the order left in one parcel, with the carrier's tracking. v2 names the
+ * facility it left from (absent: the label's own shop floor, as every v1 shipment).
+ */
 export const OrderShipped = defineEvent(
   'OrderShipped',
-  1,
+  2,
   z.object({
     shipmentId: z.uuid(),
+    facilityId: z.uuid().optional(),
     orderItemIds: z.array(z.uuid()).min(1),
     carrier: z.string(),
     trackingNumber: z.string(),
     trackingUrl: z.string().optional(),
     shippedAt: z.iso.datetime(),
   }),
+  { 1: (data) => data },
 );
 /** The carrier delivered the shipment (its items, as they were shipped in it). */
 export const ShipmentDelivered = defineEvent(

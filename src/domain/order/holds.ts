@@ -7,6 +7,7 @@ import {
   type Event,
   type EvolveHandlers,
   type OrderState,
+  orderAt,
   type Recorded,
 } from './state.ts';
 
@@ -20,6 +21,7 @@ export function holdOrder(
   at: string,
 ): OrderEvent[] {
   if (!state.exists) throw new DomainError('not_found', 'order not found', 'order_not_found');
+  orderAt(state, command.facilityId);
   if (state.holdsSeen.has(command.holdId)) return [];
   if (state.status === 'cancelled') throw cancelled();
   return [
@@ -37,6 +39,7 @@ export function releaseHold(
 ): OrderEvent[] {
   if (!state.exists || !state.holdsSeen.has(command.holdId))
     throw new DomainError('not_found', 'hold not found', 'hold_not_found');
+  orderAt(state, command.facilityId);
   if (!state.holds.has(command.holdId)) return []; // released already
   return [{ type: 'OrderReleased', data: { holdId: command.holdId, releasedAt: at } }];
 }

@@ -25,6 +25,7 @@ export function receiveOrder(
   if (state.exists)
     throw new DomainError('conflict', `order ${command.orderId} exists`, 'order_exists');
   const { orderId, labelId, bodyHash, source, customer, items, print, giftMessage } = command;
+  const { shipTo, shipToCountry, personalDataKey } = command;
   const renderDueAt = new Date(
     command.at.getTime() + command.renderWithinMinutes * 60_000,
   ).toISOString();
@@ -47,6 +48,9 @@ export function receiveOrder(
         print,
         shipBy,
         giftMessage,
+        shipTo,
+        shipToCountry,
+        personalDataKey,
       },
     },
     ...(command.approval && command.approval.orderItemIds.length > 0
@@ -140,6 +144,10 @@ export function onOrderReceived(event: Event<'OrderReceived'>): OrderState {
     mockups: new Map(),
     shipBy: d.shipBy,
     giftMessage: d.giftMessage,
+    shipTo: d.shipTo,
+    shipToCountry: d.shipToCountry,
+    personalDataKey: d.personalDataKey,
+    customerErased: false,
     holds: new Map(),
     holdsSeen: new Set(),
     heldMs: 0,
@@ -166,6 +174,8 @@ export function onOrderReceived(event: Event<'OrderReceived'>): OrderState {
           approval: undefined,
           designVersion: 1,
           revisedSinceFile: false,
+          facilityId: undefined,
+          routedDay: undefined,
         },
       ]),
     ),

@@ -62,7 +62,7 @@ export function requestReprint(
 ): OrderEvent[] {
   if (!state.exists) throw new DomainError('not_found', 'order not found', 'order_not_found');
   if (state.status === 'cancelled') throw cancelled();
-  const item = itemOf(state, command.orderItemId);
+  const item = itemOf(state, command.orderItemId, command.facilityId);
   if (item.stage === 'reprinting') return []; // asked again while it runs
   // only what was printed can be printed again
   if (item.stage === undefined || item.stage === 'ready' || item.stage === 'batched')

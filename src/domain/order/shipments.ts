@@ -10,6 +10,7 @@ import {
   hasShipped,
   itemOf,
   type OrderState,
+  orderAt,
   producible,
   type Recorded,
   STAGE_RANK,
@@ -22,8 +23,19 @@ import {
 
 export function shipItems(command: Command<'ShipItems'>, state: OrderState): OrderEvent[] {
   if (!state.exists) throw new DomainError('not_found', 'order not found', 'order_not_found');
-  const { shipmentId, carrier, trackingNumber, trackingUrl } = command;
-  const ids = command.orderItemIds ?? [...state.items.keys()];
+  const { shipmentId, carrier, trackingNumber, trackingUrl, facilityId } = command;
+  orderAt(state, facilityId);
+  // a facility ships what it made and has not shipped (this shipment's own, told again,
+  // included), unless items are named; the label's key, every item
+  const ids =
+    command.orderItemIds ??
+    [...state.items.values()]
+      .filter(
+        (i) =>
+          facilityId === undefined ||
+          (i.facilityId === facilityId && (!hasShipped(i) || i.shipmentId === shipmentId)),
+      )
+      .map((i) => i.item.orderItemId);
   const shipped = state.shipments.get(shipmentId);
   if (shipped) {
     // the same shipment told again (an Idempotency-Key sent twice): the same answer
@@ -48,6 +60,20 @@ export function shipItems(command: Command<'ShipItems'>, state: OrderState): Ord
       'invalid_shipped_at',
       { field: 'shippedAt' },
     );
+  if (ids.length === 0)
+    throw new DomainError(
+      'conflict',
+      'every item of the order here has shipped',
+      'already_shipped',
+    );
+  const from = new Set(ids.map((id) => itemOf(order, id, facilityId).facilityId ?? null));
+  if (from.size > 1)
+    throw new DomainError(
+      'conflict',
+      'these items are made at different facilities: each facility ships its own',
+      'several_facilities',
+    );
+  const leavesFrom = [...from][0] ?? undefined;
   for (const id of ids) {
     const item = itemOf(order, id);
     if (hasShipped(item))
@@ -65,6 +91,7 @@ export function shipItems(command: Command<'ShipItems'>, state: OrderState): Ord
       type: 'OrderShipped',
       data: {
         shipmentId,
+        ...(leavesFrom ? { facilityId: leavesFrom } : {}),
         orderItemIds: ids,
         carrier,
         trackingNumber,
@@ -81,7 +108,9 @@ export function deliverShipmentOrReturnShipment(
   at: string,
 ): OrderEvent[] {
   const shipment = state.exists ? state.shipments.get(command.shipmentId) : undefined;
-  if (!shipment) throw new DomainError('not_found', 'shipment not found', 'shipment_not_found');
+  // a facility's key finds its own shipments only
+  if (!shipment || (command.facilityId !== undefined && shipment.facilityId !== command.facilityId))
+    throw new DomainError('not_found', 'shipment not found', 'shipment_not_found');
   // an item reprinted since is no longer this shipment's
   const stillIn = shipment.orderItemIds.filter(
     (id) => state.exists && state.items.get(id)?.shipmentId === command.shipmentId,
@@ -125,6 +154,7 @@ export function onOrderShipped(state: Recorded, event: Event<'OrderShipped'>): O
     trackingNumber: d.trackingNumber,
     trackingUrl: d.trackingUrl,
     shippedAt: d.shippedAt,
+    facilityId: d.facilityId,
     delivered: false,
     returned: false,
   });

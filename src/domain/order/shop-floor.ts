@@ -25,8 +25,8 @@ export function recordItemStage(
   state: OrderState,
   at: string,
 ): OrderEvent[] {
-  const order = producible(state);
-  const item = itemOf(order, command.orderItemId);
+  const item = itemOf(state, command.orderItemId, command.facilityId);
+  producible(state);
   // an item whose barcode was changed is known by its new code only
   if (command.code !== undefined && command.code !== item.barcode.value)
     throw new DomainError('not_found', 'no item of this label has this code', 'code_not_found');
@@ -62,7 +62,7 @@ export function batchItem(
   state: OrderState,
   at: string,
 ): OrderEvent[] {
-  const item = itemOf(state, command.orderItemId);
+  const item = itemOf(state, command.orderItemId, command.facilityId);
   if (item.stage === 'batched' && item.batchId === command.batchId) return []; // claimed already
   const order = producible(state);
   if (!approvedForProduction(item)) throw awaitingApproval(item);

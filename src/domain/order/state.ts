@@ -68,6 +68,8 @@ export type OrderCommand =
       via: (typeof STAGE_SOURCES)[number];
       station?: string | undefined;
       batchId?: string | undefined;
+      /** the facility whose key acts: another facility's items are not found */
+      facilityId?: string | undefined;
       at: Date;
     }
   | {
@@ -79,12 +81,20 @@ export type OrderCommand =
       trackingNumber: string;
       trackingUrl?: string | undefined;
       shippedAt: Date;
+      /** the facility whose key acts: another facility's items are not found */
+      facilityId?: string | undefined;
       at: Date;
     }
-  | { type: 'DeliverShipment'; shipmentId: string; at: Date }
-  | { type: 'ReturnShipment'; shipmentId: string; reason: string; at: Date }
-  | { type: 'HoldOrder'; holdId: string; reason: string; at: Date }
-  | { type: 'ReleaseHold'; holdId: string; at: Date }
+  | { type: 'DeliverShipment'; shipmentId: string; facilityId?: string | undefined; at: Date }
+  | {
+      type: 'ReturnShipment';
+      shipmentId: string;
+      reason: string;
+      facilityId?: string | undefined;
+      at: Date;
+    }
+  | { type: 'HoldOrder'; holdId: string; reason: string; facilityId?: string | undefined; at: Date }
+  | { type: 'ReleaseHold'; holdId: string; facilityId?: string | undefined; at: Date }
   | {
       type: 'RequestReprint';
       reprintId: string;
@@ -93,6 +103,8 @@ export type OrderCommand =
       note?: string | undefined;
       /** a variable item's records to reprint (1-based, ascending); all when absent */
       records?: number[] | undefined;
+      /** the facility whose key acts: another facility's items are not found */
+      facilityId?: string | undefined;
       at: Date;
     }
   | {
@@ -106,7 +118,26 @@ export type OrderCommand =
       at: Date;
     }
   | { type: 'MarkLate'; at: Date }
-  | { type: 'BatchItem'; orderItemId: string; batchId: string; at: Date }
+  | { type: 'CorrectShipTo'; shipTo: Encrypted; country: string; at: Date }
+  | { type: 'EraseCustomer'; at: Date }
+  | {
+      type: 'RouteItem';
+      orderItemId: string;
+      decision: Routing;
+      /** rules route an item once (and again only off a paused facility); an operator at any time before the press */
+      mode: 'first' | 'reroute' | 'operator';
+      /** the facility a re-route moves the item from: it moved since, and nothing is done */
+      from?: string | null | undefined;
+      at: Date;
+    }
+  | {
+      type: 'BatchItem';
+      orderItemId: string;
+      batchId: string;
+      /** the batch's facility: it takes its own items only */
+      facilityId?: string | undefined;
+      at: Date;
+    }
   | { type: 'UnbatchItem'; orderItemId: string; batchId: string; reason: string; at: Date }
   | {
       type: 'ReceiveOrder';
@@ -123,6 +154,11 @@ export type OrderCommand =
       /** how long the label gives an order to be shipped; null: no ship-by deadline */
       shipWithinHours: number | null;
       giftMessage: Encrypted | null;
+      /** the recipient, encrypted, and its country in the clear */
+      shipTo: Encrypted | null;
+      shipToCountry: string | null;
+      /** the owner id of the order's personal-data key; null: sealed with the label's */
+      personalDataKey: string | null;
       /** the items whose proofs must be approved, and by whom */
       approval?: ApprovalRules | undefined;
       at: Date;
@@ -164,6 +200,12 @@ export type OrderCommand =
       mockup: Omit<Extract<OrderEvent, { type: 'MockupRendered' }>['data'], 'renderedAt'>;
       at: Date;
     };
+
+/** A routing decision: where an item is made (null: nowhere yet), on which day, and why. */
+export type Routing = Omit<
+  Extract<OrderEvent, { type: 'ItemRouted' }>['data'],
+  'orderItemId' | 'routedAt'
+>;
 
 /** Whose approval an order's items wait for, as the policy said when it came in. */
 export interface ApprovalRules {
@@ -225,6 +267,10 @@ export interface ItemState {
   designVersion: number;
   /** a revision came after its latest print file: the file is to be made again */
   revisedSinceFile: boolean;
+  /** where it is made: undefined until routed, null while no facility can make it */
+  facilityId: string | null | undefined;
+  /** the working day whose capacity it took there */
+  routedDay: string | null | undefined;
 }
 
 export interface ShipmentState {
@@ -233,6 +279,8 @@ export interface ShipmentState {
   trackingNumber: string;
   trackingUrl: string | undefined;
   shippedAt: string;
+  /** the facility it left from; undefined: the label's own shop floor */
+  facilityId: string | undefined;
   delivered: boolean;
   returned: boolean;
 }
@@ -263,6 +311,13 @@ export type OrderState =
       shipBy: string | null;
       /** the customer's gift note for the packing slip, encrypted */
       giftMessage: Encrypted | null;
+      /** the recipient's address, encrypted (null: none given), and its country */
+      shipTo: Encrypted | null;
+      shipToCountry: string | null;
+      /** the owner id of the key the customer's data is sealed with; null: the label's */
+      personalDataKey: string | null;
+      /** the customer's data was erased (its key destroyed) */
+      customerErased: boolean;
       /** open holds: while one is open, nothing of the order is batched, printed or shipped */
       holds: ReadonlyMap<string, { reason: string; since: string }>;
       /** holds ever placed, released or not (a released one is not placed again) */
@@ -383,11 +438,23 @@ export const mockupKey = (m: {
     '\u0000',
   );
 
-export function itemOf(state: OrderState, orderItemId: string) {
+export function itemOf(state: OrderState, orderItemId: string, facilityId?: string) {
   const item = state.exists ? state.items.get(orderItemId) : undefined;
-  if (!state.exists || !item)
+  // a facility's key finds its own items only
+  if (!state.exists || !item || (facilityId !== undefined && item.facilityId !== facilityId))
     throw new DomainError('not_found', 'order item not found', 'order_item_not_found');
   return item;
+}
+
+/** The order as a facility's key sees it: one with none of its items is not found. */
+export function orderAt(state: OrderState, facilityId: string | undefined) {
+  if (
+    !state.exists ||
+    (facilityId !== undefined &&
+      ![...state.items.values()].some((i) => i.facilityId === facilityId))
+  )
+    throw new DomainError('not_found', 'order not found', 'order_not_found');
+  return state;
 }
 
 /** The order recorded (after OrderReceived): what every event but the first changes. */

@@ -8,7 +8,7 @@ import { z } from 'zod';
  * refused the moment its rotation is appended. Only the sha256 of a key is stored:
  * 256 random bits need no slow hash.
  */
-export const KEY_KINDS = ['adm', 'int', 'ful', 'psk'] as const;
+export const KEY_KINDS = ['adm', 'int', 'ful', 'psk', 'fac'] as const;
 export type KeyKind = (typeof KEY_KINDS)[number];
 
 export const storedKeySchema = z.object({
@@ -17,7 +17,7 @@ export const storedKeySchema = z.object({
 });
 export type StoredKey = z.infer<typeof storedKeySchema>;
 
-const KEY_PATTERN = /^ep_(adm|int|ful|psk)_([0-9a-f]{32})_([A-Za-z0-9_-]{43})$/;
+const KEY_PATTERN = /^ep_(adm|int|ful|psk|fac)_([0-9a-f]{32})_([A-Za-z0-9_-]{43})$/;
 
 export interface IssuedKey {
   /** shown once to the caller, never stored */

@@ -81,6 +81,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'order.approved',
   'order.proof.reminder',
   'order.proof.expired',
+  'order.item.routed',
 ] as const;
 export const webhookEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES);
 export type WebhookEventType = z.infer<typeof webhookEventTypeSchema>;

@@ -8,6 +8,7 @@ import {
   PRODUCTION_STAGES,
   preflightReportSchema,
 } from '../../domain/order/events.ts';
+import { shipToSchema } from '../../domain/order/ship-to.ts';
 import type { RecordedEvent } from '../../eventstore/port.ts';
 import { workflowIds } from '../../temporal/contract.ts';
 import { itemApprovalSchema, type LinkFor, toItemApproval } from './approval.ts';
@@ -49,6 +50,11 @@ export const notificationBody = z
       .max(500)
       .optional()
       .meta({ description: "the customer's gift note for the packing slip: kept encrypted" }),
+    shipTo: shipToSchema
+      .optional()
+      .describe(
+        "the recipient: checked against its country's rules (postal code, region, required fields), kept encrypted, erasable",
+      ),
     approval: z.object({ required: z.boolean() }).strict().optional().meta({
       description:
         "whether this order's items wait for their proofs to be approved, whatever the label's approval policy says (its approvers still decide)",
@@ -126,6 +132,7 @@ const shipmentSchema = z
     carrier: z.string(),
     trackingNumber: z.string(),
     trackingUrl: z.string().optional(),
+    facilityId: z.uuid().optional().describe('the facility it left from'),
     shippedAt: instant,
     deliveredAt: instant.optional(),
     returnedAt: instant.optional(),
@@ -185,6 +192,13 @@ export const orderItemSchema = z
       )
       .optional()
       .describe("a variable item's reprints of some records, each a file of just those"),
+    routing: z
+      .enum(['pending', 'routed', 'unroutable'])
+      .describe(
+        'pending: not routed (yet: its file is not ready or approved; or the label has no facilities), routed: made at facilityId, unroutable: no facility can make it',
+      ),
+    facilityId: z.uuid().optional().describe('the facility that makes it'),
+    routedDay: z.iso.date().optional().describe('the working day whose capacity it takes there'),
   })
   .meta({ id: 'OrderItem' });
 
@@ -209,6 +223,10 @@ export const orderSchema = z
       .optional()
       .describe('when it must be shipped: moved on by time on hold, and paused while on hold'),
     late: z.boolean().describe('past its ship-by time and not shipped'),
+    shipTo: shipToSchema
+      .optional()
+      .describe('the recipient (absent: none given, or the customer was erased)'),
+    customerErased: z.boolean().describe("the customer's personal data was erased"),
     items: z.array(orderItemSchema),
     shipments: z.array(shipmentSchema),
     holds: z.array(holdSchema),
@@ -239,12 +257,15 @@ export function toOrderAnswer(
     onHold: order.holds_open > 0,
     ...(order.ship_by ? { shipBy: order.ship_by.toISOString() } : {}),
     late: order.late,
+    ...(order.shipTo ? { shipTo: order.shipTo } : {}),
+    customerErased: order.customer_erased,
     shipments: order.production.shipments.map((s) => ({
       shipmentId: s.shipment_id,
       orderItemIds: s.order_item_ids,
       carrier: s.carrier,
       trackingNumber: s.tracking_number,
       ...(s.tracking_url ? { trackingUrl: s.tracking_url } : {}),
+      ...(s.facility_id ? { facilityId: s.facility_id } : {}),
       shippedAt: s.shipped_at.toISOString(),
       ...(s.delivered_at ? { deliveredAt: s.delivered_at.toISOString() } : {}),
       ...(s.returned_at ? { returnedAt: s.returned_at.toISOString() } : {}),
@@ -278,6 +299,9 @@ export function toOrderAnswer(
         .filter((t) => t.order_item_id === i.order_item_id)
         .map(entry),
       ...(i.variable ? { variable: i.variable } : {}),
+      routing: i.routing ?? 'pending',
+      ...(i.facility_id ? { facilityId: i.facility_id } : {}),
+      ...(i.routed_day ? { routedDay: i.routed_day } : {}),
       ...(i.reprints.length > 0
         ? {
             reprints: i.reprints.map((r) => ({

@@ -3,11 +3,13 @@ import { principalOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
 import { apiKeySecurity } from '../../schemas/common.ts';
 import { orderAdminRoutes } from '../orders/admin.ts';
+import { recipientRoutes } from '../orders/recipient.ts';
 import { printSettingsRoutes } from '../print-settings.ts';
 import { projectMockupRoutes } from '../project-mockups.ts';
 import { approvalPolicyRoutes } from './approvals.ts';
 import { batchingRoutes } from './batching.ts';
 import { brandingRoutes } from './branding.ts';
+import { facilityRoutes } from './facilities.ts';
 import { labelImageRoutes } from './label-images.ts';
 import { mockupTemplateRoutes } from './mockup-templates.ts';
 import { priceRoutes } from './prices.ts';
@@ -27,6 +29,8 @@ export const adminApi: FastifyPluginAsync<{ deps: HttpDeps }> = async (app, { de
   await app.register(approvalPolicyRoutes, { deps });
   await app.register(userProjectRoutes, { deps });
   await app.register(orderAdminRoutes, { deps });
+  await app.register(recipientRoutes, { deps });
+  await app.register(facilityRoutes, { deps });
   await app.register(mockupTemplateRoutes, { deps });
   await app.register(projectMockupRoutes, {
     deps,

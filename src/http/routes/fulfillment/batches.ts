@@ -105,6 +105,7 @@ const placement = z
 const batchAnswer = z
   .object({
     batchId: z.uuid(),
+    facilityId: z.uuid().optional().describe('the facility whose press run it is'),
     status: z.enum(['claiming', 'imposing', 'imposed', 'printed', 'failed', 'cancelled']),
     mode: z.enum(BATCH_MODES),
     media: mediaSchema,
@@ -192,8 +193,11 @@ function sendFile(
  */
 export const batchRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app, { deps }) => {
   app.addHook('onRequest', app.requireKey('fulfillment'));
-  const labelOf = (request: Parameters<typeof metadataOf>[0]) =>
-    principalOf(request, 'fulfillment').labelId;
+  // a facility's key: its own press runs and items only
+  const labelOf = (request: Parameters<typeof metadataOf>[0]) => {
+    const { labelId, facilityId } = principalOf(request, 'fulfillment');
+    return { labelId, facilityId };
+  };
 
   app.post(
     '/production/batches',

@@ -97,8 +97,10 @@ export const productionRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
   { deps },
 ) => {
   app.addHook('onRequest', app.requireKey('fulfillment'));
-  const labelOf = (request: Parameters<typeof metadataOf>[0]) =>
-    principalOf(request, 'fulfillment').labelId;
+  const labelOf = (request: Parameters<typeof metadataOf>[0]) => {
+    const { labelId, facilityId } = principalOf(request, 'fulfillment');
+    return { labelId, facilityId };
+  };
 
   app.post(
     '/production/scans',

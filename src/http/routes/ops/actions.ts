@@ -84,7 +84,7 @@ export const opsActions: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app,
     'hold',
     'held',
     (labelId, orderId, body, meta) =>
-      holdOrder(deps.app, labelId, orderId, body.reason as string, undefined, meta),
+      holdOrder(deps.app, { labelId }, orderId, body.reason as string, undefined, meta),
     form({ reason: z.string().trim().min(1).max(500) }),
   );
 
@@ -101,7 +101,7 @@ export const opsActions: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app,
       const labelId = labelScope(sessionOf(request), request.params.labelId);
       const { orderId, holdId } = request.params;
       return act(reply, orderPath(labelId, orderId), 'released', () =>
-        releaseHold(deps.app, labelId, orderId, holdId, metadataOf(request)),
+        releaseHold(deps.app, { labelId }, orderId, holdId, metadataOf(request)),
       );
     },
   );
@@ -125,7 +125,7 @@ export const opsActions: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app,
       return act(reply, orderPath(labelId, orderId), 'reprint_requested', () =>
         requestReprint(
           deps.app,
-          labelId,
+          { labelId },
           request.params.orderItemId,
           { reason, note: note || undefined },
           metadataOf(request),

@@ -93,6 +93,9 @@ describe('order decider: approvals', () => {
         print: received.type === 'OrderReceived' ? received.data.print : (undefined as never),
         shipWithinHours: 72,
         giftMessage: null,
+        shipTo: null,
+        shipToCountry: null,
+        personalDataKey: null,
         approval: {
           orderItemIds: [a.orderItemId],
           approvers: [{ role: 'buyer', name: 'Anna' }, { role: 'shop' }],

@@ -44,6 +44,9 @@ export const received: OrderEvent = {
     print,
     shipBy: '2026-01-05T03:04:05.000Z',
     giftMessage: null,
+    shipTo: null,
+    shipToCountry: null,
+    personalDataKey: null,
   },
 };
 export const started: OrderEvent = { type: 'OrderRenderingStarted', data: { startedAt: iso } };

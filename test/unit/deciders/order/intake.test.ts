@@ -30,6 +30,9 @@ describe('order decider: intake', () => {
       print,
       shipWithinHours: 72,
       giftMessage: null,
+      shipTo: null,
+      shipToCountry: null,
+      personalDataKey: null,
       at,
     };
     spec([]).when(receive).thenEvents([received]);

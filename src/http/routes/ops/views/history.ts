@@ -8,6 +8,8 @@ export interface HistoryNames {
   shops: Map<string, string>;
   /** the shop's item id of each order item, and its design's print areas, in order */
   items: Map<string, { itemId: string; areas: string[] }>;
+  /** the label's facilities, by id */
+  facilities?: Map<string, string>;
 }
 
 /** The names of an order's history, from its events and the label's shops. */
@@ -89,6 +91,36 @@ const FAILURE_KINDS: Record<string, string> = {
   unknown: 'reason not recorded',
 };
 
+const RULE_WORDS: Record<string, string> = {
+  only_capable: 'the only one that can make it',
+  recipient_country: 'in the recipient’s country',
+  capacity: 'capacity left',
+  least_loaded: 'the least loaded',
+};
+
+/**
+ * A routing decision in words: "item A went to Kraków (day 2026-11-27): prints screen;
+ * Berlin cannot print screen; Lisbon is paused".
+ */
+function routedSentence(
+  d: Extract<OrderEvent, { type: 'ItemRouted' }>['data'],
+  item: (id: string) => string,
+): string {
+  const chosen = d.reason.candidates.find((c) => c.verdict === 'chosen');
+  const others = d.reason.candidates
+    .filter((c) => c !== chosen)
+    .map((c) => `${c.name} ${c.detail}`);
+  if (d.reason.by)
+    return `${item(d.orderItemId)} was moved to ${chosen?.name ?? 'another facility'} by ${d.reason.by.actor}: “${d.reason.by.note}” (${time(d.routedAt)}).`;
+  if (!chosen)
+    return `${item(d.orderItemId)} could not be routed: ${others.length ? others.join('; ') : 'the label has no facility'}. It waits as unroutable (${time(d.routedAt)}).`;
+  const why = [
+    `${chosen.detail}${RULE_WORDS[d.reason.rule] ? `, ${RULE_WORDS[d.reason.rule]}` : ''}`,
+    ...others,
+  ];
+  return `${item(d.orderItemId)} went to ${chosen.name}${d.day ? ` for ${d.day}` : ''}: ${why.join('; ')} (${time(d.routedAt)}).`;
+}
+
 /** What an event says, as a title and a sentence of its facts: never its raw data. */
 export function historyEntry(
   s: RecordedEvent,
@@ -116,9 +148,24 @@ export function historyEntry(
             : 'a shop';
       return {
         title: 'Order received',
-        text: `${plural(d.items.length, 'item')} (${d.items.map((i) => `${i.itemId}: ${i.quantity} × ${i.sku}`).join(', ')}) reported by ${via}; due to be rendered by ${time(d.renderDueAt)}.`,
+        text: `${plural(d.items.length, 'item')} (${d.items.map((i) => `${i.itemId}: ${i.quantity} × ${i.sku}`).join(', ')}) reported by ${via}; due to be rendered by ${time(d.renderDueAt)}.${d.shipToCountry ? ` To be shipped to ${d.shipToCountry}.` : ''}`,
       };
     }
+    case 'ShipToCorrected':
+      return {
+        title: 'Address corrected',
+        text: `The recipient's address was corrected (now in ${e.data.country}); the old and the new one are kept encrypted (${time(e.data.correctedAt)}).`,
+      };
+    case 'CustomerErased':
+      return {
+        title: 'Customer erased',
+        text: `The customer's personal data (name, email, gift message, address) was erased: its key is destroyed, the history stays (${time(e.data.erasedAt)}).`,
+      };
+    case 'ItemRouted':
+      return {
+        title: e.data.facilityId ? 'Routed' : 'Unroutable',
+        text: routedSentence(e.data, item),
+      };
     case 'OrderRenderingStarted':
       return {
         title: 'Rendering started',
@@ -221,7 +268,7 @@ export function historyEntry(
       const d = e.data;
       return {
         title: 'Shipped',
-        text: `${d.orderItemIds.map(item).join(', ')} left with ${d.carrier}, tracking number ${d.trackingNumber} (${time(d.shippedAt)}).`,
+        text: `${d.orderItemIds.map(item).join(', ')} left${d.facilityId ? ` ${names.facilities?.get(d.facilityId) ?? `facility ${d.facilityId.slice(0, 8)}`}` : ''} with ${d.carrier}, tracking number ${d.trackingNumber} (${time(d.shippedAt)}).`,
       };
     }
     case 'ShipmentDelivered':

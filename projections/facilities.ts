@@ -1,0 +1,209 @@
+import type pg from 'pg';
+import { type FacilitySettings, facilityEvents } from '../src/domain/facility/events.ts';
+import type { FacilityForRouting } from '../src/domain/facility/routing.ts';
+import type { Projection } from './projection.ts';
+
+/**
+ * The label's production facilities as they are now; with the orders read model's
+ * routed items, what routing reads (loads per working day, open items) and the
+ * facility filters of lists and the board.
+ */
+export const facilitiesProjection: Projection = {
+  name: 'facilities',
+  tables: ['rm_facilities'],
+  schema: `
+    CREATE TABLE IF NOT EXISTS rm_facilities (
+      facility_id   uuid PRIMARY KEY,
+      label_id      uuid NOT NULL,
+      settings      jsonb NOT NULL,
+      paused        boolean NOT NULL DEFAULT false,
+      key_prefix    text NOT NULL,
+      registered_at timestamptz NOT NULL,
+      updated_at    timestamptz NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS rm_facilities_label ON rm_facilities (label_id, registered_at);`,
+  handles: new Set(facilityEvents.types),
+  async apply(tx, events) {
+    for (const stored of events) {
+      const e = facilityEvents.deserialize(stored);
+      const id = stored.streamId.slice('Facility-'.length);
+      switch (e.type) {
+        case 'FacilityRegistered':
+          await tx.query(
+            `INSERT INTO rm_facilities (facility_id, label_id, settings, key_prefix, registered_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $5) ON CONFLICT DO NOTHING`,
+            [
+              id,
+              e.data.labelId,
+              JSON.stringify(e.data.settings),
+              e.data.apiKey.prefix,
+              e.data.registeredAt,
+            ],
+          );
+          break;
+        case 'FacilityUpdated':
+          await tx.query(
+            'UPDATE rm_facilities SET settings = $2, updated_at = $3 WHERE facility_id = $1',
+            [id, JSON.stringify(e.data.settings), e.data.updatedAt],
+          );
+          break;
+        case 'FacilityPaused':
+        case 'FacilityResumed':
+          await tx.query(
+            'UPDATE rm_facilities SET paused = $2, updated_at = $3 WHERE facility_id = $1',
+            [
+              id,
+              e.type === 'FacilityPaused',
+              e.type === 'FacilityPaused' ? e.data.pausedAt : e.data.resumedAt,
+            ],
+          );
+          break;
+      }
+    }
+  },
+};
+
+export interface FacilityRow {
+  facility_id: string;
+  label_id: string;
+  settings: FacilitySettings;
+  paused: boolean;
+  key_prefix: string;
+  registered_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS =
+  'facility_id, label_id, settings, paused, key_prefix, registered_at, updated_at FROM rm_facilities';
+
+export async function facilityRow(
+  db: Pick<pg.Pool, 'query'>,
+  facilityId: string,
+): Promise<(FacilityRow & { name: string }) | undefined> {
+  const r = await db.query<FacilityRow>(`SELECT ${COLUMNS} WHERE facility_id = $1`, [facilityId]);
+  const row = r.rows[0];
+  return row ? { ...row, name: row.settings.name } : undefined;
+}
+
+export async function facilitiesOf(
+  db: Pick<pg.Pool, 'query'>,
+  labelId: string,
+): Promise<FacilityRow[]> {
+  const r = await db.query<FacilityRow>(
+    `SELECT ${COLUMNS} WHERE label_id = $1 ORDER BY registered_at, facility_id`,
+    [labelId],
+  );
+  return r.rows;
+}
+
+/**
+ * The label's facilities as routing sees them: their settings, the items routed to each
+ * per working day from `since` (the earliest "today" of their time zones) and their
+ * items not yet shipped. Two queries, whatever the number of facilities.
+ */
+export async function facilitiesForRouting(
+  db: Pick<pg.Pool, 'query'>,
+  labelId: string,
+  since: string,
+): Promise<FacilityForRouting[]> {
+  const rows = await facilitiesOf(db, labelId);
+  if (rows.length === 0) return [];
+  const loads = await db.query<{
+    facility_id: string;
+    day: string | null;
+    n: string;
+    open: string;
+  }>(
+    `SELECT i.facility_id, i.routed_day AS day, count(*) FILTER (WHERE i.routed_day >= $2) AS n,
+            count(*) FILTER (WHERE coalesce(i.stage, '') NOT IN ('shipped', 'delivered')
+                             AND o.status <> 'cancelled') AS open
+     FROM rm_order_items i JOIN rm_orders o USING (stream_id) WHERE i.facility_id = ANY($1::uuid[])
+     GROUP BY i.facility_id, i.routed_day`,
+    [rows.map((r) => r.facility_id), since],
+  );
+  return rows.map((r) => {
+    const byDay = new Map<string, number>();
+    let open = 0;
+    for (const l of loads.rows)
+      if (l.facility_id === r.facility_id) {
+        if (l.day && Number(l.n) > 0) byDay.set(l.day, Number(l.n));
+        open += Number(l.open);
+      }
+    const s = r.settings;
+    return {
+      facilityId: r.facility_id,
+      name: s.name,
+      country: s.country,
+      timezone: s.timezone,
+      paused: r.paused,
+      printMethods: s.capabilities.printMethods,
+      maxItemMm: s.capabilities.maxItemMm,
+      itemsPerDay: s.capacity.itemsPerDay,
+      workingDays: s.workingDays,
+      holidays: s.holidays,
+      routedByDay: byDay,
+      open,
+    };
+  });
+}
+
+/** Items at a facility that are not on the press yet (routed, not batched or beyond). */
+export async function itemsToMoveOff(
+  db: Pick<pg.Pool, 'query'>,
+  facilityId: string,
+): Promise<{ order_item_id: string; stream_id: string }[]> {
+  const r = await db.query<{ order_item_id: string; stream_id: string }>(
+    `SELECT i.order_item_id, i.stream_id FROM rm_order_items i JOIN rm_orders o USING (stream_id)
+     WHERE i.facility_id = $1 AND coalesce(i.stage, 'ready') = 'ready' AND o.status <> 'cancelled'
+     ORDER BY o.received_at, i.position`,
+    [facilityId],
+  );
+  return r.rows;
+}
+
+/** The label's items waiting as unroutable. */
+export async function unroutableItems(
+  db: Pick<pg.Pool, 'query'>,
+  labelId: string,
+): Promise<{ order_item_id: string; stream_id: string }[]> {
+  const r = await db.query<{ order_item_id: string; stream_id: string }>(
+    `SELECT i.order_item_id, i.stream_id FROM rm_order_items i JOIN rm_orders o USING (stream_id)
+     WHERE i.label_id = $1 AND i.routing = 'unroutable' AND o.status <> 'cancelled'
+     ORDER BY o.received_at, i.position`,
+    [labelId],
+  );
+  return r.rows;
+}
+
+/** Per facility: items routed, capacity taken today (in its time zone), items late. */
+export async function facilityMetrics(db: Pick<pg.Pool, 'query'>) {
+  const r = await db.query<{
+    facility_id: string;
+    label_id: string;
+    name: string;
+    routed: string;
+    today: string;
+    per_day: number;
+    late: string;
+  }>(
+    `SELECT f.facility_id, f.label_id, f.settings->>'name' AS name,
+            count(i.order_item_id) AS routed,
+            count(i.order_item_id) FILTER (
+              WHERE i.routed_day = to_char(now() AT TIME ZONE (f.settings->>'timezone'), 'YYYY-MM-DD')) AS today,
+            (f.settings->'capacity'->>'itemsPerDay')::int AS per_day,
+            count(i.order_item_id) FILTER (WHERE o.late_at IS NOT NULL
+              AND coalesce(i.stage, '') NOT IN ('shipped', 'delivered')) AS late
+     FROM rm_facilities f
+     LEFT JOIN rm_order_items i ON i.facility_id = f.facility_id
+     LEFT JOIN rm_orders o ON o.stream_id = i.stream_id
+     GROUP BY f.facility_id`,
+  );
+  return r.rows.map((x) => ({
+    facilityId: x.facility_id,
+    labelId: x.label_id,
+    name: x.name,
+    routed: Number(x.routed),
+    capacityUsedToday: x.per_day > 0 ? Number(x.today) / x.per_day : 0,
+    late: Number(x.late),
+  }));
+}

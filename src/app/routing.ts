@@ -1,0 +1,152 @@
+import { facilitiesForRouting, facilityRow } from '#projections/facilities';
+import { findOrderItem } from '#projections/orders';
+import { dateIn, decideRoute, type FacilityForRouting } from '../domain/facility/routing.ts';
+import { type OrderState, orderAggregate } from '../domain/order/decider.ts';
+import type { ItemState, Routing } from '../domain/order/state.ts';
+import { approvedForProduction } from '../domain/order/state.ts';
+import { DomainError } from '../domain/shared/decider.ts';
+import type { EventMetadata, EventStore, Position } from '../eventstore/port.ts';
+import { derivedIds, handleCommand, loadState } from './command-handler.ts';
+import type { AppContext } from './context.ts';
+
+/*
+ * Where items are made: the rules' decision for an item whose print file is ready (and
+ * approved), again for one whose facility was paused or for one that waited as
+ * unroutable, and an operator's move by hand.
+ */
+
+export interface RoutingDeps {
+  store: EventStore;
+  pool: AppContext['pool'];
+  /** resolves once the orders read model has taken an append (its loads count it) */
+  seen: (position: Position | undefined) => Promise<unknown>;
+}
+
+/** The largest print area of an item: what a facility's size limit is checked against. */
+const sizeOf = (i: ItemState) => {
+  const areas = i.item.printAreas;
+  const biggest = [...areas].sort((a, b) => b.widthMm * b.heightMm - a.widthMm * a.heightMm)[0];
+  return { widthMm: biggest?.widthMm ?? 0, heightMm: biggest?.heightMm ?? 0 };
+};
+
+/** Routable by the rules: its print file is ready and, where it needs one, its proof approved. */
+export const routable = (i: ItemState) => i.status === 'ready' && approvedForProduction(i);
+
+/** The facilities of a label as routing reads them now ("today" is each one's own). */
+async function facilitiesNow(deps: Pick<RoutingDeps, 'pool'>, labelId: string, now: Date) {
+  // every facility's today is within a day of UTC's: loads from yesterday (UTC) on hold them all
+  const since = new Date(now.getTime() - 86_400_000).toISOString().slice(0, 10);
+  return facilitiesForRouting(deps.pool, labelId, since);
+}
+
+/**
+ * Routes the items of an order the rules may route now (`first`: not routed yet;
+ * `reroute`: the ones at `from`, a paused facility, or waiting as unroutable, null),
+ * one after another, each counted in the loads before the next is decided.
+ * Nothing for a label without facilities: its one implicit shop floor takes every item.
+ */
+export async function routeOrderItems(
+  deps: RoutingDeps,
+  stream: string,
+  mode: 'first' | 'reroute',
+  only?: { orderItemId?: string; from?: string | null },
+  causation = 'routing',
+): Promise<number> {
+  const order = await loadState(deps.store, orderAggregate, stream);
+  if (!order.exists || order.status === 'cancelled') return 0;
+  let facilities: FacilityForRouting[] | undefined;
+  let routed = 0;
+  for (const item of order.items.values()) {
+    if (only?.orderItemId && item.item.orderItemId !== only.orderItemId) continue;
+    if (!routable(item)) continue;
+    if (mode === 'first' && item.facilityId !== undefined) continue;
+    if (mode === 'reroute' && item.facilityId !== only?.from) continue;
+    const now = new Date();
+    facilities ??= await facilitiesNow(deps, order.labelId, now);
+    if (facilities.length === 0) return routed;
+    const decision = decideRoute(
+      { printMethod: item.item.printMethod, ...sizeOf(item) },
+      order.shipToCountry,
+      facilities,
+      now,
+    );
+    const r = await handleCommand(
+      deps.store,
+      orderAggregate,
+      stream,
+      {
+        type: 'RouteItem',
+        orderItemId: item.item.orderItemId,
+        decision,
+        mode,
+        ...(mode === 'reroute' ? { from: only?.from ?? null } : {}),
+        at: now,
+      },
+      { actor: 'system:routing' },
+      {
+        // one decision per item and cause (a reaction run twice appends nothing twice)
+        eventIds: derivedIds(stream, 'route', item.item.orderItemId, causation),
+      },
+    );
+    if (r.appended) {
+      routed++;
+      await deps.seen(r.appended.position);
+      // the next item of this order counts this one
+      facilities = undefined;
+    }
+  }
+  return routed;
+}
+
+/**
+ * The label's admin (its operator on the shop floor) moves an item to a facility by hand, with a
+ * reason; recorded with who did it. 404 for an unknown item or another label's
+ * facility; 409 once the item is on the press.
+ */
+export async function moveItem(
+  ctx: AppContext,
+  labelId: string,
+  orderItemId: string,
+  facilityId: string,
+  note: string,
+  metadata: EventMetadata,
+): Promise<{ orderItemId: string; facilityId: string; day: string }> {
+  const found = await findOrderItem(ctx.pool, labelId, orderItemId);
+  if (!found) throw new DomainError('not_found', 'order item not found', 'order_item_not_found');
+  const facility = await facilityRow(ctx.pool, facilityId);
+  if (!facility || facility.label_id !== found.label_id)
+    throw new DomainError('not_found', 'facility not found', 'facility_not_found');
+  const order = await loadState(ctx.store, orderAggregate, found.stream_id);
+  const now = new Date();
+  const all = await facilitiesNow(ctx, found.label_id, now);
+  const day = dateIn(facility.settings.timezone, now);
+  const decision: Routing = {
+    facilityId,
+    day,
+    reason: {
+      rule: 'operator',
+      candidates: all.map((f) => ({
+        facilityId: f.facilityId,
+        name: f.name,
+        ...(f.facilityId === facilityId
+          ? { verdict: 'chosen' as const, detail: 'was chosen by hand' }
+          : { verdict: 'not_chosen' as const, detail: currentDetail(order, orderItemId, f) }),
+      })),
+      by: { actor: metadata.actor ?? 'someone', note },
+    },
+  };
+  const r = await handleCommand(
+    ctx.store,
+    orderAggregate,
+    found.stream_id,
+    { type: 'RouteItem', orderItemId, decision, mode: 'operator', at: now },
+    { ...metadata, labelId: found.label_id },
+  );
+  await ctx.readModels.seen('orders', r.appended?.position);
+  return { orderItemId, facilityId, day };
+}
+
+const currentDetail = (order: OrderState, orderItemId: string, f: FacilityForRouting) =>
+  order.exists && order.items.get(orderItemId)?.facilityId === f.facilityId
+    ? 'had it before'
+    : 'was not chosen';

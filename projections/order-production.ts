@@ -391,12 +391,20 @@ export async function productionBoard(
   pool: pg.Pool,
   stages: readonly string[],
   labelId?: string,
+  facilityId?: string,
 ): Promise<BoardColumn[]> {
-  const counts = await pool.query<{ stage: string; n: number }>(
-    `SELECT stage, sum(n)::int AS n FROM rm_stage_counts
-     WHERE ($1::uuid IS NULL OR label_id = $1) GROUP BY stage`,
-    [labelId ?? null],
-  );
+  // a facility's items are counted where they are (its index); a label's, from the counts kept
+  const counts = facilityId
+    ? await pool.query<{ stage: string; n: number }>(
+        `SELECT stage, count(*)::int AS n FROM rm_order_items
+         WHERE facility_id = $1 AND stage IS NOT NULL GROUP BY stage`,
+        [facilityId],
+      )
+    : await pool.query<{ stage: string; n: number }>(
+        `SELECT stage, sum(n)::int AS n FROM rm_stage_counts
+         WHERE ($1::uuid IS NULL OR label_id = $1) GROUP BY stage`,
+        [labelId ?? null],
+      );
   const columns: BoardColumn[] = [];
   for (const stage of stages) {
     const oldest = await pool.query<{
@@ -407,9 +415,9 @@ export async function productionBoard(
     }>(
       `SELECT order_id, label_id, item_id, stage_at FROM rm_order_items
        WHERE stage = $1 AND stage <> 'delivered' AND stage IS NOT NULL
-         AND ($2::uuid IS NULL OR label_id = $2)
+         AND ($2::uuid IS NULL OR label_id = $2) AND ($3::uuid IS NULL OR facility_id = $3)
        ORDER BY stage_at LIMIT 1`,
-      [stage, labelId ?? null],
+      [stage, labelId ?? null, facilityId ?? null],
     );
     const o = oldest.rows[0];
     columns.push({

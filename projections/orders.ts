@@ -517,6 +517,8 @@ export interface OrderListFilter {
   until?: Date | undefined;
   /** a prefix of the order id, of a shop's item id or of an order item id */
   q?: string | undefined;
+  /** orders with an item made at this facility */
+  facilityId?: string | undefined;
   /** the keyset position after which the page starts: the last row of the page before */
   after?: { receivedAt: Date; streamId: string } | undefined;
   limit: number;
@@ -552,6 +554,10 @@ export async function listOrders(pool: pg.Pool, f: OrderListFilter): Promise<Ord
       UNION SELECT stream_id FROM rm_order_items
         WHERE (order_item_id::text) COLLATE "C" LIKE ${like} ESCAPE '\\')`);
   }
+  if (f.facilityId)
+    where.push(
+      `stream_id IN (SELECT stream_id FROM rm_order_items WHERE facility_id = ${param(f.facilityId)})`,
+    );
   if (f.after)
     where.push(
       `(received_at, stream_id) < (${param(f.after.receivedAt)}, ${param(f.after.streamId)})`,

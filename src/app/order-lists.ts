@@ -20,6 +20,8 @@ export interface OrderQuery {
   since?: Date | undefined;
   until?: Date | undefined;
   q?: string | undefined;
+  /** orders with an item made at this facility */
+  facilityId?: string | undefined;
   cursor?: string | undefined;
   limit: number;
 }
@@ -71,6 +73,7 @@ export async function orderPage(ctx: AppContext, query: OrderQuery): Promise<Ord
     since: query.since,
     until: query.until,
     q: query.q,
+    facilityId: query.facilityId,
     after: query.cursor ? decodeCursor(query.cursor) : undefined,
     limit,
   });
@@ -88,8 +91,8 @@ export const BOARD_STAGES = [
   'returned',
   'shipped',
 ];
-export const shopFloorBoard = (ctx: AppContext, labelId?: string) =>
-  productionBoard(ctx.pool, BOARD_STAGES, labelId);
+export const shopFloorBoard = (ctx: AppContext, labelId?: string, facilityId?: string) =>
+  productionBoard(ctx.pool, BOARD_STAGES, labelId, facilityId);
 
 /** Late orders (not shipped by their ship-by time) per label and stage. */
 export const lateOrderCounts = (ctx: AppContext, labelId?: string) => lateCounts(ctx.pool, labelId);

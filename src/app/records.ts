@@ -4,6 +4,7 @@ import { DomainError } from '../domain/shared/decider.ts';
 import { RenderError } from '../print/errors.ts';
 import { loadState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
+import { type Floor, floorOf } from './floor.ts';
 import { variableJobOf } from './print-jobs.ts';
 
 /**
@@ -14,13 +15,16 @@ import { variableJobOf } from './print-jobs.ts';
  */
 export async function recordOf(
   ctx: AppContext,
-  labelId: string,
+  at: string | Floor,
   orderItemId: string,
   record: number,
   as: 'pdf' | 'png',
 ): Promise<{ bytes: Uint8Array; segmentSha256: string }> {
+  const { labelId, facilityId } = floorOf(at);
   const row = await findOrderItem(ctx.pool, labelId, orderItemId);
-  if (!row) throw new DomainError('not_found', 'order item not found', 'order_item_not_found');
+  // a facility's key finds its own items only
+  if (!row || (facilityId !== undefined && row.facility_id !== facilityId))
+    throw new DomainError('not_found', 'order item not found', 'order_item_not_found');
   if (!row.variable)
     throw new DomainError('not_found', 'the item is not a variable item', 'not_variable');
   if (record > row.variable.records)

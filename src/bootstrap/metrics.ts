@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { facilityMetrics } from '#projections/facilities';
 import { itemsPerStage, lateCounts } from '#projections/order-production';
 import { ORDER_STATUSES, orderCounts } from '#projections/orders';
 import { deliveryBacklog } from '#projections/webhooks';
@@ -6,6 +7,8 @@ import type { Runners } from '../app/subscriptions.ts';
 import { PRODUCTION_STAGES } from '../domain/order/events.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { Poller } from '../temporal/pollers.ts';
+
+type FacilityMetric = Awaited<ReturnType<typeof facilityMetrics>>[number];
 
 export interface MetricSources {
   /** the read models: orders by status, oldest unfinished, overdue (the API role) */
@@ -67,6 +70,25 @@ export function registerGauges(metrics: Metrics, sources: MetricSources): void {
       const n = await stages();
       return PRODUCTION_STAGES.map((stage) => ({ labels: { stage }, value: n.get(stage) ?? 0 }));
     });
+    const perFacility = shared(() => facilityMetrics(orders));
+    const facilityGauge = (name: string, help: string, value: (f: FacilityMetric) => number) =>
+      metrics.gauge(name, help, ['label', 'facility'], async () =>
+        (await perFacility()).map((f) => ({
+          labels: { label: f.labelId, facility: f.facilityId },
+          value: value(f),
+        })),
+      );
+    facilityGauge('facility_items_routed', 'Order items routed to each facility', (f) => f.routed);
+    facilityGauge(
+      'facility_capacity_used_today',
+      "Share of a facility's items a day taken by items routed to today (its time zone); above 1 past capacity",
+      (f) => f.capacityUsedToday,
+    );
+    facilityGauge(
+      'facility_items_late',
+      "A facility's items not shipped whose order is past its ship-by time",
+      (f) => f.late,
+    );
     metrics.gauge(
       'late_orders',
       'Orders past their ship-by time and not shipped (cancelled ones aside), per label',

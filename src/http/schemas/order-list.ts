@@ -30,6 +30,10 @@ export const orderListQuery = z
       .max(128)
       .optional()
       .describe("a prefix of the order id, of a shop's item id or of an order item id"),
+    facilityId: z
+      .uuid({ message: 'must be a UUID' })
+      .optional()
+      .describe('orders with an item made at this facility'),
     cursor: z.string().min(1).max(600).optional().describe('the `next` of the page before'),
     limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(50),
   })

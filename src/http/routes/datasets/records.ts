@@ -49,7 +49,12 @@ export const recordRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (ap
       },
       async (request, reply) => {
         const { orderItemId, record } = request.params;
-        const r = await recordOf(deps.app, labelIdOf(request), orderItemId, record, answer.as);
+        const p = request.principal;
+        const floor = {
+          labelId: labelIdOf(request),
+          ...(p?.kind === 'fulfillment' && p.facilityId ? { facilityId: p.facilityId } : {}),
+        };
+        const r = await recordOf(deps.app, floor, orderItemId, record, answer.as);
         reply.header('content-type', answer.type).header('x-record-sha256', r.segmentSha256);
         if (answer.as === 'pdf')
           reply.header(

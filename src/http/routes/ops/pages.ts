@@ -4,6 +4,7 @@ import { awaitingApproval } from '#projections/order-approvals';
 import { ORDER_STATUSES } from '#projections/orders';
 import { proofPage } from '../../../app/approvals.ts';
 import { batchFile, batchOf, batchView, opsBatches, sheetPreview } from '../../../app/batches.ts';
+import { listFacilities } from '../../../app/facilities.ts';
 import { labelList } from '../../../app/labels.ts';
 import { orderItemMockupImage } from '../../../app/mockups.ts';
 import { operationsOverview } from '../../../app/operations.ts';
@@ -80,25 +81,40 @@ export const opsReadPages: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (ap
 
   app.get(
     '/ops/production',
-    { schema: { hide: true, querystring: z.object(noticeFields).strict() } },
+    {
+      schema: {
+        hide: true,
+        querystring: z.object({ ...noticeFields, facility: formField(uuid) }).strict(),
+      },
+    },
     async (request, reply) => {
       const session = sessionOf(request);
       const labelId = adminLabel(session);
+      // a label's viewer may look at one of its facilities' floor
+      const facilities = labelId ? await listFacilities(deps.app, labelId) : [];
+      const facility = facilities.find((f) => f.facility_id === request.query.facility);
+      const facilityId = facility?.facility_id;
       const [board, late] = await Promise.all([
-        shopFloorBoard(deps.app, labelId),
-        orderPage(deps.app, { labelId, late: true, limit: 50 }),
+        shopFloorBoard(deps.app, labelId, facilityId),
+        orderPage(deps.app, { labelId, late: true, limit: 50, facilityId }),
       ]);
       const ctx = await pageContext(deps, session, 'production');
-      return reply
-        .type('text/html; charset=utf-8')
-        .send(
-          productionPage(
-            ctx,
-            board,
-            toOrderPage(late, '/ops/orders', { late: 'true' }).orders,
-            noticeOf(request.query),
-          ),
-        );
+      return reply.type('text/html; charset=utf-8').send(
+        productionPage(
+          ctx,
+          board,
+          toOrderPage(late, '/ops/orders', { late: 'true' }).orders,
+          noticeOf(request.query),
+          {
+            all: facilities.map((f) => ({
+              id: f.facility_id,
+              name: f.settings.name,
+              paused: f.paused,
+            })),
+            shown: facilityId,
+          },
+        ),
+      );
     },
   );
 
@@ -314,13 +330,17 @@ export const opsReadPages: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (ap
       const session = sessionOf(request);
       const labelId = labelScope(session, request.params.labelId);
       const { orderId } = request.params;
-      const [order, events, [label], shops] = await Promise.all([
+      const [order, events, [label], shops, facilities] = await Promise.all([
         orderView(deps.app, labelId, orderId),
         orderHistory(deps.app, labelId, orderId),
         labelList(deps.app, labelId),
         listShopIntegrations(deps.app, labelId),
+        listFacilities(deps.app, labelId),
       ]);
-      const names = historyNames(events, new Map(shops.map((s) => [s.integration_id, s.name])));
+      const names = {
+        ...historyNames(events, new Map(shops.map((s) => [s.integration_id, s.name]))),
+        facilities: new Map(facilities.map((f) => [f.facility_id, f.settings.name])),
+      };
       const ctx = await pageContext(deps, session, 'orders');
       return reply
         .type('text/html; charset=utf-8')

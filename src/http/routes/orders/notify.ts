@@ -58,7 +58,14 @@ export const fulfillmentNotifyRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> 
       },
     },
     async (request, reply) => {
-      const { labelId, partnerId } = principalOf(request, 'fulfillment');
+      const { labelId, partnerId, facilityId } = principalOf(request, 'fulfillment');
+      // a facility makes what is routed to it: it does not take sales
+      if (facilityId)
+        throw new HttpProblem(
+          403,
+          'wrong_key_kind',
+          "a facility's key does not open this endpoint",
+        );
       if (request.params.partnerid !== partnerId) {
         throw new HttpProblem(403, 'wrong_partner', 'this key belongs to another partner id');
       }

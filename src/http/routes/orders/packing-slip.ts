@@ -19,8 +19,18 @@ export const packingSlipRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = asyn
         tags: ['Administrator API', 'Order fulfillment API'],
         security: apiKeySecurity,
         summary:
-          "The order's packing slip (PDF): the label's logo, return address and message, the order id as a Code 128 barcode, every item, the gift message",
+          "The order's packing slip (PDF): the label's logo, return address and message, the recipient, the order id as a Code 128 barcode, every item (a facility's: its own), the gift message",
         params: orderActionParams,
+        querystring: z
+          .object({
+            facilityId: z
+              .uuid({ message: 'must be a UUID' })
+              .optional()
+              .describe(
+                "a split order's slip of one facility: its items only (a facility's key gets its own always)",
+              ),
+          })
+          .strict(),
         produces: ['application/pdf'],
         response: {
           200: z
@@ -36,7 +46,9 @@ export const packingSlipRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = asyn
       if (!p || (p.kind !== 'admin' && p.kind !== 'fulfillment'))
         throw new Error('route expects an admin or fulfillment principal');
       const { orderId } = request.params;
-      const pdf = await packingSlip(deps.app, p.labelId, orderId);
+      const facilityId =
+        p.kind === 'fulfillment' && p.facilityId ? p.facilityId : request.query.facilityId;
+      const pdf = await packingSlip(deps.app, p.labelId, orderId, facilityId);
       return reply
         .type('application/pdf')
         .header(

@@ -40,6 +40,15 @@ function variableSection(i: OrderItemRow, base: string, record: number | undefin
   </div>`;
 }
 
+/** Where the item is made: its facility and day, or that no facility can make it. */
+function routingLine(i: OrderItemRow, names: HistoryNames) {
+  if (i.routing === 'unroutable')
+    return html`<p class="routing"><span class="badge failed">unroutable</span> no facility can make it now: it waits for one (see the history for why)</p>`;
+  if (!i.facility_id) return '';
+  const name = names.facilities?.get(i.facility_id) ?? i.facility_id.slice(0, 8);
+  return html`<p class="routing" data-facility="${i.facility_id}">made at <strong>${name}</strong>${i.routed_day ? html` for ${i.routed_day}` : ''}</p>`;
+}
+
 function itemSection(
   session: OpsSession,
   labelId: string,
@@ -56,6 +65,7 @@ function itemSection(
   return html`<section class="item" data-item="${i.order_item_id}">
     <h3>${i.item_id} ${statusBadge(cancelled ? 'cancelled' : i.status)}${i.stage && !cancelled ? html` <span class="stage" data-stage="${i.stage}">· ${i.stage}</span>` : ''} <span class="muted">${i.sku} × ${i.quantity}</span></h3>
     <p class="muted">order item ${i.order_item_id}${i.barcode ? html` · barcode ${i.barcode.format} ${i.barcode.value}` : ''}</p>
+    ${routingLine(i, names)}
     ${i.reason ? html`<p class="error-text">${i.failure_kind ? html`<strong>${i.failure_kind.replaceAll('_', ' ')}</strong>: ` : ''}${plainLayerText(i.reason, areas)}</p>` : ''}
     ${i.warnings.length ? html`<ul class="warn-text">${i.warnings.map((w) => html`<li>${plainLayerText(w, areas)}</li>`)}</ul>` : ''}
     ${i.variable ? variableSection(i, base, record) : ''}
@@ -153,12 +163,20 @@ export function orderDetailPage(
       <dt>Workflow</dt><dd>${workflowLink(temporal.uiUrl, temporal.namespace, temporal.workflowId)}</dd>
       ${order.stage && order.status !== 'cancelled' ? html`<dt>Stage</dt><dd>${order.stage}</dd>` : ''}
       ${
+        // the address itself is for the label's admin and fulfillment keys: here, its country
+        order.customer_erased
+          ? html`<dt>Recipient</dt><dd class="muted">erased</dd>`
+          : order.ship_to_country
+            ? html`<dt>Ships to</dt><dd>${order.ship_to_country}</dd>`
+            : ''
+      }
+      ${
         order.ship_by
           ? html`<dt>Ship by</dt><dd class="${order.late ? 'error-text' : ''}">${time(order.ship_by)}${order.holds_open > 0 ? html` <strong>(clock paused: on hold)</strong>` : ''}${order.late ? ' · late' : ''}</dd>`
           : ''
       }
     </dl>
-    ${shopFloor(ctx, order)}
+    ${shopFloor(ctx, order, names.facilities)}
     <h2>Actions</h2>
     <div>
       ${
@@ -209,6 +227,7 @@ export function orderDetailPage(
 function shopFloor(
   ctx: PageContext,
   order: OrderRow & { items: OrderItemRow[]; production: Awaited<ReturnType<typeof productionOf>> },
+  facilities: Map<string, string> | undefined,
 ) {
   const { holds, shipments, timeline } = order.production;
   const path = orderPath(order.label_id, order.order_id);
@@ -223,10 +242,11 @@ function shopFloor(
     )}
     ${
       shipments.length
-        ? html`<table class="shipments"><thead><tr><th>Shipment</th><th>Items</th><th>Carrier</th><th>Tracking</th><th>Shipped</th><th>Delivered / returned</th></tr></thead><tbody>
+        ? html`<table class="shipments"><thead><tr><th>Shipment</th><th>From</th><th>Items</th><th>Carrier</th><th>Tracking</th><th>Shipped</th><th>Delivered / returned</th></tr></thead><tbody>
       ${shipments.map(
         (s) => html`<tr data-shipment="${s.shipment_id}">
           <td>${s.shipment_id.slice(0, 8)}</td>
+          <td>${s.facility_id ? (facilities?.get(s.facility_id) ?? s.facility_id.slice(0, 8)) : '–'}</td>
           <td>${s.order_item_ids.map((id) => itemName.get(id) ?? id.slice(0, 8)).join(', ')}</td>
           <td>${s.carrier}</td>
           <td>${s.tracking_url && /^https?:\/\//.test(s.tracking_url) ? html`<a href="${s.tracking_url}" rel="noopener noreferrer" target="_blank">${s.tracking_number}</a>` : s.tracking_number}</td>

@@ -20,13 +20,29 @@ export function productionPage(
   board: BoardColumn[],
   late: OrderRowAnswer[],
   query: Notice,
+  facilities: {
+    all: { id: string; name: string; paused: boolean }[];
+    shown: string | undefined;
+  } = {
+    all: [],
+    shown: undefined,
+  },
 ): string {
   const now = Date.now();
+  const shown = facilities.all.find((f) => f.id === facilities.shown);
   return page(
     ctx,
     'Production',
-    html`<h1>Production</h1>
+    html`<h1>Production${shown ? html` at ${shown.name}` : ''}</h1>
     ${notice(query)}
+    ${
+      facilities.all.length
+        ? html`<p class="facilities">Facility: ${shown ? html`<a href="/ops/production">all</a>` : html`<strong>all</strong>`}${facilities.all.map(
+            (f) =>
+              html` · ${f.id === facilities.shown ? html`<strong>${f.name}</strong>` : html`<a href="${href('/ops/production', { facility: f.id })}" data-facility="${f.id}">${f.name}</a>`}${f.paused ? html` <span class="badge failed">paused</span>` : ''}`,
+          )}</p>`
+        : ''
+    }
     <h2>Late orders <span class="muted">(not shipped by their ship-by time)</span></h2>
     ${
       late.length

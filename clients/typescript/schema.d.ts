@@ -984,6 +984,127 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/orders/{orderId}/ship-to": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Correct the recipient's address until anything of the order ships (checked as at receipt; the old and the new one kept encrypted) */
+        put: operations["correctShipTo"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/orders/{orderId}/customer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Erase the customer's personal data of an order (name, email, gift message, address): its key is destroyed, the history stays */
+        delete: operations["eraseOrderCustomer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/facilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The label's facilities, oldest first */
+        get: operations["listFacilities"];
+        put?: never;
+        /** Register a production facility: what it can make, how much a day, when it works */
+        post: operations["registerFacility"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/facilities/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One facility */
+        get: operations["getFacility"];
+        /** Change a facility's settings (all of them, as they are from now on) */
+        put: operations["updateFacility"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/facilities/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pause a facility: nothing new is routed there, and its items not yet batched or printed are routed elsewhere */
+        post: operations["pauseFacility"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/facilities/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resume a paused facility (items waiting as unroutable are routed again) */
+        post: operations["resumeFacility"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/orderitems/{id}/route": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Move an item to a facility by hand, with the reason (kept in the history with who did it); 409 once it is on the press */
+        post: operations["routeOrderItem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/mockup-templates": {
         parameters: {
             query?: never;
@@ -1098,7 +1219,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The order's packing slip (PDF): the label's logo, return address and message, the order id as a Code 128 barcode, every item, the gift message */
+        /** The order's packing slip (PDF): the label's logo, return address and message, the recipient, the order id as a Code 128 barcode, every item (a facility's: its own), the gift message */
         get: operations["getPackingSlip"];
         put?: never;
         post?: never;
@@ -2186,6 +2307,23 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "order.item.routed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** order.item.routed: where the item is made: its facility (none: no facility can make it, it waits as unroutable), the working day whose capacity it takes, and the rule that decided */
+        post: operations["onOrderItemRouted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -2827,6 +2965,47 @@ export interface components {
             /** @description msg_ and the id of the event it tells of: the webhook-id of its deliveries */
             id: string;
         };
+        ItemRoutedMessageData: {
+            /** @description the shop's order id */
+            orderId: string;
+            /** @description the order's own count: each of its messages one more than the one before */
+            sequence: number;
+            /** @description the order items the message is about */
+            orderItemIds: string[];
+            facilityId: string | null;
+            day: string | null;
+            /** @enum {string} */
+            rule: "only_capable" | "recipient_country" | "capacity" | "least_loaded" | "operator" | "unroutable";
+            /** @description the decision in words, every facility with its verdict */
+            reason: string;
+        };
+        /** @description where the item is made: its facility (none: no facility can make it, it waits as unroutable), the working day whose capacity it takes, and the rule that decided */
+        ItemRoutedMessage: {
+            /** @constant */
+            type: "order.item.routed";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["ItemRoutedMessageData"];
+        };
+        /** @description where the item is made: its facility (none: no facility can make it, it waits as unroutable), the working day whose capacity it takes, and the rule that decided (in the events feed) */
+        ItemRoutedMessageEntry: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "order.item.routed";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["ItemRoutedMessageData"];
+            /** @description msg_ and the id of the event it tells of: the webhook-id of its deliveries */
+            id: string;
+        };
         OrderShippedMessageData: {
             /** @description the shop's order id */
             orderId: string;
@@ -2836,6 +3015,11 @@ export interface components {
             orderItemIds: string[];
             /** Format: uuid */
             shipmentId: string;
+            /**
+             * Format: uuid
+             * @description the facility it left from
+             */
+            facilityId?: string;
             carrier: string;
             trackingNumber: string;
             trackingUrl?: string;
@@ -3357,7 +3541,7 @@ export interface components {
             id: string;
         };
         /** @description an order message as the events feed lists it: its body and its id */
-        OrderMessage: components["schemas"]["OrderReceivedMessageEntry"] | components["schemas"]["PrintReadyMessageEntry"] | components["schemas"]["ItemFailedMessageEntry"] | components["schemas"]["OrderReadyMessageEntry"] | components["schemas"]["OrderFailedMessageEntry"] | components["schemas"]["OrderOverdueMessageEntry"] | components["schemas"]["OrderCancelledMessageEntry"] | components["schemas"]["BarcodeRegeneratedMessageEntry"] | components["schemas"]["OrderReplayedMessageEntry"] | components["schemas"]["ItemPrintedMessageEntry"] | components["schemas"]["ItemPackedMessageEntry"] | components["schemas"]["OrderShippedMessageEntry"] | components["schemas"]["OrderDeliveredMessageEntry"] | components["schemas"]["OrderReturnedMessageEntry"] | components["schemas"]["OrderOnHoldMessageEntry"] | components["schemas"]["OrderReleasedMessageEntry"] | components["schemas"]["ItemReprintedMessageEntry"] | components["schemas"]["OrderLateMessageEntry"] | components["schemas"]["MockupReadyMessageEntry"] | components["schemas"]["ProofReadyMessageEntry"] | components["schemas"]["ProofApprovedMessageEntry"] | components["schemas"]["ProofRejectedMessageEntry"] | components["schemas"]["OrderApprovedMessageEntry"] | components["schemas"]["ProofReminderMessageEntry"] | components["schemas"]["ProofExpiredMessageEntry"];
+        OrderMessage: components["schemas"]["OrderReceivedMessageEntry"] | components["schemas"]["PrintReadyMessageEntry"] | components["schemas"]["ItemFailedMessageEntry"] | components["schemas"]["OrderReadyMessageEntry"] | components["schemas"]["OrderFailedMessageEntry"] | components["schemas"]["OrderOverdueMessageEntry"] | components["schemas"]["OrderCancelledMessageEntry"] | components["schemas"]["BarcodeRegeneratedMessageEntry"] | components["schemas"]["OrderReplayedMessageEntry"] | components["schemas"]["ItemPrintedMessageEntry"] | components["schemas"]["ItemPackedMessageEntry"] | components["schemas"]["OrderShippedMessageEntry"] | components["schemas"]["OrderDeliveredMessageEntry"] | components["schemas"]["OrderReturnedMessageEntry"] | components["schemas"]["OrderOnHoldMessageEntry"] | components["schemas"]["OrderReleasedMessageEntry"] | components["schemas"]["ItemReprintedMessageEntry"] | components["schemas"]["OrderLateMessageEntry"] | components["schemas"]["MockupReadyMessageEntry"] | components["schemas"]["ProofReadyMessageEntry"] | components["schemas"]["ProofApprovedMessageEntry"] | components["schemas"]["ProofRejectedMessageEntry"] | components["schemas"]["OrderApprovedMessageEntry"] | components["schemas"]["ProofReminderMessageEntry"] | components["schemas"]["ProofExpiredMessageEntry"] | components["schemas"]["ItemRoutedMessageEntry"];
         /**
          * @example {
          *       "mode": "skus",
@@ -3608,6 +3792,30 @@ export interface components {
             download: string;
         };
         OrderItemMockups: components["schemas"]["OrderItemMockup"][];
+        /**
+         * @example {
+         *       "name": "Erika Mustermann",
+         *       "line1": "Hauptstraße 5",
+         *       "city": "Berlin",
+         *       "postalCode": "10115",
+         *       "country": "DE"
+         *     }
+         */
+        ShipTo: {
+            name: string;
+            company?: string;
+            line1: string;
+            line2?: string;
+            city: string;
+            /** @description the state, province or region, where the country uses one (its code or its name) */
+            region?: string;
+            postalCode: string;
+            /** @description ISO 3166-1 alpha-2 */
+            country: string;
+            phone?: string;
+            /** Format: email */
+            email?: string;
+        };
         /** @description a line of the sale: a saved project or a cart item, and how many */
         SaleItem: {
             itemId: string;
@@ -3650,6 +3858,8 @@ export interface components {
             customer?: components["schemas"]["Customer"];
             /** @description the customer's gift note for the packing slip: kept encrypted */
             giftMessage?: string;
+            /** @description the recipient: checked against its country's rules (postal code, region, required fields), kept encrypted, erasable */
+            shipTo?: components["schemas"]["ShipTo"];
             /** @description whether this order's items wait for their proofs to be approved, whatever the label's approval policy says (its approvers still decide) */
             approval?: {
                 required: boolean;
@@ -3720,6 +3930,11 @@ export interface components {
             carrier: string;
             trackingNumber: string;
             trackingUrl?: string;
+            /**
+             * Format: uuid
+             * @description the facility it left from
+             */
+            facilityId?: string;
             /** Format: date-time */
             shippedAt: string;
             /** Format: date-time */
@@ -3777,6 +3992,21 @@ export interface components {
             };
             /** @description a variable item's reprints of some records, each a file of just those */
             reprints?: components["schemas"]["RecordsReprint"][];
+            /**
+             * @description pending: not routed (yet: its file is not ready or approved; or the label has no facilities), routed: made at facilityId, unroutable: no facility can make it
+             * @enum {string}
+             */
+            routing: "pending" | "routed" | "unroutable";
+            /**
+             * Format: uuid
+             * @description the facility that makes it
+             */
+            facilityId?: string;
+            /**
+             * Format: date
+             * @description the working day whose capacity it takes there
+             */
+            routedDay?: string;
         };
         Order: {
             orderId: string;
@@ -3803,6 +4033,10 @@ export interface components {
             shipBy?: string;
             /** @description past its ship-by time and not shipped */
             late: boolean;
+            /** @description the recipient (absent: none given, or the customer was erased) */
+            shipTo?: components["schemas"]["ShipTo"];
+            /** @description the customer's personal data was erased */
+            customerErased: boolean;
             items: components["schemas"]["OrderItem"][];
             shipments: components["schemas"]["OrderShipment"][];
             holds: components["schemas"]["OrderHold"][];
@@ -3961,6 +4195,11 @@ export interface components {
         Batch: {
             /** Format: uuid */
             batchId: string;
+            /**
+             * Format: uuid
+             * @description the facility whose press run it is
+             */
+            facilityId?: string;
             /** @enum {string} */
             status: "claiming" | "imposing" | "imposed" | "printed" | "failed" | "cancelled";
             /** @enum {string} */
@@ -4143,6 +4382,167 @@ export interface components {
             /** @enum {string} */
             slipSize?: "A4" | "Letter" | "A5" | "A6" | "4x6in";
         };
+        /**
+         * @example {
+         *       "name": "Kraków",
+         *       "country": "PL",
+         *       "timezone": "Europe/Warsaw",
+         *       "capabilities": {
+         *         "printMethods": [
+         *           "screen"
+         *         ],
+         *         "maxItemMm": {
+         *           "width": 400,
+         *           "height": 500
+         *         }
+         *       },
+         *       "capacity": {
+         *         "itemsPerDay": 500
+         *       },
+         *       "workingDays": [
+         *         "mon",
+         *         "tue",
+         *         "wed",
+         *         "thu",
+         *         "fri"
+         *       ],
+         *       "holidays": [
+         *         "2026-12-25"
+         *       ]
+         *     }
+         */
+        FacilitySettings: {
+            name: string;
+            /** @description ISO 3166-1 alpha-2: where it is (routing prefers the recipient’s) */
+            country: string;
+            /** @description IANA time zone: its working days are counted there */
+            timezone: string;
+            capabilities: {
+                printMethods: string[];
+                maxItemMm?: {
+                    width: number;
+                    height: number;
+                };
+            };
+            capacity: {
+                itemsPerDay: number;
+            };
+            /** @description mon-fri when absent */
+            workingDays?: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+            holidays?: string[];
+        };
+        /**
+         * @example {
+         *       "facilityId": "2f9c7a4e-5b1d-4c3e-9a8f-1e2d3c4b5a69",
+         *       "name": "Kraków",
+         *       "country": "PL",
+         *       "timezone": "Europe/Warsaw",
+         *       "capabilities": {
+         *         "printMethods": [
+         *           "screen"
+         *         ]
+         *       },
+         *       "capacity": {
+         *         "itemsPerDay": 500
+         *       },
+         *       "workingDays": [
+         *         "mon",
+         *         "tue",
+         *         "wed",
+         *         "thu",
+         *         "fri"
+         *       ],
+         *       "holidays": [],
+         *       "paused": false,
+         *       "apiKeyPrefix": "ep_fac_2f9c7a4e",
+         *       "registeredAt": "2026-11-27T08:00:00.000Z",
+         *       "updatedAt": "2026-11-27T08:00:00.000Z"
+         *     }
+         */
+        Facility: {
+            /** Format: uuid */
+            facilityId: string;
+            name: string;
+            country: string;
+            timezone: string;
+            capabilities: {
+                printMethods: string[];
+                maxItemMm?: {
+                    width: number;
+                    height: number;
+                };
+            };
+            capacity: {
+                itemsPerDay: number;
+            };
+            workingDays: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+            holidays: string[];
+            paused: boolean;
+            /** @description the start of its fulfillment key, to tell keys apart */
+            apiKeyPrefix: string;
+            /** Format: date-time */
+            registeredAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        FacilityWithKey: {
+            /** Format: uuid */
+            facilityId: string;
+            name: string;
+            country: string;
+            timezone: string;
+            capabilities: {
+                printMethods: string[];
+                maxItemMm?: {
+                    width: number;
+                    height: number;
+                };
+            };
+            capacity: {
+                itemsPerDay: number;
+            };
+            workingDays: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+            holidays: string[];
+            paused: boolean;
+            /** @description the start of its fulfillment key, to tell keys apart */
+            apiKeyPrefix: string;
+            /** Format: date-time */
+            registeredAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description the facility's fulfillment key: shown once; it sees and acts on its own items only */
+            fulfillmentApiKey: string;
+        };
+        FacilityPause: {
+            reason?: string;
+        };
+        /**
+         * @example {
+         *       "facilityId": "2f9c7a4e-5b1d-4c3e-9a8f-1e2d3c4b5a69",
+         *       "reason": "press 2 in Berlin is down"
+         *     }
+         */
+        ItemRoute: {
+            /** Format: uuid */
+            facilityId: string;
+            /** @description why: kept in the order’s history */
+            reason: string;
+        };
+        /**
+         * @example {
+         *       "orderItemId": "0b6f3c1e-2d4a-4f5b-8c9d-7e6f5a4b3c2d",
+         *       "facilityId": "2f9c7a4e-5b1d-4c3e-9a8f-1e2d3c4b5a69",
+         *       "day": "2026-11-27"
+         *     }
+         */
+        ItemRouted: {
+            /** Format: uuid */
+            orderItemId: string;
+            /** Format: uuid */
+            facilityId: string;
+            /** Format: date */
+            day: string;
+        };
         /** @description an image kept under a name of the label */
         LabelImageStored: {
             name: string;
@@ -4290,7 +4690,7 @@ export interface components {
          * @description a kind of order message a webhook can be sent
          * @enum {string}
          */
-        WebhookEventType: "order.received" | "order.item.print_ready" | "order.item.failed" | "order.ready" | "order.failed" | "order.overdue" | "order.cancelled" | "order.barcode_regenerated" | "order.replayed" | "order.item.printed" | "order.item.packed" | "order.shipped" | "order.delivered" | "order.returned" | "order.on_hold" | "order.released" | "order.item.reprinted" | "order.late" | "order.item.mockup_ready" | "order.proof.ready" | "order.proof.approved" | "order.proof.rejected" | "order.approved" | "order.proof.reminder" | "order.proof.expired";
+        WebhookEventType: "order.received" | "order.item.print_ready" | "order.item.failed" | "order.ready" | "order.failed" | "order.overdue" | "order.cancelled" | "order.barcode_regenerated" | "order.replayed" | "order.item.printed" | "order.item.packed" | "order.shipped" | "order.delivered" | "order.returned" | "order.on_hold" | "order.released" | "order.item.reprinted" | "order.late" | "order.item.mockup_ready" | "order.proof.ready" | "order.proof.approved" | "order.proof.rejected" | "order.approved" | "order.proof.reminder" | "order.proof.expired" | "order.item.routed";
         /** @description ordered: one message at a time in log order (a failing one holds back the rest); otherwise up to maxInFlight at once, at most ratePerSecond a second when set */
         WebhookDeliverySettings: {
             ordered: boolean;
@@ -4869,6 +5269,17 @@ export interface components {
             orderItemId: string;
             workflowId: string;
         };
+        /**
+         * @example {
+         *       "orderId": "SHOP-100234",
+         *       "erasedAt": "2026-11-27T08:00:00.000Z"
+         *     }
+         */
+        CustomerErased: {
+            orderId: string;
+            /** Format: date-time */
+            erasedAt: string;
+        };
         MockupTemplateDeleted: {
             templateId: string;
             /** @constant */
@@ -5229,6 +5640,9 @@ export type ItemPrintedMessageEntry = components['schemas']['ItemPrintedMessageE
 export type ItemPackedMessageData = components['schemas']['ItemPackedMessageData'];
 export type ItemPackedMessage = components['schemas']['ItemPackedMessage'];
 export type ItemPackedMessageEntry = components['schemas']['ItemPackedMessageEntry'];
+export type ItemRoutedMessageData = components['schemas']['ItemRoutedMessageData'];
+export type ItemRoutedMessage = components['schemas']['ItemRoutedMessage'];
+export type ItemRoutedMessageEntry = components['schemas']['ItemRoutedMessageEntry'];
 export type OrderShippedMessageData = components['schemas']['OrderShippedMessageData'];
 export type OrderShippedMessage = components['schemas']['OrderShippedMessage'];
 export type OrderShippedMessageEntry = components['schemas']['OrderShippedMessageEntry'];
@@ -5285,6 +5699,7 @@ export type ProjectMockups = components['schemas']['ProjectMockups'];
 export type ProjectMockupsPending = components['schemas']['ProjectMockupsPending'];
 export type OrderItemMockup = components['schemas']['OrderItemMockup'];
 export type OrderItemMockups = components['schemas']['OrderItemMockups'];
+export type ShipTo = components['schemas']['ShipTo'];
 export type SaleItem = components['schemas']['SaleItem'];
 export type Customer = components['schemas']['Customer'];
 export type SaleNotification = components['schemas']['SaleNotification'];
@@ -5320,6 +5735,12 @@ export type Batching = components['schemas']['Batching'];
 export type BatchingSettings = components['schemas']['BatchingSettings'];
 export type Branding = components['schemas']['Branding'];
 export type BrandingChange = components['schemas']['BrandingChange'];
+export type FacilitySettings = components['schemas']['FacilitySettings'];
+export type Facility = components['schemas']['Facility'];
+export type FacilityWithKey = components['schemas']['FacilityWithKey'];
+export type FacilityPause = components['schemas']['FacilityPause'];
+export type ItemRoute = components['schemas']['ItemRoute'];
+export type ItemRouted = components['schemas']['ItemRouted'];
 export type LabelImageStored = components['schemas']['LabelImageStored'];
 export type LabelImage = components['schemas']['LabelImage'];
 export type Permission = components['schemas']['Permission'];
@@ -5400,6 +5821,7 @@ export type UserDeleted = components['schemas']['UserDeleted'];
 export type ReplayStarted = components['schemas']['ReplayStarted'];
 export type BarcodeChange = components['schemas']['BarcodeChange'];
 export type BarcodeChangeStarted = components['schemas']['BarcodeChangeStarted'];
+export type CustomerErased = components['schemas']['CustomerErased'];
 export type MockupTemplateDeleted = components['schemas']['MockupTemplateDeleted'];
 export type DatasetErased = components['schemas']['DatasetErased'];
 export type OrderMessagePage = components['schemas']['OrderMessagePage'];
@@ -6206,6 +6628,8 @@ export interface operations {
                 until?: string;
                 /** @description a prefix of the order id, of a shop's item id or of an order item id */
                 q?: string;
+                /** @description orders with an item made at this facility */
+                facilityId?: string;
                 /** @description the `next` of the page before */
                 cursor?: string;
                 limit?: number;
@@ -6365,6 +6789,7 @@ export interface operations {
                      *       "workflowId": "string",
                      *       "onHold": true,
                      *       "late": true,
+                     *       "customerErased": true,
                      *       "items": [
                      *         {
                      *           "orderItemId": "0f8fad5b-d9cb-469f-a165-70867728950e",
@@ -6388,7 +6813,8 @@ export interface operations {
                      *               "stage": "string",
                      *               "at": "2026-11-22T10:00:00.000Z"
                      *             }
-                     *           ]
+                     *           ],
+                     *           "routing": "pending"
                      *         }
                      *       ],
                      *       "shipments": [
@@ -13895,6 +14321,8 @@ export interface operations {
                 until?: string;
                 /** @description a prefix of the order id, of a shop's item id or of an order item id */
                 q?: string;
+                /** @description orders with an item made at this facility */
+                facilityId?: string;
                 /** @description the `next` of the page before */
                 cursor?: string;
                 limit?: number;
@@ -14806,6 +15234,7 @@ export interface operations {
                      *       "workflowId": "string",
                      *       "onHold": true,
                      *       "late": true,
+                     *       "customerErased": true,
                      *       "items": [
                      *         {
                      *           "orderItemId": "0f8fad5b-d9cb-469f-a165-70867728950e",
@@ -14829,7 +15258,8 @@ export interface operations {
                      *               "stage": "string",
                      *               "at": "2026-11-22T10:00:00.000Z"
                      *             }
-                     *           ]
+                     *           ],
+                     *           "routing": "pending"
                      *         }
                      *       ],
                      *       "shipments": [
@@ -15539,6 +15969,1637 @@ export interface operations {
             };
             /** @description URI Too Long */
             414: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    correctShipTo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Erika Mustermann",
+                 *       "line1": "Hauptstraße 5",
+                 *       "city": "Berlin",
+                 *       "postalCode": "10115",
+                 *       "country": "DE"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ShipTo"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Erika Mustermann",
+                     *       "line1": "Hauptstraße 5",
+                     *       "city": "Berlin",
+                     *       "postalCode": "10115",
+                     *       "country": "DE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ShipTo"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content Too Large */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    eraseOrderCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "orderId": "SHOP-100234",
+                     *       "erasedAt": "2026-11-27T08:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustomerErased"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listFacilities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "facilityId": "2f9c7a4e-5b1d-4c3e-9a8f-1e2d3c4b5a69",
+                     *         "name": "Kraków",
+                     *         "country": "PL",
+                     *         "timezone": "Europe/Warsaw",
+                     *         "capabilities": {
+                     *           "printMethods": [
+                     *             "screen"
+                     *           ]
+                     *         },
+                     *         "capacity": {
+                     *           "itemsPerDay": 500
+                     *         },
+                     *         "workingDays": [
+                     *           "mon",
+                     *           "tue",
+                     *           "wed",
+                     *           "thu",
+                     *           "fri"
+                     *         ],
+                     *         "holidays": [],
+                     *         "paused": false,
+                     *         "apiKeyPrefix": "ep_fac_2f9c7a4e",
+                     *         "registeredAt": "2026-11-27T08:00:00.000Z",
+                     *         "updatedAt": "2026-11-27T08:00:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Facility"][];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    registerFacility: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Kraków",
+                 *       "country": "PL",
+                 *       "timezone": "Europe/Warsaw",
+                 *       "capabilities": {
+                 *         "printMethods": [
+                 *           "screen"
+                 *         ],
+                 *         "maxItemMm": {
+                 *           "width": 400,
+                 *           "height": 500
+                 *         }
+                 *       },
+                 *       "capacity": {
+                 *         "itemsPerDay": 500
+                 *       },
+                 *       "workingDays": [
+                 *         "mon",
+                 *         "tue",
+                 *         "wed",
+                 *         "thu",
+                 *         "fri"
+                 *       ],
+                 *       "holidays": [
+                 *         "2026-12-25"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["FacilitySettings"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "facilityId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *       "name": "string",
+                     *       "country": "string",
+                     *       "timezone": "string",
+                     *       "capabilities": {
+                     *         "printMethods": [
+                     *           "string"
+                     *         ]
+                     *       },
+                     *       "capacity": {
+                     *         "itemsPerDay": 0
+                     *       },
+                     *       "workingDays": [
+                     *         "mon"
+                     *       ],
+                     *       "holidays": [
+                     *         "string"
+                     *       ],
+                     *       "paused": true,
+                     *       "apiKeyPrefix": "string",
+                     *       "registeredAt": "2026-11-22T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-22T10:00:00.000Z",
+                     *       "fulfillmentApiKey": "string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FacilityWithKey"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content Too Large */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getFacility: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "facilityId": "2f9c7a4e-5b1d-4c3e-9a8f-1e2d3c4b5a69",
+                     *       "name": "Kraków",
+                     *       "country": "PL",
+                     *       "timezone": "Europe/Warsaw",
+                     *       "capabilities": {
+                     *         "printMethods": [
+                     *           "screen"
+                     *         ]
+                     *       },
+                     *       "capacity": {
+                     *         "itemsPerDay": 500
+                     *       },
+                     *       "workingDays": [
+                     *         "mon",
+                     *         "tue",
+                     *         "wed",
+                     *         "thu",
+                     *         "fri"
+                     *       ],
+                     *       "holidays": [],
+                     *       "paused": false,
+                     *       "apiKeyPrefix": "ep_fac_2f9c7a4e",
+                     *       "registeredAt": "2026-11-27T08:00:00.000Z",
+                     *       "updatedAt": "2026-11-27T08:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Facility"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateFacility: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Kraków",
+                 *       "country": "PL",
+                 *       "timezone": "Europe/Warsaw",
+                 *       "capabilities": {
+                 *         "printMethods": [
+                 *           "screen"
+                 *         ],
+                 *         "maxItemMm": {
+                 *           "width": 400,
+                 *           "height": 500
+                 *         }
+                 *       },
+                 *       "capacity": {
+                 *         "itemsPerDay": 500
+                 *       },
+                 *       "workingDays": [
+                 *         "mon",
+                 *         "tue",
+                 *         "wed",
+                 *         "thu",
+                 *         "fri"
+                 *       ],
+                 *       "holidays": [
+                 *         "2026-12-25"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["FacilitySettings"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "facilityId": "2f9c7a4e-5b1d-4c3e-9a8f-1e2d3c4b5a69",
+                     *       "name": "Kraków",
+                     *       "country": "PL",
+                     *       "timezone": "Europe/Warsaw",
+                     *       "capabilities": {
+                     *         "printMethods": [
+                     *           "screen"
+                     *         ]
+                     *       },
+                     *       "capacity": {
+                     *         "itemsPerDay": 500
+                     *       },
+                     *       "workingDays": [
+                     *         "mon",
+                     *         "tue",
+                     *         "wed",
+                     *         "thu",
+                     *         "fri"
+                     *       ],
+                     *       "holidays": [],
+                     *       "paused": false,
+                     *       "apiKeyPrefix": "ep_fac_2f9c7a4e",
+                     *       "registeredAt": "2026-11-27T08:00:00.000Z",
+                     *       "updatedAt": "2026-11-27T08:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Facility"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content Too Large */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    pauseFacility: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["FacilityPause"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "facilityId": "2f9c7a4e-5b1d-4c3e-9a8f-1e2d3c4b5a69",
+                     *       "name": "Kraków",
+                     *       "country": "PL",
+                     *       "timezone": "Europe/Warsaw",
+                     *       "capabilities": {
+                     *         "printMethods": [
+                     *           "screen"
+                     *         ]
+                     *       },
+                     *       "capacity": {
+                     *         "itemsPerDay": 500
+                     *       },
+                     *       "workingDays": [
+                     *         "mon",
+                     *         "tue",
+                     *         "wed",
+                     *         "thu",
+                     *         "fri"
+                     *       ],
+                     *       "holidays": [],
+                     *       "paused": false,
+                     *       "apiKeyPrefix": "ep_fac_2f9c7a4e",
+                     *       "registeredAt": "2026-11-27T08:00:00.000Z",
+                     *       "updatedAt": "2026-11-27T08:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Facility"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content Too Large */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    resumeFacility: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "facilityId": "2f9c7a4e-5b1d-4c3e-9a8f-1e2d3c4b5a69",
+                     *       "name": "Kraków",
+                     *       "country": "PL",
+                     *       "timezone": "Europe/Warsaw",
+                     *       "capabilities": {
+                     *         "printMethods": [
+                     *           "screen"
+                     *         ]
+                     *       },
+                     *       "capacity": {
+                     *         "itemsPerDay": 500
+                     *       },
+                     *       "workingDays": [
+                     *         "mon",
+                     *         "tue",
+                     *         "wed",
+                     *         "thu",
+                     *         "fri"
+                     *       ],
+                     *       "holidays": [],
+                     *       "paused": false,
+                     *       "apiKeyPrefix": "ep_fac_2f9c7a4e",
+                     *       "registeredAt": "2026-11-27T08:00:00.000Z",
+                     *       "updatedAt": "2026-11-27T08:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Facility"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    routeOrderItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "facilityId": "2f9c7a4e-5b1d-4c3e-9a8f-1e2d3c4b5a69",
+                 *       "reason": "press 2 in Berlin is down"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ItemRoute"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "orderItemId": "0b6f3c1e-2d4a-4f5b-8c9d-7e6f5a4b3c2d",
+                     *       "facilityId": "2f9c7a4e-5b1d-4c3e-9a8f-1e2d3c4b5a69",
+                     *       "day": "2026-11-27"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ItemRouted"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content Too Large */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
@@ -17355,7 +19416,10 @@ export interface operations {
     };
     getPackingSlip: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description a split order's slip of one facility: its items only (a facility's key gets its own always) */
+                facilityId?: string;
+            };
             header?: never;
             path: {
                 orderId: string;
@@ -25162,6 +27226,35 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ProofExpiredMessage"];
+            };
+        };
+        responses: {
+            /** @description taken; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried on the schedule, a 410 disables the endpoint */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onOrderItemRouted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id (msg_...): the same in every re-delivery, so a receiver can skip one it has */
+                "webhook-id": string;
+                /** @description when this attempt was signed, in seconds since 1970 (refuse one too far from now) */
+                "webhook-timestamp": number;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">, one per secret that signs (two during a rotation), space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ItemRoutedMessage"];
             };
         };
         responses: {

@@ -1,5 +1,5 @@
 import { batchesProjection } from './batches.ts';
-import { facilitiesProjection } from './facilities.ts';
+import { facilitiesProjection, facilityLoadsProjection } from './facilities.ts';
 import { imageRefsProjection } from './image-refs.ts';
 import { importsProjection } from './imports.ts';
 import { labelsProjection } from './labels.ts';
@@ -31,4 +31,5 @@ export const allProjections: Projection[] = [
   batchesProjection,
   mockupsProjection,
   facilitiesProjection,
+  facilityLoadsProjection,
 ];

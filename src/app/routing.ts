@@ -1,12 +1,24 @@
-import { facilitiesForRouting, facilityRow } from '#projections/facilities';
+import { facilitiesForRouting, facilityRow, hasFacilities } from '#projections/facilities';
 import { findOrderItem } from '#projections/orders';
 import { dateIn, decideRoute, type FacilityForRouting } from '../domain/facility/routing.ts';
 import { type OrderState, orderAggregate } from '../domain/order/decider.ts';
+import { labelOfOrderStream } from '../domain/order/events.ts';
 import type { ItemState, Routing } from '../domain/order/state.ts';
 import { approvedForProduction } from '../domain/order/state.ts';
 import { DomainError } from '../domain/shared/decider.ts';
-import type { EventMetadata, EventStore, Position } from '../eventstore/port.ts';
-import { derivedIds, handleCommand, loadState } from './command-handler.ts';
+import {
+  comparePositions,
+  type EventMetadata,
+  type EventStore,
+  type Position,
+} from '../eventstore/port.ts';
+import {
+  derivedIds,
+  handleCommand,
+  loadState,
+  readState,
+  type StreamState,
+} from './command-handler.ts';
 import type { AppContext } from './context.ts';
 
 /*
@@ -18,9 +30,47 @@ import type { AppContext } from './context.ts';
 export interface RoutingDeps {
   store: EventStore;
   pool: AppContext['pool'];
-  /** resolves once the orders read model has taken an append (its loads count it) */
-  seen: (position: Position | undefined) => Promise<unknown>;
+  /** resolves once the read models of items (their stages) have taken an append */
+  itemsSeen: (position: Position) => Promise<unknown>;
+  /** resolves once the facilities read model has taken an append */
+  facilitiesSeen: (position: Position) => Promise<unknown>;
 }
+
+type Place = { facilityId: string | null; day: string | null };
+
+/**
+ * Routing decisions one after another, each counting the ones before without waiting for
+ * the read model: the decisions this process appended that the loads it reads were not
+ * yet as of (their checkpoint, read with them) are added to them.
+ */
+export function routingInOrder() {
+  let pending: { position: Position; from: Place; to: Place }[] = [];
+  return {
+    appended(position: Position, from: Place, to: Place) {
+      pending.push({ position, from, to });
+    },
+    /** the loads as of `asOf`, with this process's later decisions added */
+    counted(facilities: FacilityForRouting[], asOf: Position): FacilityForRouting[] {
+      pending = pending.filter((p) => comparePositions(p.position, asOf) > 0);
+      if (pending.length === 0) return facilities;
+      const byId = new Map(
+        facilities.map((f) => [f.facilityId, { ...f, routedByDay: new Map(f.routedByDay) }]),
+      );
+      const move = (place: Place, by: number) => {
+        const f = place.facilityId ? byId.get(place.facilityId) : undefined;
+        if (!f) return;
+        f.open += by;
+        if (place.day) f.routedByDay.set(place.day, (f.routedByDay.get(place.day) ?? 0) + by);
+      };
+      for (const p of pending) {
+        move(p.from, -1);
+        move(p.to, 1);
+      }
+      return [...byId.values()];
+    },
+  };
+}
+type InOrder = ReturnType<typeof routingInOrder>;
 
 /** The largest print area of an item: what a facility's size limit is checked against. */
 const sizeOf = (i: ItemState) => {
@@ -33,10 +83,16 @@ const sizeOf = (i: ItemState) => {
 export const routable = (i: ItemState) => i.status === 'ready' && approvedForProduction(i);
 
 /** The facilities of a label as routing reads them now ("today" is each one's own). */
-async function facilitiesNow(deps: Pick<RoutingDeps, 'pool'>, labelId: string, now: Date) {
+async function facilitiesNow(
+  deps: Pick<RoutingDeps, 'pool'>,
+  labelId: string,
+  now: Date,
+  inOrder?: InOrder,
+) {
   // every facility's today is within a day of UTC's: loads from yesterday (UTC) on hold them all
   const since = new Date(now.getTime() - 86_400_000).toISOString().slice(0, 10);
-  return facilitiesForRouting(deps.pool, labelId, since);
+  const { facilities, asOf } = await facilitiesForRouting(deps.pool, labelId, since);
+  return inOrder ? inOrder.counted(facilities, asOf) : facilities;
 }
 
 /**
@@ -46,13 +102,17 @@ async function facilitiesNow(deps: Pick<RoutingDeps, 'pool'>, labelId: string, n
  * Nothing for a label without facilities: its one implicit shop floor takes every item.
  */
 export async function routeOrderItems(
-  deps: RoutingDeps,
+  deps: RoutingDeps & { inOrder: InOrder },
   stream: string,
   mode: 'first' | 'reroute',
   only?: { orderItemId?: string; from?: string | null },
   causation = 'routing',
 ): Promise<number> {
-  const order = await loadState(deps.store, orderAggregate, stream);
+  // a label without facilities has its one implicit shop floor: nothing to decide
+  if (!(await hasFacilities(deps.pool, labelOfOrderStream(stream)))) return 0;
+  // read once: the first decision is appended at this revision (a conflict reads again)
+  let read: StreamState<OrderState> = await readState(deps.store, orderAggregate, stream);
+  const order = read.state;
   if (!order.exists || order.status === 'cancelled') return 0;
   let facilities: FacilityForRouting[] | undefined;
   let routed = 0;
@@ -62,7 +122,7 @@ export async function routeOrderItems(
     if (mode === 'first' && item.facilityId !== undefined) continue;
     if (mode === 'reroute' && item.facilityId !== only?.from) continue;
     const now = new Date();
-    facilities ??= await facilitiesNow(deps, order.labelId, now);
+    facilities ??= await facilitiesNow(deps, order.labelId, now, deps.inOrder);
     if (facilities.length === 0) return routed;
     const decision = decideRoute(
       { printMethod: item.item.printMethod, ...sizeOf(item) },
@@ -86,11 +146,17 @@ export async function routeOrderItems(
       {
         // one decision per item and cause (a reaction run twice appends nothing twice)
         eventIds: derivedIds(stream, 'route', item.item.orderItemId, causation),
+        read,
       },
     );
+    if (r.appended) read = { revision: r.appended.nextRevision, state: r.state };
     if (r.appended) {
       routed++;
-      await deps.seen(r.appended.position);
+      deps.inOrder.appended(
+        r.appended.position,
+        { facilityId: item.facilityId ?? null, day: item.routedDay ?? null },
+        { facilityId: decision.facilityId, day: decision.day },
+      );
       // the next item of this order counts this one
       facilities = undefined;
     }

@@ -180,10 +180,9 @@ export async function startApp(
         routingReactor({
           store,
           pool: data.db.pool,
-          seen: (position) =>
-            position
-              ? runner.waitFor('orders', position, 10_000, { readsOnly: true })
-              : Promise.resolve(true),
+          itemsSeen: (position) => runner.waitFor('orders', position, 10_000, { readsOnly: true }),
+          facilitiesSeen: (position) =>
+            runner.waitFor('facilities', position, 10_000, { readsOnly: true }),
         }),
       ],
       log.child({ part: 'routing' }),

@@ -1,6 +1,6 @@
 import { itemsToMoveOff, unroutableItems } from '#projections/facilities';
 import { loadState } from '../app/command-handler.ts';
-import { type RoutingDeps, routeOrderItems } from '../app/routing.ts';
+import { type RoutingDeps, routeOrderItems, routingInOrder } from '../app/routing.ts';
 import { facilityAggregate } from '../domain/facility/decider.ts';
 import { facilityEvents } from '../domain/facility/events.ts';
 import type { Reactor } from './reactor.ts';
@@ -15,7 +15,8 @@ const ITEM_READY = ['PrintFileGenerated', 'ProofApproved', 'ApprovalWaived', 'Or
  * unroutable. Idempotent: the order's decider routes an item once per cause, and the
  * event ids derive from the cause.
  */
-export function routingReactor(deps: RoutingDeps): Reactor {
+export function routingReactor(given: RoutingDeps): Reactor {
+  const deps = { ...given, inOrder: routingInOrder() };
   return {
     name: 'routing',
     handles: new Set([...ITEM_READY, ...facilityEvents.types]),
@@ -24,8 +25,10 @@ export function routingReactor(deps: RoutingDeps): Reactor {
         await routeOrderItems(deps, stored.streamId, 'first', undefined, 'first');
         return;
       }
-      // what the read models say of the items must include everything before this event
-      await deps.seen(stored.position);
+      // the facilities and what the read models say of the items include this event and
+      // all before it (an order's print file after it finds the facility)
+      await deps.facilitiesSeen(stored.position);
+      await deps.itemsSeen(stored.position);
       const facility = await loadState(deps.store, facilityAggregate, stored.streamId);
       if (!facility.exists) return;
       if (stored.type === 'FacilityPaused') {

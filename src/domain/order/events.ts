@@ -343,3 +343,6 @@ const digest = (s: string) => createHash('sha256').update(s).digest('hex').slice
 /** The shop's order reference is hashed into the stream name (any characters allowed). */
 export const orderStream = (labelId: string, orderId: string) =>
   `Order-${labelId}-${digest(orderId)}`;
+/** The label an order stream belongs to (its name holds it). */
+export const labelOfOrderStream = (stream: string) =>
+  stream.slice('Order-'.length, 'Order-'.length + 36);

@@ -238,6 +238,13 @@ export const ordersProjection: Projection = {
               d.routedAt,
             ],
           );
+          // counted on the facility's working days, the order may have to ship later
+          if (d.shipBy)
+            await tx.query(
+              `UPDATE rm_orders SET ship_by = GREATEST(ship_by, $2)
+               WHERE stream_id = $1 AND ship_by IS NOT NULL`,
+              [s.streamId, d.shipBy],
+            );
           break;
         }
         case 'ShipToCorrected':

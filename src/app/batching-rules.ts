@@ -1,4 +1,5 @@
 import { labelsWithRules } from '#projections/batches';
+import { facilitiesOf } from '#projections/facilities';
 import { readyItems } from '#projections/order-production';
 import type { BatchingRule } from '../domain/batch/events.ts';
 import { labelAggregate } from '../domain/label/decider.ts';
@@ -27,7 +28,13 @@ export async function batching(ctx: AppContext, labelId: string): Promise<Batchi
 
 export interface RuleInput extends Omit<BatchInput, 'items' | 'filter'> {
   name: string;
-  filter?: { printMethod?: string | undefined; sku?: string | undefined } | undefined;
+  filter?:
+    | {
+        printMethod?: string | undefined;
+        sku?: string | undefined;
+        facilityId?: string | undefined;
+      }
+    | undefined;
   everyMinutes?: number | undefined;
   whenSheetFull?: boolean | undefined;
 }
@@ -40,7 +47,12 @@ export async function setBatching(
   metadata: EventMetadata,
 ): Promise<Batching> {
   const names = new Set<string>();
+  const facilities = new Set((await facilitiesOf(ctx.pool, labelId)).map((f) => f.facility_id));
   const rules: BatchingRule[] = input.rules.map((r, i) => {
+    if (r.filter?.facilityId && !facilities.has(r.filter.facilityId))
+      throw new DomainError('invalid', 'the label has no such facility', 'facility_not_found', {
+        field: `rules.${i}.filter.facilityId`,
+      });
     if (names.has(r.name))
       throw new DomainError('invalid', `two rules are named ${r.name}`, 'duplicate_rule', {
         field: `rules.${i}.name`,
@@ -58,6 +70,7 @@ export async function setBatching(
       filter: {
         ...(r.filter?.printMethod ? { printMethod: r.filter.printMethod } : {}),
         ...(r.filter?.sku ? { sku: r.filter.sku } : {}),
+        ...(r.filter?.facilityId ? { facilityId: r.filter.facilityId } : {}),
       },
       spec: specOf(r),
       everyMinutes: r.everyMinutes ?? null,
@@ -89,7 +102,12 @@ export async function runBatchingRules(ctx: AppContext, now: Date): Promise<stri
   const opened: string[] = [];
   for (const { label_id: labelId, rules } of await labelsWithRules(ctx.pool)) {
     for (const rule of rules) {
-      const ready = await readyItems(ctx.pool, labelId, { sku: rule.filter.sku }, MAX_BATCH_ITEMS);
+      const ready = await readyItems(
+        ctx.pool,
+        labelId,
+        { sku: rule.filter.sku, facilityId: rule.filter.facilityId },
+        MAX_BATCH_ITEMS,
+      );
       if (ready.length === 0) continue;
       let batchId: string | undefined;
       if (rule.everyMinutes) {
@@ -126,11 +144,13 @@ function openBatchFromRule(ctx: AppContext, labelId: string, rule: BatchingRule,
     s.media.kind === 'roll'
       ? { rollWidthMm: s.media.widthMm, maxLengthMm: s.media.heightMm }
       : { widthMm: s.media.widthMm, heightMm: s.media.heightMm };
+  const { facilityId, ...filter } = rule.filter;
   return openBatch(
     ctx,
-    labelId,
+    // a facility's rule opens the facility's press runs
+    { labelId, facilityId },
     {
-      filter: rule.filter,
+      filter,
       media,
       mode: s.mode,
       gutterMm: s.gutterMm,

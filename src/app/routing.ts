@@ -1,6 +1,11 @@
 import { facilitiesForRouting, facilityRow, hasFacilities } from '#projections/facilities';
 import { findOrderItem } from '#projections/orders';
-import { dateIn, decideRoute, type FacilityForRouting } from '../domain/facility/routing.ts';
+import {
+  dateIn,
+  decideRoute,
+  type FacilityForRouting,
+  workingDeadline,
+} from '../domain/facility/routing.ts';
 import { type OrderState, orderAggregate } from '../domain/order/decider.ts';
 import { labelOfOrderStream } from '../domain/order/events.ts';
 import type { ItemState, Routing } from '../domain/order/state.ts';
@@ -79,6 +84,18 @@ const sizeOf = (i: ItemState) => {
   return { widthMm: biggest?.widthMm ?? 0, heightMm: biggest?.heightMm ?? 0 };
 };
 
+/**
+ * The order's ship-by clock: from its receipt (from the last approval, where its items
+ * waited for one) for as long as the label gave it; none without a deadline.
+ */
+function shipWithinOf(order: OrderState) {
+  if (!order.exists || order.shipBy === null) return undefined;
+  return {
+    start: new Date(order.approvedAt ?? order.receivedAt),
+    ms: Date.parse(order.shipBy) - Date.parse(order.receivedAt),
+  };
+}
+
 /** Routable by the rules: its print file is ready and, where it needs one, its proof approved. */
 export const routable = (i: ItemState) => i.status === 'ready' && approvedForProduction(i);
 
@@ -129,6 +146,7 @@ export async function routeOrderItems(
       order.shipToCountry,
       facilities,
       now,
+      shipWithinOf(order),
     );
     const r = await handleCommand(
       deps.store,
@@ -186,9 +204,11 @@ export async function moveItem(
   const now = new Date();
   const all = await facilitiesNow(ctx, found.label_id, now);
   const day = dateIn(facility.settings.timezone, now);
+  const clock = shipWithinOf(order);
   const decision: Routing = {
     facilityId,
     day,
+    shipBy: clock ? workingDeadline(facility.settings, clock.start, clock.ms).toISOString() : null,
     reason: {
       rule: 'operator',
       candidates: all.map((f) => ({

@@ -55,6 +55,7 @@ describe('recipients, facilities and routing', () => {
   let admin: string;
   let labelKey: string;
   let shopKey: string;
+  let editorToken: string;
   const projects: Record<'digital' | 'screen' | 'embroidery', string> = {
     digital: '',
     screen: '',
@@ -81,7 +82,7 @@ describe('recipients, facilities and routing', () => {
   };
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ BATCHING_SWEEP_MS: '300' });
     call = client(t.url);
     const label = await call('POST', '/operator/labels', {
       key: t.operatorKey,
@@ -102,6 +103,7 @@ describe('recipients, facilities and routing', () => {
     });
     shopKey = shop.body.apiKey;
     const { token } = await editorUser(t, label.body.labelId, `u-${randomUUID()}`);
+    editorToken = token;
     for (const [method, prefix] of [
       ['digital', 'DIG'],
       ['screen', 'SCR'],
@@ -132,6 +134,8 @@ describe('recipients, facilities and routing', () => {
       capabilities: { printMethods: ['digital'] },
       capacity: { itemsPerDay: 100 },
       workingDays: EVERY_DAY,
+      // closed today and the next two days: its items take later days, and ship later
+      holidays: [0, 1, 2].map((n) => today('Europe/Berlin', n)),
     });
     facilities.krakow = await register({
       name: 'Kraków',
@@ -228,6 +232,11 @@ describe('recipients, facilities and routing', () => {
     expect(byItem(v, 'screen')[0]!.facilityId).toBe(facilities.krakow.id);
     expect(byItem(v, 'embroidery')[0]!.facilityId).toBe(facilities.lisbon.id);
     expect(byItem(v, 'embroidery')[0]!.routedDay).toBe(today('Europe/Lisbon'));
+    expect(byItem(v, 'digital')[0]!.routedDay).toBe(today('Europe/Berlin', 3));
+    // the label's 72 hours to ship, counted on Berlin's working days: three more days
+    const { receivedAt, shipBy } = (await call('GET', `/api/orders/${split}`, { key: admin }))
+      .body as { receivedAt: string; shipBy: string };
+    expect((Date.parse(shipBy) - Date.parse(receivedAt)) / 86_400_000).toBeCloseTo(6, 1);
     // the same digital item to Poland goes to Kraków, which prints digital too
     const polish = await order(['digital'], toKrakow);
     expect((await routed(polish)).items[0]!.facilityId).toBe(facilities.krakow.id);
@@ -469,6 +478,127 @@ describe('recipients, facilities and routing', () => {
     const ids = listed.body.orders.map((x: { orderId: string }) => x.orderId);
     expect(ids).toContain(split);
     expect(ids).not.toContain(o);
+  }, 300_000);
+
+  it("runs a facility's batching rule on its own items only, into its own hot folder", async () => {
+    const unknown = await call('PUT', '/api/production/batching', {
+      key: admin,
+      body: {
+        rules: [
+          {
+            name: 'x',
+            filter: { facilityId: randomUUID() },
+            media: { preset: 'SRA3' },
+            mode: 'gang',
+            everyMinutes: 1,
+          },
+        ],
+      },
+    });
+    expect(unknown.status).toBe(400);
+    const set = await call('PUT', '/api/production/batching', {
+      key: admin,
+      body: {
+        rules: [
+          {
+            name: 'krakow-digital',
+            filter: { facilityId: facilities.krakow.id, printMethod: 'digital' },
+            media: { preset: 'SRA3' },
+            mode: 'gang',
+            everyMinutes: 1,
+          },
+        ],
+        hotFolder: 'presses',
+      },
+    });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    // Berlin has ready digital items too: the rule leaves them
+    const berlinReady = await order(['digital'], toBerlin);
+    await routed(berlinReady);
+    const batch = await until(
+      "Kraków's rule to open a batch",
+      async () => {
+        const list = await call('GET', '/v1/production/batches', { key: facilities.krakow.key });
+        const b = list.body.batches.find(
+          (x: { source: string }) => x.source === 'rule krakow-digital',
+        );
+        if (!b) return undefined;
+        const full = await call('GET', `/v1/production/batches/${b.batchId}`, {
+          key: facilities.krakow.key,
+        });
+        return full.body.status === 'imposed' || full.body.status === 'printed'
+          ? full.body
+          : undefined;
+      },
+      120_000,
+    );
+    expect(batch.facilityId).toBe(facilities.krakow.id);
+    expect(batch.items.length).toBeGreaterThan(0);
+    for (const i of batch.items as { orderItemId: string; orderId: string }[]) {
+      const v = await view(i.orderId);
+      expect(v.items.find((x) => x.orderItemId === i.orderItemId)!.facilityId).toBe(
+        facilities.krakow.id,
+      );
+    }
+    expect(batch.hotFolder?.location ?? '').toContain(`/presses/${facilities.krakow.id}/`);
+    // Berlin's item is still waiting, and Berlin's key does not list Kraków's runs
+    expect((await view(berlinReady)).items[0]!.stage).toBe('ready');
+    const berlinList = await call('GET', '/v1/production/batches', { key: facilities.berlin.key });
+    expect(berlinList.body.batches.map((b: { batchId: string }) => b.batchId)).not.toContain(
+      batch.batchId,
+    );
+    // no more rules: the other tests' items stay where they are
+    await call('PUT', '/api/production/batching', { key: admin, body: { rules: [] } });
+  }, 240_000);
+
+  it('keeps a day’s capacity under 50 racing sales: five a day, day after day, none twice', async () => {
+    const tag = randomUUID().slice(0, 6);
+    await importCatalog(call, t, 'supplier-a', [
+      config(`SUB-${tag}`, { printMethod: 'sublimation' }),
+    ]);
+    const porto = await call('POST', '/api/facilities', {
+      key: admin,
+      body: {
+        name: 'Porto',
+        country: 'PT',
+        timezone: 'Europe/Lisbon',
+        capabilities: { printMethods: ['sublimation'] },
+        capacity: { itemsPerDay: 5 },
+        workingDays: EVERY_DAY,
+      },
+    });
+    expect(porto.status).toBe(201);
+    const p = await call('POST', '/editor/projects', {
+      headers: { authorization: `Bearer ${editorToken}` },
+      body: { name: 'sub', sku: `SUB-${tag}`, supplier: 'supplier-a', design: textDesign('sub') },
+    });
+    expect(p.status, JSON.stringify(p.body)).toBe(201);
+    const ids = Array.from({ length: 50 }, (_, n) => `RACE-${tag}-${n}`);
+    const answers = await Promise.all(
+      ids.map((orderId) =>
+        call('POST', '/webhook/notifyorder', {
+          key: shopKey,
+          body: {
+            orderId,
+            items: [{ itemId: 'x', projectId: p.body.id, quantity: 1 }],
+            shipTo: toBerlin,
+          },
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(ids.map(() => 200));
+    const days: string[] = [];
+    for (const orderId of ids) {
+      const v = await routed(orderId);
+      expect(v.items[0]!.facilityId).toBe(porto.body.facilityId);
+      days.push(v.items[0]!.routedDay!);
+    }
+    const perDay = new Map<string, number>();
+    for (const d of days) perDay.set(d, (perDay.get(d) ?? 0) + 1);
+    expect([...perDay.keys()].sort()).toEqual(
+      Array.from({ length: 10 }, (_, n) => today('Europe/Lisbon', n)),
+    );
+    expect([...perDay.values()]).toEqual(Array(10).fill(5));
   }, 300_000);
 
   it('refuses bad addresses, naming the field and the rule, and records nothing', async () => {

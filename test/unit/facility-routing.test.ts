@@ -3,7 +3,10 @@ import {
   decideRoute,
   type FacilityForRouting,
   firstFreeDay,
+  workingDeadline,
 } from '../../src/domain/facility/routing.ts';
+
+const EVERY_DAY = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 
 const facility = (
   id: string,
@@ -112,6 +115,26 @@ describe('routing decisions', () => {
         friday,
       ).facilityId,
     ).toBe(KRAKOW);
+  });
+
+  it("counts the ship-by clock on the facility's working days only", () => {
+    const berlin = facility(BERLIN, 'Berlin', 'DE', ['digital'], { holidays: ['2026-12-01'] });
+    // 72 hours from Friday 10:00: Saturday and Sunday do not count, nor Tuesday's holiday
+    expect(workingDeadline(berlin, friday, 72 * 3_600_000).toISOString()).toBe(
+      '2026-12-03T09:00:00.000Z',
+    );
+    // a facility that works every day keeps the label's deadline as it is
+    const always = { ...berlin, workingDays: [...EVERY_DAY], holidays: [] };
+    expect(workingDeadline(always, friday, 72 * 3_600_000).toISOString()).toBe(
+      '2026-11-30T09:00:00.000Z',
+    );
+    // and routing records it for the chosen facility
+    const r = decideRoute(item('digital'), 'DE', three(), friday, {
+      start: friday,
+      ms: 24 * 3_600_000,
+    });
+    // Friday + 24 h is Saturday: Saturday and Sunday are days off, so Monday
+    expect(r.shipBy).toBe('2026-11-30T09:00:00.000Z');
   });
 
   it("counts a facility's day in its own time zone", () => {

@@ -222,12 +222,17 @@ export const SHEET_CODE = /^B([0-9A-F]{12})S([1-9][0-9]{0,3})$/;
 
 /**
  * A label's rule that opens batches by itself: the ready items it takes (a print method,
- * a SKU), how they are imposed, and when: every `everyMinutes` (when any item waits),
- * and/or as soon as they would fill a sheet.
+ * a SKU, one facility's), how they are imposed, and when: every `everyMinutes` (when any
+ * item waits), and/or as soon as they would fill a sheet. A rule of a facility opens that
+ * facility's press runs, of its own items.
  */
 export const batchingRuleSchema = z.object({
   name: z.string(),
-  filter: z.object({ printMethod: z.string().optional(), sku: z.string().optional() }),
+  filter: z.object({
+    printMethod: z.string().optional(),
+    sku: z.string().optional(),
+    facilityId: z.uuid().optional(),
+  }),
   spec: batchSpecSchema,
   everyMinutes: z.number().int().nullable(),
   whenSheetFull: z.boolean(),

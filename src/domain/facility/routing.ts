@@ -63,6 +63,25 @@ export function firstFreeDay(f: FacilityForRouting, now: Date): string | undefin
   return undefined;
 }
 
+/**
+ * A deadline `ms` after `start`, counted on a facility's working days only (in its time
+ * zone): each day off from the start's day to the deadline's adds a day, so a deadline
+ * never falls on a weekend or a holiday of the facility.
+ */
+export function workingDeadline(
+  f: Pick<FacilityForRouting, 'timezone' | 'workingDays' | 'holidays'>,
+  start: Date,
+  ms: number,
+): Date {
+  let end = start.getTime() + ms;
+  let day = dateIn(f.timezone, start);
+  for (let i = 0; i < DAYS_AHEAD && day <= dateIn(f.timezone, new Date(end)); i++) {
+    if (!worksOn(f, day)) end += 86_400_000;
+    day = addDays(day, 1);
+  }
+  return new Date(end);
+}
+
 const fits = (item: ItemForRouting, max: { width: number; height: number } | undefined) =>
   !max ||
   (item.widthMm <= max.width && item.heightMm <= max.height) ||
@@ -73,6 +92,8 @@ export function decideRoute(
   recipientCountry: string | null,
   facilities: FacilityForRouting[],
   now: Date,
+  /** the order's ship-by clock (its start and length), to count on the chosen facility's working days */
+  shipWithin?: { start: Date; ms: number } | undefined,
 ): Routing {
   const verdicts = new Map<string, Omit<RoutingCandidate, 'facilityId' | 'name'>>();
   const method = item.printMethod.toLowerCase();
@@ -110,6 +131,7 @@ export function decideRoute(
     return {
       facilityId: null,
       day: null,
+      shipBy: null,
       reason: { rule: 'unroutable', candidates: candidates() },
     };
   let rule: Routing['reason']['rule'] = 'only_capable';
@@ -138,6 +160,7 @@ export function decideRoute(
     return {
       facilityId: null,
       day: null,
+      shipBy: null,
       reason: { rule: 'unroutable', candidates: candidates() },
     };
   }
@@ -173,6 +196,9 @@ export function decideRoute(
   return {
     facilityId: chosen.facilityId,
     day: days.get(chosen.facilityId) ?? null,
+    shipBy: shipWithin
+      ? workingDeadline(chosen, shipWithin.start, shipWithin.ms).toISOString()
+      : null,
     reason: { rule, candidates: candidates(chosen.facilityId) },
   };
 }

@@ -140,17 +140,19 @@ export const LabelBrandingSet = defineEvent(
 /**
  * How the label's press runs open by themselves (its rules) and where released batches
  * are laid for the press (a hot folder: a prefix in the file store); each event holds all
- * of it, as it is from then on.
+ * of it, as it is from then on. v2: a rule may belong to a facility (`filter.facilityId`);
+ * every v1 rule is the label's, as it always was.
  */
 export const LabelBatchingSet = defineEvent(
   'LabelBatchingSet',
-  1,
+  2,
   z.object({
     labelId: z.uuid(),
     rules: z.array(batchingRuleSchema),
     hotFolder: z.string().nullable(),
     setAt: z.iso.datetime(),
   }),
+  { 1: (data) => data },
 );
 export type Batching = { rules: BatchingRule[]; hotFolder: string | null };
 

@@ -148,6 +148,7 @@ export function onOrderReceived(event: Event<'OrderReceived'>): OrderState {
     shipToCountry: d.shipToCountry,
     personalDataKey: d.personalDataKey,
     customerErased: false,
+    facilityShipBy: undefined,
     holds: new Map(),
     holdsSeen: new Set(),
     heldMs: 0,

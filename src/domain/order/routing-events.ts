@@ -62,8 +62,9 @@ export const ROUTING_RULES = [
 /**
  * Where an item is made and why: the facility (null: none can make it, the item waits
  * as unroutable), the working day whose capacity it takes (in the facility's time
- * zone), the rule that decided and every facility's verdict. An operator's move names
- * who and why.
+ * zone), when the order must ship from there (its ship-by clock counted on the
+ * facility's working days; null without a deadline), the rule that decided and every
+ * facility's verdict. An operator's move names who and why.
  */
 export const ItemRouted = defineEvent(
   'ItemRouted',
@@ -72,6 +73,7 @@ export const ItemRouted = defineEvent(
     orderItemId: z.uuid(),
     facilityId: z.uuid().nullable(),
     day: z.iso.date().nullable(),
+    shipBy: z.iso.datetime().nullable(),
     reason: z.object({
       rule: z.enum(ROUTING_RULES),
       candidates: z.array(routingCandidateSchema),

@@ -52,11 +52,15 @@ export function routeItem(
 }
 
 export function onItemRouted(state: Recorded, event: Event<'ItemRouted'>): OrderState {
-  return withItem(state, event.data.orderItemId, (i) => ({
+  const routed = withItem(state, event.data.orderItemId, (i) => ({
     ...i,
     facilityId: event.data.facilityId,
     routedDay: event.data.day,
   }));
+  const shipBy = event.data.shipBy;
+  if (!routed.exists || !shipBy) return routed;
+  const later = !routed.facilityShipBy || Date.parse(shipBy) > Date.parse(routed.facilityShipBy);
+  return later ? { ...routed, facilityShipBy: shipBy } : routed;
 }
 
 /** The commands of this part of the order's life, by type. */

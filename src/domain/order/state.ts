@@ -318,6 +318,8 @@ export type OrderState =
       personalDataKey: string | null;
       /** the customer's data was erased (its key destroyed) */
       customerErased: boolean;
+      /** the latest ship-by time a facility's working days gave an item of it */
+      facilityShipBy: string | undefined;
       /** open holds: while one is open, nothing of the order is batched, printed or shipped */
       holds: ReadonlyMap<string, { reason: string; since: string }>;
       /** holds ever placed, released or not (a released one is not placed again) */
@@ -415,9 +417,11 @@ export function effectiveShipBy(state: Extract<OrderState, { exists: true }>, no
   const items = [...state.items.values()];
   // no clock while a proof waits; after the approvals, it starts from the last one
   if (!items.every(approvedForProduction)) return undefined;
-  const shipBy = state.approvedAt
+  const counted = state.approvedAt
     ? Date.parse(state.approvedAt) + Date.parse(state.shipBy) - Date.parse(state.receivedAt)
     : Date.parse(state.shipBy);
+  // counted on its facilities' working days, where its items were routed
+  const shipBy = Math.max(counted, state.facilityShipBy ? Date.parse(state.facilityShipBy) : 0);
   const open = [...state.holds.values()].reduce(
     (ms, h) => ms + Math.max(0, now.getTime() - Date.parse(h.since)),
     0,

@@ -18,6 +18,10 @@ const rule = z
       .object({
         printMethod: z.string().trim().min(1).max(100).optional(),
         sku: z.string().trim().min(1).max(200).optional(),
+        facilityId: z
+          .uuid({ message: 'must be a UUID' })
+          .optional()
+          .describe("a facility's rule: it opens that facility's press runs, of its own items"),
       })
       .strict()
       .optional(),
@@ -69,7 +73,11 @@ const batchingAnswer = z
     rules: z.array(
       z.object({
         name: z.string(),
-        filter: z.object({ printMethod: z.string().optional(), sku: z.string().optional() }),
+        filter: z.object({
+          printMethod: z.string().optional(),
+          sku: z.string().optional(),
+          facilityId: z.uuid().optional(),
+        }),
         spec: batchSpecSchema,
         everyMinutes: z.number().int().min(1).max(10_080).nullable(),
         whenSheetFull: z.boolean(),

@@ -8,6 +8,7 @@ const be = '88888888-8888-4888-8888-888888888888';
 const decision = (facilityId: string | null): Routing => ({
   facilityId,
   day: facilityId ? '2026-01-02' : null,
+  shipBy: null,
   reason: {
     rule: facilityId ? 'only_capable' : 'unroutable',
     candidates: [

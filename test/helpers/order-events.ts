@@ -247,6 +247,7 @@ export const SAMPLE_ORDER_EVENTS: Record<string, Record<string, unknown>> = {
     orderItemId: SAMPLE_ITEM,
     facilityId: SAMPLE_FACILITY,
     day: '2026-11-24',
+    shipBy: '2026-11-27T10:00:00.000Z',
     reason: {
       rule: 'only_capable',
       candidates: [

@@ -42,3 +42,31 @@ export function orderRefs(table: string) {
     return ref;
   };
 }
+
+/**
+ * Where each order item is made, in a projection's own table (`order_item_id`,
+ * `facility_id`): noted at each ItemRouted, read for the messages of the shop floor.
+ */
+export function itemFacilities(table: string) {
+  return {
+    schema: `CREATE TABLE IF NOT EXISTS ${table} (
+      order_item_id uuid PRIMARY KEY,
+      facility_id   uuid
+    );`,
+    async note(tx: pg.PoolClient, event: OrderEvent): Promise<void> {
+      if (event.type !== 'ItemRouted') return;
+      await tx.query(
+        `INSERT INTO ${table} (order_item_id, facility_id) VALUES ($1, $2)
+         ON CONFLICT (order_item_id) DO UPDATE SET facility_id = $2`,
+        [event.data.orderItemId, event.data.facilityId],
+      );
+    },
+    async of(tx: pg.PoolClient, orderItemId: string): Promise<string | undefined> {
+      const r = await tx.query<{ facility_id: string | null }>(
+        `SELECT facility_id FROM ${table} WHERE order_item_id = $1`,
+        [orderItemId],
+      );
+      return r.rows[0]?.facility_id ?? undefined;
+    },
+  };
+}

@@ -3,9 +3,15 @@ import { orderEvents } from '../src/domain/order/events.ts';
 import { shopIntegrationEvents } from '../src/domain/shop-integration/events.ts';
 import { deliveryIdOf, webhookDeliveryEvents } from '../src/domain/webhook-delivery/events.ts';
 import type { RecordedEvent } from '../src/eventstore/port.ts';
-import { TOLD, type WebhookMessage, webhookMessage } from '../src/webhooks/messages.ts';
+import {
+  FACILITY_MESSAGES,
+  TOLD,
+  type WebhookMessage,
+  webhookMessage,
+  withFacility,
+} from '../src/webhooks/messages.ts';
 import { nextAttemptAt } from '../src/webhooks/schedule.ts';
-import { ENDPOINT_EVENTS, orderRefs } from './order-refs.ts';
+import { ENDPOINT_EVENTS, itemFacilities, orderRefs } from './order-refs.ts';
 import type { Projection } from './projection.ts';
 
 /**
@@ -15,11 +21,20 @@ import type { Projection } from './projection.ts';
  * disabled endpoint's rows go. The dispatcher leases rows, POSTs and records attempts;
  * everything that changes a row here comes from the log.
  */
+/** where each order item is made, for the shop-floor messages */
+const facilities = itemFacilities('webhook_queue_item_facilities');
+
 export const webhookQueueProjection: Projection = {
   name: 'webhook-queue',
   neverRebuilt: true,
-  tables: ['webhook_queue', 'webhook_queue_orders', 'webhook_queue_endpoints'],
+  tables: [
+    'webhook_queue',
+    'webhook_queue_orders',
+    'webhook_queue_endpoints',
+    'webhook_queue_item_facilities',
+  ],
   schema: `
+    ${facilities.schema}
     CREATE TABLE IF NOT EXISTS webhook_queue (
       delivery_id    text NOT NULL,
       run            int NOT NULL,
@@ -134,8 +149,14 @@ async function orderDelivery(
   const event = orderEvents.deserialize(stored);
   const ref = await refOf(tx, stored, event);
   if (!ref?.integrationId) return undefined;
-  const message = webhookMessage(ref, stored, event);
-  if (!message) return undefined;
+  await facilities.note(tx, event);
+  const made = webhookMessage(ref, stored, event);
+  if (!made) return undefined;
+  const one = made.data.orderItemIds.length === 1 ? made.data.orderItemIds[0] : undefined;
+  const message = withFacility(
+    made,
+    one && FACILITY_MESSAGES.has(made.type) ? await facilities.of(tx, one) : undefined,
+  );
   if (!endpoints.has(ref.integrationId)) {
     const r = await tx.query<EndpointRow>(
       'SELECT enabled, events FROM webhook_queue_endpoints WHERE integration_id = $1',

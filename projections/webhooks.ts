@@ -3,18 +3,34 @@ import { orderEvents } from '../src/domain/order/events.ts';
 import { shopIntegrationEvents } from '../src/domain/shop-integration/events.ts';
 import { webhookDeliveryEvents } from '../src/domain/webhook-delivery/events.ts';
 import type { Position, RecordedEvent } from '../src/eventstore/port.ts';
-import { TOLD, type WebhookMessage, webhookMessage } from '../src/webhooks/messages.ts';
-import { ENDPOINT_EVENTS, orderRefs } from './order-refs.ts';
+import {
+  FACILITY_MESSAGES,
+  TOLD,
+  type WebhookMessage,
+  webhookMessage,
+  withFacility,
+} from '../src/webhooks/messages.ts';
+import { ENDPOINT_EVENTS, itemFacilities, orderRefs } from './order-refs.ts';
 import type { Projection } from './projection.ts';
 
 /**
  * What shops are told: the pull feed (every order message, in log order, per label and
  * integration) and the deliveries log (each delivery's attempts, per endpoint).
  */
+/** where each order item is made, for the shop-floor messages */
+const facilities = itemFacilities('rm_webhook_item_facilities');
+
 export const webhooksProjection: Projection = {
   name: 'webhooks',
-  tables: ['rm_webhook_orders', 'rm_webhook_feed', 'rm_webhook_deliveries', 'rm_webhook_endpoints'],
+  tables: [
+    'rm_webhook_orders',
+    'rm_webhook_feed',
+    'rm_webhook_deliveries',
+    'rm_webhook_endpoints',
+    'rm_webhook_item_facilities',
+  ],
   schema: `
+    ${facilities.schema}
     CREATE TABLE IF NOT EXISTS rm_webhook_orders (
       stream_id      text PRIMARY KEY,
       ref            json NOT NULL
@@ -100,8 +116,10 @@ async function applyOrder(tx: pg.PoolClient, stored: RecordedEvent) {
   const event = orderEvents.deserialize(stored);
   const ref = await refOf(tx, stored, event);
   if (!ref) return;
-  const message = webhookMessage(ref, stored, event);
-  if (!message) return;
+  await facilities.note(tx, event);
+  const made = webhookMessage(ref, stored, event);
+  if (!made) return;
+  const message = withFacility(made, await facilityOf(tx, made));
   await tx.query(
     `INSERT INTO rm_webhook_feed (commit_pos, prepare_pos, label_id, integration_id, message_id, message)
      VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
@@ -115,6 +133,12 @@ async function applyOrder(tx: pg.PoolClient, stored: RecordedEvent) {
     ],
   );
 }
+
+/** The facility of a shop-floor message's one item, where it was routed. */
+const facilityOf = (tx: pg.PoolClient, m: { type: string; data: { orderItemIds: string[] } }) =>
+  FACILITY_MESSAGES.has(m.type) && m.data.orderItemIds.length === 1
+    ? facilities.of(tx, m.data.orderItemIds[0]!)
+    : Promise.resolve(undefined);
 
 /** One attempt of a delivery, as its log keeps it. */
 export interface DeliveryAttempt {

@@ -97,6 +97,7 @@ export const MESSAGE_SCHEMAS = {
       bytes: z.number().int().min(0).max(1_000_000_000_000),
       pages: z.number().int().min(1).max(1000),
       download: z.string().describe('the path of the print file (GET with the admin key)'),
+      facilityId: z.uuid().optional().describe('the facility that makes the item, once routed'),
     },
   ),
   'order.item.mockup_ready': message(
@@ -169,10 +170,14 @@ export const MESSAGE_SCHEMAS = {
     'order.item.printed',
     'ItemPrintedMessage',
     'the item came off the press',
-    { station: z.string().optional().describe('where it was scanned') },
+    {
+      station: z.string().optional().describe('where it was scanned'),
+      facilityId: z.uuid().optional().describe('the facility that makes the item, once routed'),
+    },
   ),
   'order.item.packed': message('order.item.packed', 'ItemPackedMessage', 'the item was packed', {
     station: z.string().optional().describe('where it was scanned'),
+    facilityId: z.uuid().optional().describe('the facility that makes the item, once routed'),
   }),
   'order.item.routed': message(
     'order.item.routed',
@@ -223,7 +228,12 @@ export const MESSAGE_SCHEMAS = {
     'order.item.reprinted',
     'ItemReprintedMessage',
     'the item is printed again: its print file rendered again and compared with the first (matches: byte for byte the same)',
-    { reprintId: z.uuid(), reason: z.enum(REPRINT_REASONS), matches: z.boolean() },
+    {
+      reprintId: z.uuid(),
+      reason: z.enum(REPRINT_REASONS),
+      matches: z.boolean(),
+      facilityId: z.uuid().optional().describe('the facility that makes the item, once routed'),
+    },
   ),
   'order.late': message(
     'order.late',

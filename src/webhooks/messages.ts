@@ -299,3 +299,20 @@ export function withProofLinks(
     },
   } as WebhookMessage;
 }
+
+/** The shop-floor messages of one item, which name the facility that makes it (once routed). */
+export const FACILITY_MESSAGES: ReadonlySet<string> = new Set([
+  'order.item.print_ready',
+  'order.item.printed',
+  'order.item.packed',
+  'order.item.reprinted',
+]);
+
+/** A message of one item with the facility it is made at, when it is one that says so. */
+export function withFacility(
+  message: WebhookMessage,
+  facilityId: string | undefined,
+): WebhookMessage {
+  if (!facilityId || !FACILITY_MESSAGES.has(message.type)) return message;
+  return { ...message, data: { ...message.data, facilityId } } as WebhookMessage;
+}

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
 import { config, editorUser, importCatalog, opsLogin, settled } from '../helpers/fixtures.ts';
 import { textDesign, until } from '../helpers/orders.ts';
+import { parseMessage, startReceiver } from '../helpers/webhook-receiver.ts';
 
 /** The text of a PDF, as poppler's pdftotext reads it. */
 function pdfText(bytes: Uint8Array): string {
@@ -56,6 +57,7 @@ describe('recipients, facilities and routing', () => {
   let labelKey: string;
   let shopKey: string;
   let editorToken: string;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
   const projects: Record<'digital' | 'screen' | 'embroidery', string> = {
     digital: '',
     screen: '',
@@ -82,7 +84,12 @@ describe('recipients, facilities and routing', () => {
   };
 
   beforeAll(async () => {
-    t = await startTestApp({ BATCHING_SWEEP_MS: '300' });
+    receiver = await startReceiver();
+    t = await startTestApp({
+      BATCHING_SWEEP_MS: '300',
+      WEBHOOK_ALLOW_PRIVATE: 'on',
+      WEBHOOK_ALLOW_HTTP: 'on',
+    });
     call = client(t.url);
     const label = await call('POST', '/operator/labels', {
       key: t.operatorKey,
@@ -102,6 +109,11 @@ describe('recipients, facilities and routing', () => {
       body: { name: 'Shop', shopSystem: 'test', shopUrl: 'https://shop.example' },
     });
     shopKey = shop.body.apiKey;
+    const hook = await call('PUT', `/api/shop-integration/${shop.body.id}/webhook`, {
+      key: admin,
+      body: { url: receiver.url() },
+    });
+    expect(hook.status, JSON.stringify(hook.body)).toBe(200);
     const { token } = await editorUser(t, label.body.labelId, `u-${randomUUID()}`);
     editorToken = token;
     for (const [method, prefix] of [
@@ -154,7 +166,10 @@ describe('recipients, facilities and routing', () => {
       workingDays: EVERY_DAY,
     });
   }, 240_000);
-  afterAll(async () => t?.stop());
+  afterAll(async () => {
+    await t?.stop();
+    await receiver?.close();
+  });
 
   const order = async (
     items: (keyof typeof projects)[],
@@ -393,6 +408,43 @@ describe('recipients, facilities and routing', () => {
         })
       ).status,
     ).toBe(404);
+    // the shop hears where each item went, which facility printed it and shipped it, by
+    // webhook and in the feed alike
+    const told = await until('the messages of the split order', async () => {
+      const f = await call('GET', '/api/events?limit=1000', { key: shopKey });
+      const mine = (
+        f.body.events as { id: string; type: string; data: Record<string, unknown> }[]
+      ).filter((e) => e.data.orderId === split);
+      return mine.filter((e) => e.type === 'order.shipped').length === 2 ? mine : undefined;
+    });
+    const facilityOfItem = new Map(v.items.map((i) => [i.orderItemId, i.facilityId]));
+    const routedMessages = told.filter((e) => e.type === 'order.item.routed');
+    expect(routedMessages).toHaveLength(3);
+    for (const m of routedMessages) {
+      const [id] = m.data.orderItemIds as string[];
+      expect(m.data.facilityId).toBe(facilityOfItem.get(id!));
+      expect(String(m.data.reason)).toMatch(/cannot print/);
+    }
+    const printedMessages = told.filter((e) => e.type === 'order.item.printed');
+    expect(printedMessages.length).toBeGreaterThan(0);
+    for (const m of printedMessages)
+      expect(m.data.facilityId).toBe(facilityOfItem.get((m.data.orderItemIds as string[])[0]!));
+    expect(
+      told
+        .filter((e) => e.type === 'order.shipped')
+        .map((e) => e.data.facilityId)
+        .sort(),
+    ).toEqual([facilities.berlin.id, facilities.krakow.id].sort());
+    const pushed = await until('the webhooks', async () => {
+      const got = receiver.requests
+        .map((r) => ({ id: r.id, body: parseMessage(r) }))
+        .filter((r) => r.body.data.orderId === split);
+      return got.length >= told.length ? got : undefined;
+    });
+    for (const e of told) {
+      const { id, ...body } = e;
+      expect(pushed.find((p) => p.id === id)?.body).toEqual(body);
+    }
     // the address can no longer be corrected
     const late = await call('PUT', `/api/orders/${split}/ship-to`, { key: admin, body: toKrakow });
     expect(late.status).toBe(409);

@@ -4,6 +4,8 @@ import {
   dateIn,
   decideRoute,
   type FacilityForRouting,
+  type RoutedFacts,
+  withLaterRoutings,
   workingDeadline,
 } from '../domain/facility/routing.ts';
 import { type OrderState, orderAggregate } from '../domain/order/decider.ts';
@@ -35,47 +37,52 @@ import type { AppContext } from './context.ts';
 export interface RoutingDeps {
   store: EventStore;
   pool: AppContext['pool'];
+  /** resolves once the facilities' loads have taken the log up to a position */
+  loadsSeen: (position: Position) => Promise<boolean>;
   /** resolves once the read models of items (their stages) have taken an append */
-  itemsSeen: (position: Position) => Promise<unknown>;
+  itemsSeen: (position: Position) => Promise<boolean>;
   /** resolves once the facilities read model has taken an append */
-  facilitiesSeen: (position: Position) => Promise<unknown>;
+  facilitiesSeen: (position: Position) => Promise<boolean>;
 }
-
-type Place = { facilityId: string | null; day: string | null };
 
 /**
  * Routing decisions one after another, each counting the ones before without waiting for
- * the read model: the decisions this process appended that the loads it reads were not
- * yet as of (their checkpoint, read with them) are added to them.
+ * the read model: the loads are read with their checkpoint, and this process's decisions
+ * after it are added to them. Whenever this process takes routing on (at its start, or
+ * back from another process), the first decision waits for the loads to have taken the
+ * log as it stands then: another process's decisions, or those of one killed mid-way,
+ * are counted from there.
  */
-export function routingInOrder() {
-  let pending: { position: Position; from: Place; to: Place }[] = [];
+export function routingInOrder(deps: Pick<RoutingDeps, 'store' | 'loadsSeen'>) {
+  let pending: { position: Position; facts: RoutedFacts }[] = [];
+  let warm = false;
   return {
-    appended(position: Position, from: Place, to: Place) {
-      pending.push({ position, from, to });
+    /** routing taken on (again): what this process remembers may be short of the log */
+    acquired() {
+      warm = false;
+      pending = [];
+    },
+    async ready() {
+      if (warm) return;
+      // not caught up: the reaction fails and is tried again, rather than decide on old loads
+      if (!(await deps.loadsSeen(await deps.store.headPosition())))
+        throw new Error('the facilities’ loads have not caught up with the log');
+      warm = true;
+    },
+    appended(position: Position, facts: RoutedFacts) {
+      pending.push({ position, facts });
     },
     /** the loads as of `asOf`, with this process's later decisions added */
     counted(facilities: FacilityForRouting[], asOf: Position): FacilityForRouting[] {
       pending = pending.filter((p) => comparePositions(p.position, asOf) > 0);
-      if (pending.length === 0) return facilities;
-      const byId = new Map(
-        facilities.map((f) => [f.facilityId, { ...f, routedByDay: new Map(f.routedByDay) }]),
+      return withLaterRoutings(
+        facilities,
+        pending.map((p) => p.facts),
       );
-      const move = (place: Place, by: number) => {
-        const f = place.facilityId ? byId.get(place.facilityId) : undefined;
-        if (!f) return;
-        f.open += by;
-        if (place.day) f.routedByDay.set(place.day, (f.routedByDay.get(place.day) ?? 0) + by);
-      };
-      for (const p of pending) {
-        move(p.from, -1);
-        move(p.to, 1);
-      }
-      return [...byId.values()];
     },
   };
 }
-type InOrder = ReturnType<typeof routingInOrder>;
+export type InOrder = ReturnType<typeof routingInOrder>;
 
 /** The largest print area of an item: what a facility's size limit is checked against. */
 const sizeOf = (i: ItemState) => {
@@ -106,6 +113,7 @@ async function facilitiesNow(
   now: Date,
   inOrder?: InOrder,
 ) {
+  await inOrder?.ready();
   // every facility's today is within a day of UTC's: loads from yesterday (UTC) on hold them all
   const since = new Date(now.getTime() - 86_400_000).toISOString().slice(0, 10);
   const { facilities, asOf } = await facilitiesForRouting(deps.pool, labelId, since);
@@ -168,13 +176,10 @@ export async function routeOrderItems(
       },
     );
     if (r.appended) read = { revision: r.appended.nextRevision, state: r.state };
-    if (r.appended) {
+    const made = r.events.find((e) => e.type === 'ItemRouted');
+    if (r.appended && made?.type === 'ItemRouted') {
       routed++;
-      deps.inOrder.appended(
-        r.appended.position,
-        { facilityId: item.facilityId ?? null, day: item.routedDay ?? null },
-        { facilityId: decision.facilityId, day: decision.day },
-      );
+      deps.inOrder.appended(r.appended.position, made.data);
       // the next item of this order counts this one
       facilities = undefined;
     }

@@ -180,6 +180,8 @@ export async function startApp(
         routingReactor({
           store,
           pool: data.db.pool,
+          loadsSeen: (position) =>
+            runner.waitFor('facility-loads', position, 60_000, { readsOnly: true }),
           itemsSeen: (position) => runner.waitFor('orders', position, 10_000, { readsOnly: true }),
           facilitiesSeen: (position) =>
             runner.waitFor('facilities', position, 10_000, { readsOnly: true }),

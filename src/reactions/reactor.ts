@@ -10,6 +10,8 @@ import { type Subscriber, SubscriptionRunner } from '../subscriptions/subscripti
  */
 export interface Reactor extends Subscriber {
   react(event: RecordedEvent): Promise<void>;
+  /** this process takes the reactor on (at its start, or back from another process) */
+  acquired?(): void;
 }
 
 /** how long a reactor's checkpoint may trail what this process has reacted to */
@@ -36,6 +38,7 @@ export class ReactionRunner extends SubscriptionRunner<Reactor> {
   protected override forget(name: string): void {
     this.at.delete(name);
     this.unsaved.delete(name);
+    this.byName.get(name)?.acquired?.();
   }
 
   protected override async position(name: string): Promise<Position> {

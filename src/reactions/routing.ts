@@ -16,10 +16,12 @@ const ITEM_READY = ['PrintFileGenerated', 'ProofApproved', 'ApprovalWaived', 'Or
  * event ids derive from the cause.
  */
 export function routingReactor(given: RoutingDeps): Reactor {
-  const deps = { ...given, inOrder: routingInOrder() };
+  const inOrder = routingInOrder(given);
+  const deps = { ...given, inOrder };
   return {
     name: 'routing',
     handles: new Set([...ITEM_READY, ...facilityEvents.types]),
+    acquired: () => inOrder.acquired(),
     async react(stored) {
       if (ITEM_READY.includes(stored.type)) {
         await routeOrderItems(deps, stored.streamId, 'first', undefined, 'first');

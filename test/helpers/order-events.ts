@@ -248,6 +248,7 @@ export const SAMPLE_ORDER_EVENTS: Record<string, Record<string, unknown>> = {
     facilityId: SAMPLE_FACILITY,
     day: '2026-11-24',
     shipBy: '2026-11-27T10:00:00.000Z',
+    from: null,
     reason: {
       rule: 'only_capable',
       candidates: [

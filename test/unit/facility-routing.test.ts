@@ -3,6 +3,7 @@ import {
   decideRoute,
   type FacilityForRouting,
   firstFreeDay,
+  withLaterRoutings,
   workingDeadline,
 } from '../../src/domain/facility/routing.ts';
 
@@ -144,5 +145,27 @@ describe('routing decisions', () => {
     expect(
       firstFreeDay({ ...tokyo, timezone: 'America/New_York' }, new Date('2026-11-27T23:30:00Z')),
     ).toBe('2026-11-27');
+  });
+
+  it('adds the routings the loads do not count yet, moving an item off where it was', () => {
+    const day = '2026-11-27';
+    const loads = three({ berlin: { routedByDay: new Map([[day, 2]]), open: 4 } });
+    const later = withLaterRoutings(loads, [
+      // first routed to Berlin, then moved to Kraków for the next day (a pause, say)
+      { facilityId: BERLIN, day, from: null },
+      { facilityId: KRAKOW, day: '2026-11-28', from: { facilityId: BERLIN, day } },
+      // one that waited as unroutable
+      { facilityId: KRAKOW, day, from: { facilityId: null, day: null } },
+    ]);
+    const [berlin, krakow] = later;
+    expect([berlin!.routedByDay.get(day), berlin!.open]).toEqual([2, 4]);
+    expect([
+      krakow!.routedByDay.get('2026-11-28'),
+      krakow!.routedByDay.get(day),
+      krakow!.open,
+    ]).toEqual([1, 1, 2]);
+    // the loads given are never changed; none later gives them back as they are
+    expect(loads[0]!.routedByDay.get(day)).toBe(2);
+    expect(withLaterRoutings(loads, [])).toBe(loads);
   });
 });

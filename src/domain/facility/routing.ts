@@ -82,6 +82,39 @@ export function workingDeadline(
   return new Date(end);
 }
 
+/** A routing as the loads take it: where the item goes, and where it was. */
+export type RoutedFacts = {
+  facilityId: string | null;
+  day: string | null;
+  from: { facilityId: string | null; day: string | null } | null;
+};
+
+/**
+ * The facilities' loads with routings they do not count yet (those after the loads'
+ * checkpoint, in log order) added: each takes its day's capacity and an open item where
+ * it goes, and gives them back where it was. The loads given are not changed.
+ */
+export function withLaterRoutings(
+  facilities: FacilityForRouting[],
+  later: RoutedFacts[],
+): FacilityForRouting[] {
+  if (later.length === 0) return facilities;
+  const byId = new Map(
+    facilities.map((f) => [f.facilityId, { ...f, routedByDay: new Map(f.routedByDay) }]),
+  );
+  const move = (facilityId: string | null, day: string | null, by: number) => {
+    const f = facilityId ? byId.get(facilityId) : undefined;
+    if (!f) return;
+    f.open += by;
+    if (day) f.routedByDay.set(day, (f.routedByDay.get(day) ?? 0) + by);
+  };
+  for (const r of later) {
+    if (r.from) move(r.from.facilityId, r.from.day, -1);
+    move(r.facilityId, r.day, 1);
+  }
+  return [...byId.values()];
+}
+
 const fits = (item: ItemForRouting, max: { width: number; height: number } | undefined) =>
   !max ||
   (item.widthMm <= max.width && item.heightMm <= max.height) ||

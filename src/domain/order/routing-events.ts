@@ -74,6 +74,8 @@ export const ItemRouted = defineEvent(
     facilityId: z.uuid().nullable(),
     day: z.iso.date().nullable(),
     shipBy: z.iso.datetime().nullable(),
+    /** where it was before (null: it was not routed yet): loads move from there */
+    from: z.object({ facilityId: z.uuid().nullable(), day: z.iso.date().nullable() }).nullable(),
     reason: z.object({
       rule: z.enum(ROUTING_RULES),
       candidates: z.array(routingCandidateSchema),

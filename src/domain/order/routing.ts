@@ -46,7 +46,15 @@ export function routeItem(
   return [
     {
       type: 'ItemRouted',
-      data: { orderItemId: command.orderItemId, ...decision, routedAt: at },
+      data: {
+        orderItemId: command.orderItemId,
+        ...decision,
+        from:
+          item.facilityId === undefined
+            ? null
+            : { facilityId: item.facilityId, day: item.routedDay ?? null },
+        routedAt: at,
+      },
     },
   ];
 }

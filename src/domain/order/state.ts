@@ -204,7 +204,7 @@ export type OrderCommand =
 /** A routing decision: where an item is made (null: nowhere yet), on which day, and why. */
 export type Routing = Omit<
   Extract<OrderEvent, { type: 'ItemRouted' }>['data'],
-  'orderItemId' | 'routedAt'
+  'orderItemId' | 'routedAt' | 'from'
 >;
 
 /** Whose approval an order's items wait for, as the policy said when it came in. */

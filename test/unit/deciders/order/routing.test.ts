@@ -34,9 +34,18 @@ const route = (
   ...(from !== undefined ? { from } : {}),
   at,
 });
-const routed = (orderItemId: string, facilityId: string | null): OrderEvent => ({
+const routed = (
+  orderItemId: string,
+  facilityId: string | null,
+  from: string | null | undefined = undefined,
+): OrderEvent => ({
   type: 'ItemRouted',
-  data: { orderItemId, ...decision(facilityId), routedAt: iso },
+  data: {
+    orderItemId,
+    ...decision(facilityId),
+    from: from === undefined ? null : { facilityId: from, day: from ? '2026-01-02' : null },
+    routedAt: iso,
+  },
 });
 const withKey: OrderEvent = {
   ...received,
@@ -55,14 +64,14 @@ describe('order decider: routing', () => {
     // paused Kraków: its item moves; a re-route asked for off another facility does nothing
     spec([...made, routed(a.orderItemId, kr)])
       .when(route(a.orderItemId, be, 'reroute', kr))
-      .thenEvents([routed(a.orderItemId, be)]);
+      .thenEvents([routed(a.orderItemId, be, kr)]);
     spec([...made, routed(a.orderItemId, kr)])
       .when(route(a.orderItemId, be, 'reroute', be))
       .thenEvents([]);
     // unroutable, then a facility that can make it
     spec([...made, routed(a.orderItemId, null)])
       .when(route(a.orderItemId, kr, 'reroute', null))
-      .thenEvents([routed(a.orderItemId, kr)]);
+      .thenEvents([routed(a.orderItemId, kr, null)]);
   });
 
   it('leaves an item on the press where it is; an operator is told so', () => {
@@ -75,7 +84,7 @@ describe('order decider: routing', () => {
       .thenFails('item_in_production');
     spec([...made, routed(a.orderItemId, kr)])
       .when(route(a.orderItemId, be, 'operator'))
-      .thenEvents([routed(a.orderItemId, be)]);
+      .thenEvents([routed(a.orderItemId, be, kr)]);
   });
 
   it("a facility's key finds its own items and shipments only; split orders ship per facility", () => {

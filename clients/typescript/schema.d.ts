@@ -2551,6 +2551,11 @@ export interface components {
             pages: number;
             /** @description the path of the print file (GET with the admin key) */
             download: string;
+            /**
+             * Format: uuid
+             * @description the facility that makes the item, once routed
+             */
+            facilityId?: string;
         };
         /** @description an item's print file is stored */
         PrintReadyMessage: {
@@ -2900,6 +2905,11 @@ export interface components {
             orderItemIds: string[];
             /** @description where it was scanned */
             station?: string;
+            /**
+             * Format: uuid
+             * @description the facility that makes the item, once routed
+             */
+            facilityId?: string;
         };
         /** @description the item came off the press */
         ItemPrintedMessage: {
@@ -2937,6 +2947,11 @@ export interface components {
             orderItemIds: string[];
             /** @description where it was scanned */
             station?: string;
+            /**
+             * Format: uuid
+             * @description the facility that makes the item, once routed
+             */
+            facilityId?: string;
         };
         /** @description the item was packed */
         ItemPackedMessage: {
@@ -3213,6 +3228,11 @@ export interface components {
             /** @enum {string} */
             reason: "misprint" | "damaged" | "lost" | "other";
             matches: boolean;
+            /**
+             * Format: uuid
+             * @description the facility that makes the item, once routed
+             */
+            facilityId?: string;
         };
         /** @description the item is printed again: its print file rendered again and compared with the first (matches: byte for byte the same) */
         ItemReprintedMessage: {
@@ -4277,6 +4297,11 @@ export interface components {
             filter?: {
                 printMethod?: string;
                 sku?: string;
+                /**
+                 * Format: uuid
+                 * @description a facility's rule: it opens that facility's press runs, of its own items
+                 */
+                facilityId?: string;
             };
             media: components["schemas"]["BatchMedia"];
             /**
@@ -4327,6 +4352,8 @@ export interface components {
                 filter: {
                     printMethod?: string;
                     sku?: string;
+                    /** Format: uuid */
+                    facilityId?: string;
                 };
                 spec: {
                     /** @enum {string} */

@@ -1,37 +1,17 @@
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
+import {
+  EVERY_DAY,
+  raceSales,
+  registerFacility,
+  saveProject,
+  today,
+} from '../helpers/facilities.ts';
 import { config, editorUser, importCatalog, opsLogin, settled } from '../helpers/fixtures.ts';
-import { textDesign, until } from '../helpers/orders.ts';
+import { until } from '../helpers/orders.ts';
+import { pdfText } from '../helpers/pdf.ts';
 import { parseMessage, startReceiver } from '../helpers/webhook-receiver.ts';
-
-/** The text of a PDF, as poppler's pdftotext reads it. */
-function pdfText(bytes: Uint8Array): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'slip-'));
-  try {
-    writeFileSync(path.join(dir, 'f.pdf'), bytes);
-    return execFileSync('pdftotext', ['-layout', path.join(dir, 'f.pdf'), '-'], {
-      encoding: 'utf8',
-    });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-const today = (timezone: string, plusDays = 0) => {
-  const d = new Intl.DateTimeFormat('en-CA', {
-    timeZone: timezone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(new Date());
-  return new Date(Date.parse(`${d}T00:00:00Z`) + plusDays * 86_400_000).toISOString().slice(0, 10);
-};
-const EVERY_DAY = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
 
 type Item = {
   orderItemId: string;
@@ -120,25 +100,9 @@ describe('recipients, facilities and routing', () => {
       ['digital', 'DIG'],
       ['screen', 'SCR'],
       ['embroidery', 'EMB'],
-    ] as const) {
-      const p = await call('POST', '/editor/projects', {
-        headers: { authorization: `Bearer ${token}` },
-        body: {
-          name: method,
-          sku: `${prefix}-${tag}`,
-          supplier: 'supplier-a',
-          design: textDesign(`${method} item`),
-        },
-      });
-      expect(p.status, JSON.stringify(p.body)).toBe(201);
-      projects[method] = p.body.id;
-    }
-    const register = async (body: Record<string, unknown>) => {
-      const r = await call('POST', '/api/facilities', { key: admin, body });
-      expect(r.status, JSON.stringify(r.body)).toBe(201);
-      expect(r.body.fulfillmentApiKey).toMatch(/^ep_fac_/);
-      return { id: r.body.facilityId as string, key: r.body.fulfillmentApiKey as string };
-    };
+    ] as const)
+      projects[method] = await saveProject(call, token, `${prefix}-${tag}`, method);
+    const register = (body: Record<string, unknown>) => registerFacility(call, admin, body);
     facilities.berlin = await register({
       name: 'Berlin',
       country: 'DE',
@@ -608,41 +572,21 @@ describe('recipients, facilities and routing', () => {
     await importCatalog(call, t, 'supplier-a', [
       config(`SUB-${tag}`, { printMethod: 'sublimation' }),
     ]);
-    const porto = await call('POST', '/api/facilities', {
-      key: admin,
-      body: {
-        name: 'Porto',
-        country: 'PT',
-        timezone: 'Europe/Lisbon',
-        capabilities: { printMethods: ['sublimation'] },
-        capacity: { itemsPerDay: 5 },
-        workingDays: EVERY_DAY,
-      },
+    const porto = await registerFacility(call, admin, {
+      name: 'Porto',
+      country: 'PT',
+      timezone: 'Europe/Lisbon',
+      capabilities: { printMethods: ['sublimation'] },
+      capacity: { itemsPerDay: 5 },
+      workingDays: EVERY_DAY,
     });
-    expect(porto.status).toBe(201);
-    const p = await call('POST', '/editor/projects', {
-      headers: { authorization: `Bearer ${editorToken}` },
-      body: { name: 'sub', sku: `SUB-${tag}`, supplier: 'supplier-a', design: textDesign('sub') },
-    });
-    expect(p.status, JSON.stringify(p.body)).toBe(201);
+    const projectId = await saveProject(call, editorToken, `SUB-${tag}`, 'sub');
     const ids = Array.from({ length: 50 }, (_, n) => `RACE-${tag}-${n}`);
-    const answers = await Promise.all(
-      ids.map((orderId) =>
-        call('POST', '/webhook/notifyorder', {
-          key: shopKey,
-          body: {
-            orderId,
-            items: [{ itemId: 'x', projectId: p.body.id, quantity: 1 }],
-            shipTo: toBerlin,
-          },
-        }),
-      ),
-    );
-    expect(answers.map((a) => a.status)).toEqual(ids.map(() => 200));
+    await raceSales(call, shopKey, projectId, ids, toBerlin);
     const days: string[] = [];
     for (const orderId of ids) {
       const v = await routed(orderId);
-      expect(v.items[0]!.facilityId).toBe(porto.body.facilityId);
+      expect(v.items[0]!.facilityId).toBe(porto.id);
       days.push(v.items[0]!.routedDay!);
     }
     const perDay = new Map<string, number>();

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createDeflate } from 'node:zlib';
@@ -12,21 +12,8 @@ import { opsLogin } from '../helpers/fixtures.ts';
 import { anotherLabelServed, expectOthersServed, watchLoop } from '../helpers/loop-watch.ts';
 import { sampleValue } from '../helpers/metrics.ts';
 import { accessOf, orderDone, type Shop, setUpShop, until } from '../helpers/orders.ts';
-import { decodeBarcodes, listImages } from '../helpers/pdf.ts';
+import { decodeBarcodes, listImages, pdfText } from '../helpers/pdf.ts';
 import { parseMessage, type Received, startReceiver } from '../helpers/webhook-receiver.ts';
-
-/** The text of a PDF, as poppler's pdftotext reads it. */
-function pdfText(bytes: Uint8Array): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'slip-'));
-  try {
-    writeFileSync(path.join(dir, 'f.pdf'), bytes);
-    return execFileSync('pdftotext', ['-layout', path.join(dir, 'f.pdf'), '-'], {
-      encoding: 'utf8',
-    });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 /**
  * After the print file, over real HTTP against the real PostgreSQL and Temporal: scans

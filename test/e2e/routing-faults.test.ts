@@ -4,10 +4,9 @@ import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/db/database.ts';
 import { client, joiningEnv, startTestApp, type TestApp } from '../helpers/app.ts';
+import { EVERY_DAY, raceSales, registerFacility, saveProject } from '../helpers/facilities.ts';
 import { config, editorUser, importCatalog } from '../helpers/fixtures.ts';
-import { textDesign, until } from '../helpers/orders.ts';
-
-const EVERY_DAY = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
+import { until } from '../helpers/orders.ts';
 
 /**
  * Routing runs beside the projections, in the projector role: killed with SIGKILL while
@@ -66,45 +65,25 @@ describe('the projector killed while it routes', () => {
       key: admin,
       body: { name: 'Shop', shopSystem: 'test', shopUrl: 'https://shop.example' },
     });
-    const facility = await call('POST', '/api/facilities', {
-      key: admin,
-      body: {
-        name: 'Lisbon',
-        country: 'PT',
-        timezone: 'Europe/Lisbon',
-        capabilities: { printMethods: ['embroidery'] },
-        capacity: { itemsPerDay: 5 },
-        workingDays: EVERY_DAY,
-      },
+    await registerFacility(call, admin, {
+      name: 'Lisbon',
+      country: 'PT',
+      timezone: 'Europe/Lisbon',
+      capabilities: { printMethods: ['embroidery'] },
+      capacity: { itemsPerDay: 5 },
+      workingDays: EVERY_DAY,
     });
-    expect(facility.status).toBe(201);
     const { token } = await editorUser(t, label.body.labelId, `u-${randomUUID()}`);
-    const project = await call('POST', '/editor/projects', {
-      headers: { authorization: `Bearer ${token}` },
-      body: { name: 'p', sku: `EMB-${tag}`, supplier: 'supplier-a', design: textDesign('x') },
-    });
-    expect(project.status, JSON.stringify(project.body)).toBe(201);
+    const projectId = await saveProject(call, token, `EMB-${tag}`, 'p');
 
     const ids = Array.from({ length: 20 }, (_, n) => `CRASH-${tag}-${n}`);
-    const answers = await Promise.all(
-      ids.map((orderId) =>
-        call('POST', '/webhook/notifyorder', {
-          key: shop.body.apiKey,
-          body: {
-            orderId,
-            items: [{ itemId: 'x', projectId: project.body.id, quantity: 1 }],
-            shipTo: {
-              name: 'A',
-              line1: 'Rua 1',
-              city: 'Lisboa',
-              postalCode: '1100-148',
-              country: 'PT',
-            },
-          },
-        }),
-      ),
-    );
-    expect(answers.map((a) => a.status)).toEqual(ids.map(() => 200));
+    await raceSales(call, shop.body.apiKey, projectId, ids, {
+      name: 'A',
+      line1: 'Rua 1',
+      city: 'Lisboa',
+      postalCode: '1100-148',
+      country: 'PT',
+    });
     const pool = t.app.db.pool;
     const routedCount = async () =>
       Number(

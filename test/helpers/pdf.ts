@@ -237,3 +237,16 @@ export const pdfFonts = (bytes: Uint8Array): { name: string; embedded: boolean }
         return { name: c[0]!, embedded: c.at(-5) === 'yes' };
       }),
   );
+
+/** The text of a PDF, as poppler's pdftotext reads it. */
+export function pdfText(bytes: Uint8Array): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'slip-'));
+  try {
+    writeFileSync(path.join(dir, 'f.pdf'), bytes);
+    return execFileSync('pdftotext', ['-layout', path.join(dir, 'f.pdf'), '-'], {
+      encoding: 'utf8',
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -12,6 +12,7 @@ import { CURRENT_RENDERER, type OrderItem, orderStream } from '../domain/order/e
 import type { ShipTo } from '../domain/order/ship-to.ts';
 import { projectAggregate } from '../domain/project/decider.ts';
 import { projectStream } from '../domain/project/events.ts';
+import { canonicalJson } from '../domain/shared/canonical-json.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import type { EventMetadata, EventStore, Position } from '../eventstore/port.ts';
 import { WrongExpectedRevisionError } from '../eventstore/port.ts';
@@ -46,19 +47,6 @@ export interface NotificationAnswer {
   orderId: string;
   status: 'accepted';
   items: { itemId: string; orderItemId: string }[];
-}
-
-/** JSON with sorted keys: the same notification always hashes the same. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object') {
-    return `{${Object.keys(v)
-      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v);
 }
 
 const answerOf = (state: Extract<OrderState, { exists: true }>): NotificationAnswer => ({
@@ -171,7 +159,8 @@ async function recordOrder(
   metadata: EventMetadata,
 ): Promise<{ answer: NotificationAnswer; position: Position | undefined; lastType?: string }> {
   const { store, pool, inkMethods, orderStates, reads } = ctx;
-  const bodyHash = createHash('sha256').update(canonical(n)).digest('hex');
+  // JSON with sorted keys: the same notification always hashes the same
+  const bodyHash = createHash('sha256').update(canonicalJson(n)).digest('hex');
   const stream = orderStream(labelId, n.orderId);
   // a bad address is refused before anything is read or written
   const shipTo = n.shipTo ? checkShipTo(n.shipTo) : undefined;

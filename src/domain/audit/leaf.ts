@@ -7,6 +7,8 @@
  * the leaf is too: erasing a key leaves every proof as it was.
  */
 
+import { canonicalJson } from '../shared/canonical-json.ts';
+
 export interface StoredEventFacts {
   stream: string;
   revision: string;
@@ -15,18 +17,6 @@ export interface StoredEventFacts {
   schemaVersion: number;
   data: unknown;
   metadata: unknown;
-}
-
-/** JSON with sorted keys and no whitespace. */
-export function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (v && typeof v === 'object')
-    return `{${Object.keys(v)
-      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(v);
 }
 
 /** The bytes of an event's leaf (hashed with RFC 9162's 0x00 prefix: merkle.ts leafHash). */

@@ -1,3 +1,4 @@
+import { auditTreeProjection } from './audit-tree.ts';
 import { batchesProjection } from './batches.ts';
 import { facilitiesProjection, facilityLoadsProjection } from './facilities.ts';
 import { imageRefsProjection } from './image-refs.ts';
@@ -32,4 +33,5 @@ export const allProjections: Projection[] = [
   mockupsProjection,
   facilitiesProjection,
   facilityLoadsProjection,
+  auditTreeProjection,
 ];

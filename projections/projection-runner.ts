@@ -18,7 +18,7 @@ import {
   SubscriptionRunner,
   UnknownSubscriptionError,
 } from '../src/subscriptions/subscription-runner.ts';
-import type { Projection } from './projection.ts';
+import { type Projection, typesOf } from './projection.ts';
 
 export interface RunnerOptions extends BaseOptions {
   /**
@@ -157,7 +157,7 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
     const page = await this.store.readAll({
       after: from,
       limit: this.batchSize,
-      dataOf: [...p.handles],
+      ...(typesOf(p.handles) ? { dataOf: typesOf(p.handles) } : {}),
     });
     if (page.length === 0) return 0;
     const handled = page.filter((e) => p.handles.has(e.type));
@@ -427,7 +427,12 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
   ): Promise<{ log: 'nothing' | 'unsettled' } | { log: 'pending'; last: Position }> {
     const p = this.byName.get(name);
     if (!p) return { log: 'unsettled' };
-    const values: unknown[] = [String(position.commit), String(position.prepare), [...p.handles]];
+    // every event's projection takes any type (null: no filter)
+    const values: unknown[] = [
+      String(position.commit),
+      String(position.prepare),
+      typesOf(p.handles) ?? null,
+    ];
     if (from.commit >= 0n) values.push(String(from.commit), String(from.prepare));
     const { rows } = await this.pool.query<{
       settled: boolean;
@@ -438,7 +443,7 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
               last.tx_id::text AS last_tx, last.seq AS last_seq
        FROM (SELECT 1) one LEFT JOIN LATERAL (
          SELECT tx_id, seq FROM es_events WHERE (tx_id, seq) <= ($1::text::xid8, $2::bigint)
-           AND type = ANY($3::text[])
+           AND ($3::text[] IS NULL OR type = ANY($3::text[]))
            ${values.length > 3 ? 'AND (tx_id, seq) > ($4::text::xid8, $5::bigint)' : ''}
          ORDER BY tx_id DESC, seq DESC LIMIT 1) last ON true`,
       values,

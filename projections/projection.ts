@@ -27,3 +27,17 @@ export interface Projection {
   neverRebuilt?: true;
   apply(tx: pg.PoolClient, events: RecordedEvent[]): Promise<void>;
 }
+
+/**
+ * The `handles` of a projection of every event, whatever its type (the audit log's
+ * tree): `has` is true for any type; it lists none, and readers ask for every type's data.
+ */
+export const EVERY_EVENT: ReadonlySet<string> = new (class extends Set<string> {
+  override has(_type: string): boolean {
+    return true;
+  }
+})();
+
+/** The types whose data a projection reads (undefined: every type's). */
+export const typesOf = (handles: ReadonlySet<string>): string[] | undefined =>
+  handles === EVERY_EVENT ? undefined : [...handles];

@@ -136,7 +136,9 @@ export abstract class SubscriptionRunner<S extends Subscriber> {
 
   /** Wakes the loops of this process that wait for these types (a rebuild to start at once). */
   protected wake(types: Iterable<string>): void {
-    this.wakeups?.notify([...types]);
+    const list = [...types];
+    // a subscriber of every event lists no type: every loop wakes
+    this.wakeups?.notify(list.length > 0 ? list : undefined);
   }
 
   async stop(): Promise<void> {

@@ -1,0 +1,112 @@
+import type pg from 'pg';
+import { leafBytes } from '../src/domain/audit/leaf.ts';
+import { type Hash, leafHash, nodeHash, type Subtrees } from '../src/domain/audit/merkle.ts';
+import { EVERY_EVENT, type Projection } from './projection.ts';
+
+/**
+ * The audit log's Merkle tree (RFC 9162): every event, in the log's global order, is a
+ * leaf (its hash over the event as stored: src/domain/audit/leaf.ts), and every complete,
+ * aligned subtree's hash is kept (`audit_nodes`, level 0 the leaves), so a root or a proof
+ * of any size takes O(log n) reads. Built as the log is read, in the same transaction as
+ * its checkpoint: each event becomes its leaf once, whatever crashes. Never rebuilt: a
+ * tree made again from a changed log would agree with the change; this one is the
+ * evidence against it.
+ */
+export const auditTreeProjection: Projection = {
+  name: 'audit-tree',
+  neverRebuilt: true,
+  tables: ['audit_leaves', 'audit_nodes'],
+  schema: `
+    CREATE TABLE IF NOT EXISTS audit_leaves (
+      leaf_index bigint PRIMARY KEY,
+      event_id   uuid NOT NULL UNIQUE,
+      stream_id  text NOT NULL,
+      revision   bigint NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS audit_leaves_stream ON audit_leaves (stream_id, revision);
+    CREATE TABLE IF NOT EXISTS audit_nodes (
+      level      smallint NOT NULL,
+      node_index bigint NOT NULL,
+      hash       bytea NOT NULL,
+      PRIMARY KEY (level, node_index)
+    );`,
+  handles: EVERY_EVENT,
+  async apply(tx, events) {
+    const r = await tx.query<{ n: string }>(
+      'SELECT coalesce(max(leaf_index) + 1, 0)::text AS n FROM audit_leaves',
+    );
+    let size = Number(r.rows[0]!.n);
+    const made = new Map<string, Hash>();
+    const nodes: { level: number; index: number; hash: Hash }[] = [];
+    // a left sibling: made in this batch, or on the tree's right edge before it
+    const sibling = async (level: number, index: number): Promise<Hash> => {
+      const kept = made.get(`${level}:${index}`);
+      if (kept) return kept;
+      const row = await tx.query<{ hash: Buffer }>(
+        'SELECT hash FROM audit_nodes WHERE level = $1 AND node_index = $2',
+        [level, index],
+      );
+      if (!row.rows[0]) throw new Error(`the audit tree lacks node ${level}:${index}`);
+      return row.rows[0].hash;
+    };
+    const leaves: { index: number; id: string; stream: string; revision: string }[] = [];
+    for (const e of events) {
+      const revision = e.revision.toString();
+      let hash = leafHash(
+        leafBytes({
+          stream: e.streamId,
+          revision,
+          id: e.id,
+          type: e.type,
+          schemaVersion: e.schemaVersion,
+          data: e.data,
+          metadata: e.metadata,
+        }),
+      );
+      leaves.push({ index: size, id: e.id, stream: e.streamId, revision });
+      // the leaf, then each subtree it completes
+      for (let level = 0, index = size; ; level++, index = Math.floor(index / 2)) {
+        made.set(`${level}:${index}`, hash);
+        nodes.push({ level, index, hash });
+        if (index % 2 === 0) break;
+        hash = nodeHash(await sibling(level, index - 1), hash);
+      }
+      size++;
+    }
+    await tx.query(
+      `INSERT INTO audit_leaves (leaf_index, event_id, stream_id, revision)
+       SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::bigint[])`,
+      [
+        leaves.map((l) => l.index),
+        leaves.map((l) => l.id),
+        leaves.map((l) => l.stream),
+        leaves.map((l) => l.revision),
+      ],
+    );
+    await tx.query(
+      `INSERT INTO audit_nodes (level, node_index, hash)
+       SELECT * FROM unnest($1::smallint[], $2::bigint[], $3::bytea[])`,
+      [nodes.map((n) => n.level), nodes.map((n) => n.index), nodes.map((n) => n.hash)],
+    );
+  },
+};
+
+/** The tree's size: how many events are leaves of it. */
+export async function auditTreeSize(db: Pick<pg.Pool, 'query'>): Promise<number> {
+  const r = await db.query<{ n: string }>(
+    'SELECT coalesce(max(leaf_index) + 1, 0)::text AS n FROM audit_leaves',
+  );
+  return Number(r.rows[0]!.n);
+}
+
+/** The stored subtrees, for roots and proofs (merkle.ts). */
+export const storedSubtrees =
+  (db: Pick<pg.Pool, 'query'>): Subtrees =>
+  async (level, index) => {
+    const r = await db.query<{ hash: Buffer }>(
+      'SELECT hash FROM audit_nodes WHERE level = $1 AND node_index = $2',
+      [level, index],
+    );
+    if (!r.rows[0]) throw new Error(`the audit tree has no node ${level}:${index}`);
+    return r.rows[0].hash;
+  };

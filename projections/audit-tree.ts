@@ -110,3 +110,24 @@ export const storedSubtrees =
     if (!r.rows[0]) throw new Error(`the audit tree has no node ${level}:${index}`);
     return r.rows[0].hash;
   };
+
+/** Where an event is in the tree: its leaf, its stream and revision. */
+export async function leafOfEvent(db: Pick<pg.Pool, 'query'>, eventId: string) {
+  const r = await db.query<{ leaf_index: string; stream_id: string; revision: string }>(
+    'SELECT leaf_index, stream_id, revision FROM audit_leaves WHERE event_id = $1',
+    [eventId],
+  );
+  const row = r.rows[0];
+  return row
+    ? { leafIndex: Number(row.leaf_index), stream: row.stream_id, revision: BigInt(row.revision) }
+    : undefined;
+}
+
+/** The leaves of a stream's events, by event id. */
+export async function leavesOfStream(db: Pick<pg.Pool, 'query'>, stream: string) {
+  const r = await db.query<{ event_id: string; leaf_index: string }>(
+    'SELECT event_id, leaf_index FROM audit_leaves WHERE stream_id = $1',
+    [stream],
+  );
+  return new Map(r.rows.map((x) => [x.event_id, Number(x.leaf_index)]));
+}

@@ -133,6 +133,17 @@ const envSchema = z.object({
     emptyAsUndefined,
     z.string().min(32, 'must be at least 32 characters').optional(),
   ),
+  AUDIT_SIGNING_KEY: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{43}$/, 'an Ed25519 seed: 32 bytes, base64url (43 characters)')
+      .optional(),
+  ),
+  AUDIT_HEAD_INTERVAL_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(100).max(3_600_000).default(10_000),
+  ),
   PUBLIC_BASE_URL: optionalUrl,
   PARTNER_TIMEOUT_MS: z.preprocess(
     emptyAsUndefined,
@@ -200,6 +211,8 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** the audit log's tree heads: the Ed25519 seed that signs them, and how often */
+  audit: { signingKey: string; headIntervalMs: number };
   /** print files and images in S3 instead of under DATA_DIR (STORAGE_URL, S3_* keys) */
   storage: S3Location | undefined;
   /**
@@ -343,6 +356,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       port: e.PORT,
       host: e.HOST,
       dataDir,
+      audit: {
+        // kept under DATA_DIR from the first start when not given
+        signingKey: e.AUDIT_SIGNING_KEY ?? persistedSecret(dataDir, 'audit-signing-key').value,
+        headIntervalMs: e.AUDIT_HEAD_INTERVAL_MS,
+      },
       operatorApiKey,
       databaseUrl: e.DATABASE_URL,
       eventStoreUrl: e.EVENTSTORE_URL,

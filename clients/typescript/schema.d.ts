@@ -1451,6 +1451,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/audit/tree-head": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The latest signed head of the audit log's Merkle tree (RFC 9162) */
+        get: operations["getAuditTreeHead"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit/public-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every key that signs or signed tree heads (Ed25519) */
+        get: operations["listAuditPublicKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit/inclusion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An event's inclusion proof in the tree of treeSize leaves (the latest signed head's when absent) */
+        get: operations["getAuditInclusionProof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit/consistency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The consistency proof from the tree of from leaves to the tree of to */
+        get: operations["getAuditConsistencyProof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/orders/{orderId}/audit-bundle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An order's evidence: its events as stored, their leaves and inclusion proofs, and the signed head they prove against (check it offline with scripts/verify-audit.mjs) */
+        get: operations["getOrderAuditBundle"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api/printshop/sku": {
         parameters: {
             query?: never;
@@ -4799,6 +4884,128 @@ export interface components {
             /** @description the latest attempts, up to 20 */
             log: components["schemas"]["WebhookAttempt"][];
         };
+        /**
+         * @example {
+         *       "treeSize": 1042,
+         *       "rootHash": "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7",
+         *       "timestamp": "2026-11-27T08:00:00.000Z",
+         *       "keyId": "3f1c9a0b7d2e4f61",
+         *       "signature": "bXlzaWduYXR1cmU..."
+         *     }
+         */
+        SignedTreeHead: {
+            treeSize: number;
+            rootHash: string;
+            /** Format: date-time */
+            timestamp: string;
+            /** @description the key that signed it (GET /api/audit/public-keys) */
+            keyId: string;
+            /** @description Ed25519, base64, over "editor-platform tree head v1\n<treeSize>\n<rootHash>\n<timestamp>" */
+            signature: string;
+        };
+        /**
+         * @example {
+         *       "keys": [
+         *         {
+         *           "keyId": "3f1c9a0b7d2e4f61",
+         *           "algorithm": "Ed25519",
+         *           "publicKey": "MCowBQYDK2VwAyEA...",
+         *           "firstUsedAt": "2026-11-27T08:00:00.000Z"
+         *         }
+         *       ]
+         *     }
+         */
+        AuditPublicKeys: {
+            keys: {
+                keyId: string;
+                /** @constant */
+                algorithm: "Ed25519";
+                /** @description SubjectPublicKeyInfo, DER, base64 */
+                publicKey: string;
+                /** Format: date-time */
+                firstUsedAt: string;
+            }[];
+        };
+        /**
+         * @example {
+         *       "eventId": "0b6f3c1e-2d4a-4f5b-8c9d-7e6f5a4b3c2d",
+         *       "leafIndex": 17,
+         *       "treeSize": 1042,
+         *       "proof": [
+         *         "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7"
+         *       ]
+         *     }
+         */
+        InclusionProof: {
+            /** Format: uuid */
+            eventId: string;
+            leafIndex: number;
+            treeSize: number;
+            proof: string[];
+        };
+        /**
+         * @example {
+         *       "from": 1000,
+         *       "to": 1042,
+         *       "proof": [
+         *         "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7"
+         *       ]
+         *     }
+         */
+        ConsistencyProof: {
+            from: number;
+            to: number;
+            proof: string[];
+        };
+        /**
+         * @example {
+         *       "orderId": "SHOP-100234",
+         *       "treeHead": {
+         *         "treeSize": 1042,
+         *         "rootHash": "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7",
+         *         "timestamp": "2026-11-27T08:00:00.000Z",
+         *         "keyId": "3f1c9a0b7d2e4f61",
+         *         "signature": "bXlzaWduYXR1cmU..."
+         *       },
+         *       "events": [
+         *         {
+         *           "leafIndex": 17,
+         *           "event": {
+         *             "stream": "Order-…",
+         *             "revision": "0",
+         *             "id": "0b6f3c1e-2d4a-4f5b-8c9d-7e6f5a4b3c2d",
+         *             "type": "OrderReceived",
+         *             "schemaVersion": 6,
+         *             "data": {},
+         *             "metadata": {
+         *               "actor": "integration:…"
+         *             }
+         *           },
+         *           "inclusionProof": [
+         *             "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7"
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
+        AuditBundle: {
+            orderId: string;
+            treeHead: components["schemas"]["SignedTreeHead"];
+            events: {
+                leafIndex: number;
+                event: {
+                    stream: string;
+                    revision: string;
+                    /** Format: uuid */
+                    id: string;
+                    type: string;
+                    schemaVersion: number;
+                    data: unknown;
+                    metadata: unknown;
+                };
+                inclusionProof: string[];
+            }[];
+        };
         /** @description a data set taken in: its rows are kept sealed */
         DatasetUploaded: {
             /** Format: uuid */
@@ -5788,6 +5995,11 @@ export type WebhookWithSecret = components['schemas']['WebhookWithSecret'];
 export type WebhookDeliveryStatus = components['schemas']['WebhookDeliveryStatus'];
 export type WebhookAttempt = components['schemas']['WebhookAttempt'];
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
+export type SignedTreeHead = components['schemas']['SignedTreeHead'];
+export type AuditPublicKeys = components['schemas']['AuditPublicKeys'];
+export type InclusionProof = components['schemas']['InclusionProof'];
+export type ConsistencyProof = components['schemas']['ConsistencyProof'];
+export type AuditBundle = components['schemas']['AuditBundle'];
 export type DatasetUploaded = components['schemas']['DatasetUploaded'];
 export type Dataset = components['schemas']['Dataset'];
 export type DatasetProblem = components['schemas']['DatasetProblem'];
@@ -21669,6 +21881,609 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAuditTreeHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "treeSize": 1042,
+                     *       "rootHash": "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7",
+                     *       "timestamp": "2026-11-27T08:00:00.000Z",
+                     *       "keyId": "3f1c9a0b7d2e4f61",
+                     *       "signature": "bXlzaWduYXR1cmU..."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SignedTreeHead"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAuditPublicKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "keyId": "3f1c9a0b7d2e4f61",
+                     *           "algorithm": "Ed25519",
+                     *           "publicKey": "MCowBQYDK2VwAyEA...",
+                     *           "firstUsedAt": "2026-11-27T08:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditPublicKeys"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAuditInclusionProof: {
+        parameters: {
+            query: {
+                eventId: string;
+                treeSize?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "eventId": "0b6f3c1e-2d4a-4f5b-8c9d-7e6f5a4b3c2d",
+                     *       "leafIndex": 17,
+                     *       "treeSize": 1042,
+                     *       "proof": [
+                     *         "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InclusionProof"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAuditConsistencyProof: {
+        parameters: {
+            query: {
+                from: number;
+                to: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "from": 1000,
+                     *       "to": 1042,
+                     *       "proof": [
+                     *         "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ConsistencyProof"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getOrderAuditBundle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "orderId": "SHOP-100234",
+                     *       "treeHead": {
+                     *         "treeSize": 1042,
+                     *         "rootHash": "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7",
+                     *         "timestamp": "2026-11-27T08:00:00.000Z",
+                     *         "keyId": "3f1c9a0b7d2e4f61",
+                     *         "signature": "bXlzaWduYXR1cmU..."
+                     *       },
+                     *       "events": [
+                     *         {
+                     *           "leafIndex": 17,
+                     *           "event": {
+                     *             "stream": "Order-…",
+                     *             "revision": "0",
+                     *             "id": "0b6f3c1e-2d4a-4f5b-8c9d-7e6f5a4b3c2d",
+                     *             "type": "OrderReceived",
+                     *             "schemaVersion": 6,
+                     *             "data": {},
+                     *             "metadata": {
+                     *               "actor": "integration:…"
+                     *             }
+                     *           },
+                     *           "inclusionProof": [
+                     *             "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditBundle"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
                     [name: string]: unknown;

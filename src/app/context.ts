@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { AuditSigner } from '../db/audit-heads.ts';
 import type { OrderCommand, OrderState } from '../domain/order/decider.ts';
 import type { OrderEvent } from '../domain/order/events.ts';
 import type { EventStore, Position } from '../eventstore/port.ts';
@@ -55,6 +56,8 @@ export interface AppContext {
   orderStates?: FoldedStates<OrderState>;
   /** shop-floor commands on orders: decided together per order, on states kept between them */
   orderCommands: CommandBatches<OrderCommand, OrderEvent, OrderState>;
+  /** signs the audit log's tree heads (AUDIT_SIGNING_KEY) */
+  auditSigner: AuditSigner;
   /** told when an item reaches a stage, with the time since its order's receipt (metrics) */
   observeStage?: (labelId: string, stage: string, secondsSinceReceipt: number) => void;
 }

@@ -5,6 +5,7 @@ import { type CachedReads, cachedReads } from '../app/cached-reads.ts';
 import { FoldedStates } from '../app/folded-states.ts';
 import { StreamStateCache } from '../app/stream-state-cache.ts';
 import type { Config } from '../config.ts';
+import { AUDIT_HEADS_SCHEMA } from '../db/audit-heads.ts';
 import { ChangeFeed } from '../db/change-feed.ts';
 import { connectPostgres, type Database, inTransaction, openPglite } from '../db/database.ts';
 import { ENCRYPTION_KEYS_SCHEMA } from '../db/encryption-keys.ts';
@@ -95,6 +96,7 @@ export async function migrateSchema(
     if (data.store instanceof PostgresEventStore)
       await PostgresEventStore.migrate(tx, KEY_OWNER_STREAMS);
     await tx.query(ENCRYPTION_KEYS_SCHEMA);
+    await tx.query(AUDIT_HEADS_SCHEMA);
     await tx.query(AUTH_THROTTLE_SCHEMA);
     for (const r of runners) await r.migrate(tx as unknown as Database['pool']);
   });

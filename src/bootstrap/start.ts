@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { allProjections } from '#projections/index';
 import { ProjectionRunner } from '#projections/projection-runner';
 import { watchApprovals } from '../app/approvals.ts';
+import { signWhenGrown } from '../app/audit.ts';
 import { AuthThrottle } from '../app/auth-throttle.ts';
 import { runBatchingRules } from '../app/batching-rules.ts';
 import { CommandBatches } from '../app/command-batches.ts';
@@ -13,6 +14,7 @@ import { scheduleImageCleanup } from '../app/image-cleanup.ts';
 import { markLateShipments, markOverdueOrders } from '../app/order-operations.ts';
 import { readYourWrites } from '../app/read-your-writes.ts';
 import { type Config, persistedSecret, type Role } from '../config.ts';
+import { auditSigner } from '../db/audit-heads.ts';
 import type { Database } from '../db/database.ts';
 import { orderAggregate } from '../domain/order/decider.ts';
 import type { EventStore } from '../eventstore/port.ts';
@@ -158,6 +160,7 @@ export async function startApp(
       ),
       ...(data.orderStates ? { orderStates: data.orderStates } : {}),
       reads: data.reads,
+      auditSigner: auditSigner(config.audit.signingKey),
       observeStage: (labelId, stage, seconds) =>
         metrics.stageReached.observe({ label: labelId, stage }, seconds),
     };
@@ -196,6 +199,13 @@ export async function startApp(
     if (has(role, 'projector')) {
       routing.start();
       stops.add(() => routing.stop());
+      // the audit log's tree head, signed when the tree grew (AUDIT_HEAD_INTERVAL_MS)
+      const heads = every(
+        config.audit.headIntervalMs,
+        () => signWhenGrown(context),
+        (err) => log.warn({ error: describeError(err) }, 'signing the audit tree head failed'),
+      );
+      stops.add(() => heads.stop());
     }
     if (has(role, 'api') || has(role, 'projector'))
       readiness.push(subscriptionsCheck('projections', runner, config.maxLagMs));

@@ -28,6 +28,7 @@ import { answerWithProblems, HttpProblem } from './problem.ts';
 import { requestLogger } from './request-logger.ts';
 import { approvalDecisionRoutes } from './routes/admin/approvals.ts';
 import { adminApi } from './routes/admin/index.ts';
+import { auditRoutes } from './routes/audit.ts';
 import { datasetRoutes } from './routes/datasets/index.ts';
 import { recordRoutes } from './routes/datasets/records.ts';
 import { editorAuthRoutes } from './routes/editor/auth.ts';
@@ -123,6 +124,11 @@ export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<F
           name: 'Editor',
           description: "the editor's front end: sessions through the partner, projects",
         },
+        {
+          name: 'Audit',
+          description:
+            "the audit log: its Merkle tree's signed heads and proofs (RFC 9162), any key of a label",
+        },
         { name: 'System', description: 'health and metrics' },
         { name: 'Webhooks', description: 'what the service POSTs to a shop’s webhook' },
       ],
@@ -157,6 +163,7 @@ export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<F
   await app.register(proofSite, { deps });
   await app.register(integratorApi, { deps });
   await app.register(eventFeedRoutes, { deps, prefix: '/api' });
+  await app.register(auditRoutes, { deps, prefix: '/api' });
   await app.register(fulfillmentApi, { deps, prefix: '/v1' });
   await app.register(editorProjectRoutes, { deps, prefix: '/editor' });
   await app.register(editorAuthRoutes, { deps, prefix: '/editor' });

@@ -1,0 +1,166 @@
+import {
+  auditTreeSize,
+  leafOfEvent,
+  leavesOfStream,
+  storedSubtrees,
+} from '#projections/audit-tree';
+import { keepHead, latestHead, publicKeys, type TreeHead } from '../db/audit-heads.ts';
+import { consistencyProof, inclusionProof, rootHash } from '../domain/audit/merkle.ts';
+import { labelOfOrderStream, orderStream } from '../domain/order/events.ts';
+import { DomainError } from '../domain/shared/decider.ts';
+import type { AppContext } from './context.ts';
+
+/*
+ * The audit log's evidence: signed tree heads, inclusion and consistency proofs (RFC
+ * 9162) from the stored tree, and an order's bundle of its events with their proofs.
+ */
+
+const hex = (b: Buffer) => b.toString('hex');
+
+/** Signs the tree as it stands now and keeps the head. */
+export async function signTreeHead(
+  ctx: Pick<AppContext, 'pool' | 'auditSigner'>,
+): Promise<TreeHead> {
+  const size = await auditTreeSize(ctx.pool);
+  const root = await rootHash(storedSubtrees(ctx.pool), size);
+  const head = ctx.auditSigner.sign({
+    treeSize: size,
+    rootHash: hex(root),
+    timestamp: new Date().toISOString(),
+  });
+  await keepHead(ctx.pool, ctx.auditSigner, head);
+  return head;
+}
+
+/** The latest signed head; one is signed now when none covers `atLeast` leaves. */
+export async function treeHead(
+  ctx: Pick<AppContext, 'pool' | 'auditSigner'>,
+  atLeast = 1,
+): Promise<TreeHead> {
+  const latest = await latestHead(ctx.pool);
+  return latest && latest.treeSize >= atLeast ? latest : signTreeHead(ctx);
+}
+
+/** Signs a head when the tree grew since the last (the timer of the projector role). */
+export async function signWhenGrown(ctx: Pick<AppContext, 'pool' | 'auditSigner'>) {
+  const [latest, size] = await Promise.all([latestHead(ctx.pool), auditTreeSize(ctx.pool)]);
+  if (size > 0 && (!latest || size > latest.treeSize)) await signTreeHead(ctx);
+}
+
+export const auditPublicKeys = async (ctx: Pick<AppContext, 'pool' | 'auditSigner'>) => {
+  // the key in use is listed from the start, before it signed anything
+  const keys = await publicKeys(ctx.pool);
+  return keys.some((k) => k.keyId === ctx.auditSigner.keyId)
+    ? keys
+    : [
+        ...keys,
+        {
+          keyId: ctx.auditSigner.keyId,
+          algorithm: 'Ed25519' as const,
+          publicKey: ctx.auditSigner.publicKey,
+          firstUsedAt: new Date().toISOString(),
+        },
+      ];
+};
+
+/** A size asked for, checked against the tree as it is: 0 < size <= its size. */
+async function checkedSize(ctx: Pick<AppContext, 'pool'>, size: number, field: string) {
+  const current = await auditTreeSize(ctx.pool);
+  if (size < 1 || size > current)
+    throw new DomainError(
+      'invalid',
+      `the tree has ${current} leaves: ${field} must be 1 to ${current}`,
+      'invalid_tree_size',
+      { field },
+    );
+  return current;
+}
+
+/**
+ * An event's inclusion proof in the tree of `treeSize` (the latest signed head's when
+ * absent). A label's key finds its own label's events only (404 for any other).
+ */
+export async function eventInclusion(
+  ctx: AppContext,
+  labelId: string | undefined,
+  eventId: string,
+  treeSize?: number,
+) {
+  const leaf = await leafOfEvent(ctx.pool, eventId);
+  const notFound = () =>
+    new DomainError('not_found', 'no such event in the audit log', 'event_not_found');
+  if (!leaf) throw notFound();
+  if (labelId !== undefined && !(await ofLabel(ctx, leaf, labelId))) throw notFound();
+  const size = treeSize ?? (await treeHead(ctx, leaf.leafIndex + 1)).treeSize;
+  await checkedSize(ctx, size, 'treeSize');
+  if (leaf.leafIndex >= size)
+    throw new DomainError(
+      'invalid',
+      `the event is leaf ${leaf.leafIndex}: a tree of ${size} does not hold it yet`,
+      'not_in_tree',
+      { field: 'treeSize' },
+    );
+  const proof = await inclusionProof(storedSubtrees(ctx.pool), leaf.leafIndex, size);
+  return { eventId, leafIndex: leaf.leafIndex, treeSize: size, proof: proof.map(hex) };
+}
+
+/** Whether a stored event is the label's: of one of its order streams, or recorded for it. */
+async function ofLabel(
+  ctx: AppContext,
+  leaf: { stream: string; revision: bigint },
+  labelId: string,
+) {
+  if (leaf.stream.startsWith('Order-')) return labelOfOrderStream(leaf.stream) === labelId;
+  const [event] = await ctx.store.readStream(leaf.stream, leaf.revision);
+  return (event?.metadata as { labelId?: string } | undefined)?.labelId === labelId;
+}
+
+/** The consistency proof from the tree of `from` leaves to the tree of `to`. */
+export async function treeConsistency(ctx: AppContext, from: number, to: number) {
+  await checkedSize(ctx, to, 'to');
+  if (from < 1 || from > to)
+    throw new DomainError('invalid', `from must be 1 to ${to}`, 'invalid_tree_size', {
+      field: 'from',
+    });
+  const proof = await consistencyProof(storedSubtrees(ctx.pool), from, to);
+  return { from, to, proof: proof.map(hex) };
+}
+
+/**
+ * An order's evidence: its events exactly as stored (personal data stays sealed), each
+ * with its leaf and its inclusion proof, and the signed head they prove against (one is
+ * signed now when the latest does not hold them all yet).
+ */
+export async function orderAuditBundle(ctx: AppContext, labelId: string, orderId: string) {
+  const stream = orderStream(labelId, orderId);
+  const events = await ctx.store.readStream(stream);
+  if (events.length === 0) throw new DomainError('not_found', 'order not found', 'order_not_found');
+  // the tree follows the log: the order's last event is a leaf once it has taken it
+  await ctx.readModels.seen('audit-tree', events.at(-1)!.position);
+  const leaves = await leavesOfStream(ctx.pool, stream);
+  const head = await treeHead(ctx, Math.max(0, ...leaves.values()) + 1);
+  const subtrees = storedSubtrees(ctx.pool);
+  return {
+    orderId,
+    treeHead: head,
+    events: await Promise.all(
+      events.map(async (e) => {
+        const leafIndex = leaves.get(e.id);
+        if (leafIndex === undefined) throw new Error(`event ${e.id} is not in the audit tree yet`);
+        return {
+          leafIndex,
+          event: {
+            stream: e.streamId,
+            revision: e.revision.toString(),
+            id: e.id,
+            type: e.type,
+            schemaVersion: e.schemaVersion,
+            data: e.data,
+            metadata: e.metadata,
+          },
+          inclusionProof: (await inclusionProof(subtrees, leafIndex, head.treeSize)).map(hex),
+        };
+      }),
+    ),
+  };
+}

@@ -1,0 +1,184 @@
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leafBytes } from '../../src/domain/audit/leaf.ts';
+import { leafHash, verifyConsistency, verifyInclusion } from '../../src/domain/audit/merkle.ts';
+import { client, startTestApp, type TestApp } from '../helpers/app.ts';
+import { settled } from '../helpers/fixtures.ts';
+import { accessOf, notify, orderDone, type Shop, setUpShop, until } from '../helpers/orders.ts';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'audit-e2e-'));
+const save = (name: string, value: unknown) => {
+  const file = path.join(dir, name);
+  writeFileSync(file, JSON.stringify(value));
+  return file;
+};
+const verifier = (...args: string[]) => {
+  const r = spawnSync(process.execPath, ['scripts/verify-audit.mjs', ...args], {
+    encoding: 'utf8',
+  });
+  return { code: r.status, said: `${r.stdout}${r.stderr}` };
+};
+const unhex = (h: string) => Buffer.from(h, 'hex');
+
+/**
+ * The audit log over real HTTP against the real PostgreSQL and Temporal: an order's
+ * bundle, checked offline by the verifier script with the public keys as served; a byte
+ * of one of its events changed in PostgreSQL directly, and its new bundle refused; proofs
+ * of inclusion and consistency; another label's key finds nothing of this label's.
+ */
+describe('the audit log', () => {
+  let t: TestApp;
+  let call: ReturnType<typeof client>;
+  let shop: Shop;
+  let other: Shop;
+  let orderId: string;
+
+  beforeAll(async () => {
+    t = await startTestApp({ AUDIT_HEAD_INTERVAL_MS: '200' });
+    call = client(t.url);
+    shop = await setUpShop(call, accessOf(t), 1);
+    other = await setUpShop(call, accessOf(t), 1);
+    orderId = `AUD-${randomUUID().slice(0, 8)}`;
+    expect(await notify(call, shop, orderId)).toBe(200);
+    expect((await orderDone(call, shop, orderId)).status).toBe('ready');
+    await settled(t);
+  }, 240_000);
+  afterAll(async () => t?.stop());
+
+  it("gives an order's bundle that the verifier checks offline, and refuses it once an event was changed", async () => {
+    const keys = save(
+      'keys.json',
+      (await call('GET', '/api/audit/public-keys', { key: shop.adminKey })).body,
+    );
+    const bundle = await call('GET', `/api/orders/${orderId}/audit-bundle`, { key: shop.adminKey });
+    expect(bundle.status, JSON.stringify(bundle.body)).toBe(200);
+    expect(bundle.body.events.map((e: { event: { type: string } }) => e.event.type)).toContain(
+      'PrintFileGenerated',
+    );
+    const kept = save('bundle.json', bundle.body);
+    expect(verifier(kept, '--public-keys', keys)).toMatchObject({ code: 0 });
+    // the shop's own key gets it too; the operator's names no label
+    expect(
+      (await call('GET', `/api/orders/${orderId}/audit-bundle`, { key: shop.shopKey })).status,
+    ).toBe(200);
+    expect(
+      (await call('GET', `/api/orders/${orderId}/audit-bundle`, { key: t.operatorKey })).status,
+    ).toBe(403);
+
+    // one byte of the print file's sha256, changed in the database behind the service's back
+    const ready = bundle.body.events.find(
+      (e: { event: { type: string } }) => e.event.type === 'PrintFileGenerated',
+    );
+    await t.app.db.pool.query(
+      `UPDATE es_events SET data = replace(data::text, $2, $3)::json WHERE event_id = $1`,
+      [ready.event.id, ready.event.data.sha256, `f${ready.event.data.sha256.slice(1)}`],
+    );
+    const after = await call('GET', `/api/orders/${orderId}/audit-bundle`, { key: shop.adminKey });
+    const changed = verifier(save('after.json', after.body), '--public-keys', keys);
+    expect(changed.code).toBe(1);
+    expect(changed.said).toContain(`event ${ready.event.id}`);
+    // what the shop kept still verifies against its own head
+    expect(verifier(kept, '--public-keys', keys).code).toBe(0);
+  });
+
+  it('proves an event in the tree and a later tree consistent with an earlier one', async () => {
+    const head = (await call('GET', '/api/audit/tree-head', { key: shop.adminKey })).body;
+    const bundle = (
+      await call('GET', `/api/orders/${orderId}/audit-bundle`, { key: shop.adminKey })
+    ).body;
+    const first = bundle.events[0];
+    const inclusion = await call(
+      'GET',
+      `/api/audit/inclusion?eventId=${first.event.id}&treeSize=${head.treeSize}`,
+      { key: shop.fulfillmentKey },
+    );
+    expect(inclusion.status, JSON.stringify(inclusion.body)).toBe(200);
+    expect(inclusion.body.leafIndex).toBe(first.leafIndex);
+    // more of the log, a later head, and the proof that it extends the first
+    expect(await notify(call, other, `AUD2-${randomUUID().slice(0, 8)}`)).toBe(200);
+    await settled(t);
+    const later = await call('GET', `/api/orders/${orderId}/audit-bundle`, { key: shop.adminKey });
+    // heads are signed every AUDIT_HEAD_INTERVAL_MS when the tree grew
+    const laterHead = await until('a later signed head', async () => {
+      const h = (await call('GET', '/api/audit/tree-head', { key: shop.adminKey })).body;
+      return h.treeSize > head.treeSize ? h : undefined;
+    });
+    const proof = await call(
+      'GET',
+      `/api/audit/consistency?from=${head.treeSize}&to=${laterHead.treeSize}`,
+      {
+        key: shop.shopKey,
+      },
+    );
+    expect(proof.status).toBe(200);
+    expect(
+      verifyConsistency(
+        head.treeSize,
+        laterHead.treeSize,
+        proof.body.proof.map(unhex),
+        unhex(head.rootHash),
+        unhex(laterHead.rootHash),
+      ),
+    ).toBe(true);
+    const keys = save(
+      'keys2.json',
+      (await call('GET', '/api/audit/public-keys', { key: shop.adminKey })).body,
+    );
+    expect(later.status).toBe(200);
+    // the verifier, with the head the shop kept earlier: the later one extends it
+    expect(
+      verifier(
+        save('later.json', { ...later.body, treeHead: laterHead, events: [] }),
+        '--public-keys',
+        keys,
+        '--earlier',
+        save('earlier.json', head),
+        '--consistency',
+        save('proof.json', proof.body),
+      ),
+    ).toMatchObject({ code: 0 });
+    // the inclusion proof as served proves the event, hashed as the bundle holds it
+    const leaf = leafHash(leafBytes(first.event));
+    const proofOf = inclusion.body.proof.map(unhex);
+    expect(
+      verifyInclusion(leaf, first.leafIndex, head.treeSize, proofOf, unhex(head.rootHash)),
+    ).toBe(true);
+    expect(
+      verifyInclusion(leaf, first.leafIndex + 1, head.treeSize, proofOf, unhex(head.rootHash)),
+    ).toBe(false);
+    // bad sizes are refused, naming the field
+    const bad = await call('GET', `/api/audit/consistency?from=5&to=${laterHead.treeSize + 1000}`, {
+      key: shop.adminKey,
+    });
+    expect(bad.status).toBe(400);
+  });
+
+  it("finds nothing of one label with another label's key", async () => {
+    const bundle = (
+      await call('GET', `/api/orders/${orderId}/audit-bundle`, { key: shop.adminKey })
+    ).body;
+    expect(
+      (await call('GET', `/api/orders/${orderId}/audit-bundle`, { key: other.adminKey })).status,
+    ).toBe(404);
+    const inclusion = await call(
+      'GET',
+      `/api/audit/inclusion?eventId=${bundle.events[0].event.id}`,
+      {
+        key: other.adminKey,
+      },
+    );
+    expect(inclusion.status).toBe(404);
+    // the operator sees every label's
+    expect(
+      (
+        await call('GET', `/api/audit/inclusion?eventId=${bundle.events[0].event.id}`, {
+          key: t.operatorKey,
+        })
+      ).status,
+    ).toBe(200);
+  });
+});

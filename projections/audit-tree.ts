@@ -1,6 +1,7 @@
 import type pg from 'pg';
-import { leafBytes } from '../src/domain/audit/leaf.ts';
+import { leafBytes, type StoredEventFacts } from '../src/domain/audit/leaf.ts';
 import { type Hash, leafHash, nodeHash, type Subtrees } from '../src/domain/audit/merkle.ts';
+import type { RecordedEvent } from '../src/eventstore/port.ts';
 import { EVERY_EVENT, type Projection } from './projection.ts';
 
 /**
@@ -52,17 +53,7 @@ export const auditTreeProjection: Projection = {
     const leaves: { index: number; id: string; stream: string; revision: string }[] = [];
     for (const e of events) {
       const revision = e.revision.toString();
-      let hash = leafHash(
-        leafBytes({
-          stream: e.streamId,
-          revision,
-          id: e.id,
-          type: e.type,
-          schemaVersion: e.schemaVersion,
-          data: e.data,
-          metadata: e.metadata,
-        }),
-      );
+      let hash = leafHash(leafBytes(storedFacts(e)));
       leaves.push({ index: size, id: e.id, stream: e.streamId, revision });
       // the leaf, then each subtree it completes
       for (let level = 0, index = size; ; level++, index = Math.floor(index / 2)) {
@@ -90,6 +81,17 @@ export const auditTreeProjection: Projection = {
     );
   },
 };
+
+/** An event as the store hands it out, as its leaf encodes it (leaf.ts). */
+export const storedFacts = (e: RecordedEvent): StoredEventFacts => ({
+  stream: e.streamId,
+  revision: e.revision.toString(),
+  id: e.id,
+  type: e.type,
+  schemaVersion: e.schemaVersion,
+  data: e.data,
+  metadata: e.metadata,
+});
 
 /** The tree's size: how many events are leaves of it. */
 export async function auditTreeSize(db: Pick<pg.Pool, 'query'>): Promise<number> {

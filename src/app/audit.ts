@@ -2,6 +2,7 @@ import {
   auditTreeSize,
   leafOfEvent,
   leavesOfStream,
+  storedFacts,
   storedSubtrees,
 } from '#projections/audit-tree';
 import { keepHead, latestHead, publicKeys, type TreeHead } from '../db/audit-heads.ts';
@@ -149,15 +150,7 @@ export async function orderAuditBundle(ctx: AppContext, labelId: string, orderId
         if (leafIndex === undefined) throw new Error(`event ${e.id} is not in the audit tree yet`);
         return {
           leafIndex,
-          event: {
-            stream: e.streamId,
-            revision: e.revision.toString(),
-            id: e.id,
-            type: e.type,
-            schemaVersion: e.schemaVersion,
-            data: e.data,
-            metadata: e.metadata,
-          },
+          event: storedFacts(e),
           inclusionProof: (await inclusionProof(subtrees, leafIndex, head.treeSize)).map(hex),
         };
       }),

@@ -1,27 +1,13 @@
-import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leafBytes } from '../../src/domain/audit/leaf.ts';
 import { leafHash, verifyConsistency, verifyInclusion } from '../../src/domain/audit/merkle.ts';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
+import { jsonFiles, verifier } from '../helpers/audit.ts';
 import { settled } from '../helpers/fixtures.ts';
 import { accessOf, notify, orderDone, type Shop, setUpShop, until } from '../helpers/orders.ts';
 
-const dir = mkdtempSync(path.join(os.tmpdir(), 'audit-e2e-'));
-const save = (name: string, value: unknown) => {
-  const file = path.join(dir, name);
-  writeFileSync(file, JSON.stringify(value));
-  return file;
-};
-const verifier = (...args: string[]) => {
-  const r = spawnSync(process.execPath, ['scripts/verify-audit.mjs', ...args], {
-    encoding: 'utf8',
-  });
-  return { code: r.status, said: `${r.stdout}${r.stderr}` };
-};
+const save = jsonFiles('audit-e2e-');
 const unhex = (h: string) => Buffer.from(h, 'hex');
 
 /**

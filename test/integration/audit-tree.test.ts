@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditTreeSize, storedSubtrees } from '../../projections/audit-tree.ts';
+import { auditTreeSize, storedFacts, storedSubtrees } from '../../projections/audit-tree.ts';
 import { leafBytes } from '../../src/domain/audit/leaf.ts';
 import {
   consistencyProof,
@@ -25,18 +25,7 @@ async function wholeLog(t: TestApp): Promise<RecordedEvent[]> {
   }
 }
 
-const leafOf = (e: RecordedEvent) =>
-  leafHash(
-    leafBytes({
-      stream: e.streamId,
-      revision: e.revision.toString(),
-      id: e.id,
-      type: e.type,
-      schemaVersion: e.schemaVersion,
-      data: e.data,
-      metadata: e.metadata,
-    }),
-  );
+const leafOf = (e: RecordedEvent) => leafHash(leafBytes(storedFacts(e)));
 
 /**
  * The audit tree as the projection builds it, against a from-scratch computation over

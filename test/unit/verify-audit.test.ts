@@ -1,8 +1,5 @@
-import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { leafBytes, type StoredEventFacts, treeHeadMessage } from '../../src/domain/audit/leaf.ts';
 import {
@@ -12,20 +9,9 @@ import {
   leafHash,
   rootHash,
 } from '../../src/domain/audit/merkle.ts';
+import { jsonFiles, verifier } from '../helpers/audit.ts';
 
-const dir = mkdtempSync(path.join(os.tmpdir(), 'audit-'));
-const write = (name: string, value: unknown) => {
-  const file = path.join(dir, name);
-  writeFileSync(file, JSON.stringify(value));
-  return file;
-};
-/** The verifier as a user runs it: its exit code and what it said. */
-const verifier = (...args: string[]) => {
-  const r = spawnSync(process.execPath, ['scripts/verify-audit.mjs', ...args], {
-    encoding: 'utf8',
-  });
-  return { code: r.status, said: `${r.stdout}${r.stderr}` };
-};
+const write = jsonFiles('audit-');
 
 const { publicKey, privateKey } = generateKeyPairSync('ed25519');
 const keys = write('keys.json', {

@@ -133,3 +133,26 @@ export async function leavesOfStream(db: Pick<pg.Pool, 'query'>, stream: string)
   );
   return new Map(r.rows.map((x) => [x.event_id, Number(x.leaf_index)]));
 }
+
+/** The leaves from `from` on, with their events' places and their hashes. */
+export async function leavesFrom(db: Pick<pg.Pool, 'query'>, from: number, limit: number) {
+  const r = await db.query<{
+    leaf_index: string;
+    event_id: string;
+    stream_id: string;
+    revision: string;
+    hash: Buffer;
+  }>(
+    `SELECT l.leaf_index, l.event_id, l.stream_id, l.revision, n.hash
+     FROM audit_leaves l JOIN audit_nodes n ON n.level = 0 AND n.node_index = l.leaf_index
+     WHERE l.leaf_index >= $1 ORDER BY l.leaf_index LIMIT $2`,
+    [from, limit],
+  );
+  return r.rows.map((x) => ({
+    leafIndex: Number(x.leaf_index),
+    eventId: x.event_id,
+    stream: x.stream_id,
+    revision: BigInt(x.revision),
+    hash: x.hash,
+  }));
+}

@@ -144,6 +144,10 @@ const envSchema = z.object({
     emptyAsUndefined,
     z.coerce.number().int().min(100).max(3_600_000).default(10_000),
   ),
+  AUDIT_SWEEP_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(10).max(3_600_000).default(1000),
+  ),
   PUBLIC_BASE_URL: optionalUrl,
   PARTNER_TIMEOUT_MS: z.preprocess(
     emptyAsUndefined,
@@ -212,7 +216,7 @@ export interface Config {
   host: string;
   dataDir: string;
   /** the audit log's tree heads: the Ed25519 seed that signs them, and how often */
-  audit: { signingKey: string; headIntervalMs: number };
+  audit: { signingKey: string; headIntervalMs: number; sweepMs: number };
   /** print files and images in S3 instead of under DATA_DIR (STORAGE_URL, S3_* keys) */
   storage: S3Location | undefined;
   /**
@@ -360,6 +364,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
         // kept under DATA_DIR from the first start when not given
         signingKey: e.AUDIT_SIGNING_KEY ?? persistedSecret(dataDir, 'audit-signing-key').value,
         headIntervalMs: e.AUDIT_HEAD_INTERVAL_MS,
+        sweepMs: e.AUDIT_SWEEP_MS,
       },
       operatorApiKey,
       databaseUrl: e.DATABASE_URL,

@@ -1,14 +1,23 @@
 import {
   auditTreeSize,
   leafOfEvent,
+  leavesFrom,
   leavesOfStream,
   storedFacts,
   storedSubtrees,
 } from '#projections/audit-tree';
-import { keepHead, latestHead, publicKeys, type TreeHead } from '../db/audit-heads.ts';
-import { consistencyProof, inclusionProof, rootHash } from '../domain/audit/merkle.ts';
+import {
+  keepHead,
+  keepMismatch,
+  latestHead,
+  publicKeys,
+  type TreeHead,
+} from '../db/audit-heads.ts';
+import { leafBytes } from '../domain/audit/leaf.ts';
+import { consistencyProof, inclusionProof, leafHash, rootHash } from '../domain/audit/merkle.ts';
 import { labelOfOrderStream, orderStream } from '../domain/order/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
+import { type Position, START } from '../eventstore/port.ts';
 import type { AppContext } from './context.ts';
 
 /*
@@ -156,4 +165,57 @@ export async function orderAuditBundle(ctx: AppContext, labelId: string, orderId
       }),
     ),
   };
+}
+
+/**
+ * The sweep: the stored events, read in the log's order, hashed again and compared with
+ * the tree's leaves, a page at a time. An event changed, gone or moved is kept as a
+ * mismatch (the metric, the ops overview); serving goes on. Answers where to go on from
+ * (0 once it went round the whole tree).
+ */
+export async function sweepAuditTree(
+  ctx: Pick<AppContext, 'pool' | 'store'>,
+  from: { leafIndex: number; after: Position },
+  pageSize = 1000,
+): Promise<{ leafIndex: number; after: Position }> {
+  const size = await auditTreeSize(ctx.pool);
+  if (from.leafIndex >= size) return { leafIndex: 0, after: START };
+  const page = await ctx.store.readAll({ after: from.after, limit: pageSize });
+  const leaves = await leavesFrom(ctx.pool, from.leafIndex, page.length || 1);
+  let i = 0;
+  for (const leaf of leaves) {
+    const event = page[i];
+    if (!event) {
+      // the log ends before the tree does: the rest of the tree's events are gone
+      await keepMismatch(ctx.pool, {
+        leafIndex: leaf.leafIndex,
+        eventId: leaf.eventId,
+        kind: 'missing',
+        detail: `leaf ${leaf.leafIndex} is event ${leaf.eventId}, which the log no longer holds`,
+      });
+      continue;
+    }
+    if (event.id !== leaf.eventId) {
+      // another event here: the leaf's was deleted, or the order of the log changed
+      const gone = (await ctx.store.readStream(leaf.stream, leaf.revision))[0]?.id !== leaf.eventId;
+      await keepMismatch(ctx.pool, {
+        leafIndex: leaf.leafIndex,
+        eventId: leaf.eventId,
+        kind: gone ? 'missing' : 'moved',
+        detail: gone
+          ? `leaf ${leaf.leafIndex} is event ${leaf.eventId} (${leaf.stream} revision ${leaf.revision}), which the log no longer holds`
+          : `leaf ${leaf.leafIndex} is event ${leaf.eventId}, but the log has event ${event.id} there`,
+      });
+      if (gone) continue; // the next leaf is compared with this event
+    } else if (!leafHash(leafBytes(storedFacts(event))).equals(leaf.hash))
+      await keepMismatch(ctx.pool, {
+        leafIndex: leaf.leafIndex,
+        eventId: leaf.eventId,
+        kind: 'changed',
+        detail: `event ${leaf.eventId} (${event.type}, ${leaf.stream} revision ${leaf.revision}) no longer hashes to leaf ${leaf.leafIndex}: it was changed after it was recorded`,
+      });
+    i++;
+  }
+  const last = page[Math.min(i, page.length) - 1];
+  return { leafIndex: from.leafIndex + leaves.length, after: last ? last.position : from.after };
 }

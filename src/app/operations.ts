@@ -2,6 +2,7 @@ import { listLabels } from '#projections/labels';
 import { lateCounts } from '#projections/order-production';
 import { ORDER_STATUSES, type OrderStatus, orderCounts } from '#projections/orders';
 import { type EndpointRow, listEndpoints } from '#projections/webhooks';
+import { mismatches } from '../db/audit-heads.ts';
 import type { Poller } from '../temporal/pollers.ts';
 import type { AppContext } from './context.ts';
 import { type Runners, type SubscriptionView, subscriptionStatus } from './subscriptions.ts';
@@ -26,6 +27,8 @@ export interface Overview {
   webhooks: EndpointRow[];
   /** orders not shipped by their ship-by time, per label and stage */
   late: { labelId: string; stage: string; count: number }[];
+  /** events that no longer hash to their leaf of the audit tree, and the first of them */
+  audit: Awaited<ReturnType<typeof mismatches>>;
 }
 
 const zero = (): StatusCounts => ({
@@ -47,7 +50,7 @@ export async function operationsOverview(
     pollers: (() => Promise<Poller[]>) | undefined;
   },
 ): Promise<Overview> {
-  const [labels, counts, subscriptions, pollers, webhooks, late] = await Promise.all([
+  const [labels, counts, subscriptions, pollers, webhooks, late, audit] = await Promise.all([
     listLabels(ctx.pool, sources.labelId),
     orderCounts(ctx.pool, sources.labelId),
     subscriptionStatus(sources.runners),
@@ -56,6 +59,7 @@ export async function operationsOverview(
       : Promise.resolve('no Temporal client in this process'),
     listEndpoints(ctx.pool, sources.labelId),
     lateCounts(ctx.pool, sources.labelId),
+    mismatches(ctx.pool),
   ]);
   const byLabel = new Map(
     labels.map((l) => [l.label_id, { labelId: l.label_id, name: l.name, counts: zero() }]),
@@ -81,5 +85,6 @@ export async function operationsOverview(
     pollers,
     webhooks,
     late,
+    audit,
   };
 }

@@ -4,6 +4,7 @@ import { itemsPerStage, lateCounts } from '#projections/order-production';
 import { ORDER_STATUSES, orderCounts } from '#projections/orders';
 import { deliveryBacklog } from '#projections/webhooks';
 import type { Runners } from '../app/subscriptions.ts';
+import { mismatches } from '../db/audit-heads.ts';
 import { PRODUCTION_STAGES } from '../domain/order/events.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { Poller } from '../temporal/pollers.ts';
@@ -70,6 +71,12 @@ export function registerGauges(metrics: Metrics, sources: MetricSources): void {
       const n = await stages();
       return PRODUCTION_STAGES.map((stage) => ({ labels: { stage }, value: n.get(stage) ?? 0 }));
     });
+    metrics.gauge(
+      'audit_mismatches',
+      'Events that no longer hash to their leaf of the audit tree (changed, gone or moved since they were recorded)',
+      [],
+      async () => [{ labels: {}, value: (await mismatches(orders)).count }],
+    );
     const perFacility = shared(() => facilityMetrics(orders));
     const facilityGauge = (name: string, help: string, value: (f: FacilityMetric) => number) =>
       metrics.gauge(name, help, ['label', 'facility'], async () =>

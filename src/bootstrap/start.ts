@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { allProjections } from '#projections/index';
 import { ProjectionRunner } from '#projections/projection-runner';
 import { watchApprovals } from '../app/approvals.ts';
-import { signWhenGrown } from '../app/audit.ts';
+import { signWhenGrown, sweepAuditTree } from '../app/audit.ts';
 import { AuthThrottle } from '../app/auth-throttle.ts';
 import { runBatchingRules } from '../app/batching-rules.ts';
 import { CommandBatches } from '../app/command-batches.ts';
@@ -17,7 +17,7 @@ import { type Config, persistedSecret, type Role } from '../config.ts';
 import { auditSigner } from '../db/audit-heads.ts';
 import type { Database } from '../db/database.ts';
 import { orderAggregate } from '../domain/order/decider.ts';
-import type { EventStore } from '../eventstore/port.ts';
+import { type EventStore, START } from '../eventstore/port.ts';
 import { PostgresEventStore } from '../eventstore/postgres.ts';
 import {
   databaseCheck,
@@ -206,6 +206,16 @@ export async function startApp(
         (err) => log.warn({ error: describeError(err) }, 'signing the audit tree head failed'),
       );
       stops.add(() => heads.stop());
+      // the stored events hashed again against the tree, a page every AUDIT_SWEEP_MS
+      let swept = { leafIndex: 0, after: START };
+      const sweep = every(
+        config.audit.sweepMs,
+        async () => {
+          swept = await sweepAuditTree(context, swept);
+        },
+        (err) => log.warn({ error: describeError(err) }, 'the audit sweep failed'),
+      );
+      stops.add(() => sweep.stop());
     }
     if (has(role, 'api') || has(role, 'projector'))
       readiness.push(subscriptionsCheck('projections', runner, config.maxLagMs));

@@ -20,6 +20,13 @@ CREATE TABLE IF NOT EXISTS audit_tree_heads (
   key_id     text NOT NULL REFERENCES audit_keys (key_id),
   signature  text NOT NULL,
   PRIMARY KEY (tree_size, key_id)
+);
+CREATE TABLE IF NOT EXISTS audit_mismatches (
+  leaf_index bigint PRIMARY KEY,
+  event_id   uuid NOT NULL,
+  kind       text NOT NULL,
+  detail     text NOT NULL,
+  found_at   timestamptz NOT NULL DEFAULT now()
 );`;
 
 export interface TreeHead {
@@ -101,4 +108,44 @@ export async function publicKeys(db: Db) {
     publicKey: k.public_key,
     firstUsedAt: k.first_used.toISOString(),
   }));
+}
+
+/** What the sweep found changed: the leaf, its event, how (changed, missing, moved). */
+export async function keepMismatch(
+  db: Db,
+  m: { leafIndex: number; eventId: string; kind: 'changed' | 'missing' | 'moved'; detail: string },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO audit_mismatches (leaf_index, event_id, kind, detail) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (leaf_index) DO NOTHING`,
+    [m.leafIndex, m.eventId, m.kind, m.detail],
+  );
+}
+
+/** How many leaves no longer match their events, and the first of them. */
+export async function mismatches(db: Db) {
+  const r = await db.query<{
+    n: string;
+    leaf_index: string | null;
+    event_id: string | null;
+    kind: string | null;
+    detail: string | null;
+  }>(
+    `SELECT (SELECT count(*) FROM audit_mismatches)::text AS n, f.leaf_index::text, f.event_id, f.kind, f.detail
+     FROM (SELECT 1) one LEFT JOIN LATERAL
+       (SELECT * FROM audit_mismatches ORDER BY leaf_index LIMIT 1) f ON true`,
+  );
+  const row = r.rows[0]!;
+  return {
+    count: Number(row.n),
+    first:
+      row.leaf_index && row.event_id
+        ? {
+            leafIndex: Number(row.leaf_index),
+            eventId: row.event_id,
+            kind: row.kind!,
+            detail: row.detail!,
+          }
+        : undefined,
+  };
 }

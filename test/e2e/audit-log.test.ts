@@ -4,7 +4,7 @@ import { leafBytes } from '../../src/domain/audit/leaf.ts';
 import { leafHash, verifyConsistency, verifyInclusion } from '../../src/domain/audit/merkle.ts';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
 import { jsonFiles, verifier } from '../helpers/audit.ts';
-import { settled } from '../helpers/fixtures.ts';
+import { opsLogin, settled } from '../helpers/fixtures.ts';
 import { accessOf, notify, orderDone, type Shop, setUpShop, until } from '../helpers/orders.ts';
 
 const save = jsonFiles('audit-e2e-');
@@ -22,15 +22,19 @@ describe('the audit log', () => {
   let shop: Shop;
   let other: Shop;
   let orderId: string;
+  let otherOrder: string;
 
   beforeAll(async () => {
-    t = await startTestApp({ AUDIT_HEAD_INTERVAL_MS: '200' });
+    t = await startTestApp({ AUDIT_HEAD_INTERVAL_MS: '200', AUDIT_SWEEP_MS: '100' });
     call = client(t.url);
     shop = await setUpShop(call, accessOf(t), 1);
     other = await setUpShop(call, accessOf(t), 1);
     orderId = `AUD-${randomUUID().slice(0, 8)}`;
     expect(await notify(call, shop, orderId)).toBe(200);
     expect((await orderDone(call, shop, orderId)).status).toBe('ready');
+    otherOrder = `AUDO-${randomUUID().slice(0, 8)}`;
+    expect(await notify(call, other, otherOrder)).toBe(200);
+    expect((await orderDone(call, other, otherOrder)).status).toBe('ready');
     await settled(t);
   }, 240_000);
   afterAll(async () => t?.stop());
@@ -69,6 +73,54 @@ describe('the audit log', () => {
     expect(changed.said).toContain(`event ${ready.event.id}`);
     // what the shop kept still verifies against its own head
     expect(verifier(kept, '--public-keys', keys).code).toBe(0);
+  });
+
+  it('finds a changed, a deleted and two swapped events in its sweep, and goes on serving', async () => {
+    const sweepFound = (eventId: string) =>
+      until(
+        `the sweep to report ${eventId}`,
+        async () => {
+          const r = await t.app.db.pool.query(
+            'SELECT kind FROM audit_mismatches WHERE event_id = $1',
+            [eventId],
+          );
+          return r.rows[0]?.kind as string | undefined;
+        },
+        60_000,
+      );
+    const bundle = (
+      await call('GET', `/api/orders/${orderId}/audit-bundle`, { key: shop.adminKey })
+    ).body;
+    const ready = bundle.events.find(
+      (e: { event: { type: string } }) => e.event.type === 'PrintFileGenerated',
+    );
+    // the byte changed in the test before
+    expect(await sweepFound(ready.event.id)).toBe('changed');
+    const metrics = String((await call('GET', '/metrics', { key: t.operatorKey })).body);
+    expect(metrics).toMatch(/editor_platform_audit_mismatches \d+/);
+    expect(
+      Number(/editor_platform_audit_mismatches (\d+)/.exec(metrics)?.[1]),
+    ).toBeGreaterThanOrEqual(1);
+    // the operator's overview names it; /readyz stays green
+    const cookie = await opsLogin(t.url, t.operatorKey);
+    const overview = await (await fetch(`${t.url}/ops`, { headers: { cookie } })).text();
+    expect(overview).toContain(`data-audit-mismatch="${ready.event.id}"`);
+    expect((await fetch(`${t.url}/readyz`)).status).toBe(200);
+    // another label's events: one deleted, two swapped (their data exchanged)
+    const others = (
+      await call('GET', `/api/orders/${otherOrder}/audit-bundle`, { key: other.adminKey })
+    ).body.events;
+    const [a, b, c] = others.map((e: { event: { id: string } }) => e.event.id);
+    await t.app.db.pool.query('DELETE FROM es_events WHERE event_id = $1', [c]);
+    await t.app.db.pool.query(
+      `UPDATE es_events SET data = CASE event_id WHEN $1 THEN (SELECT data FROM es_events WHERE event_id = $2)
+                                                  ELSE (SELECT data FROM es_events WHERE event_id = $1) END
+       WHERE event_id IN ($1, $2)`,
+      [a, b],
+    );
+    expect(await sweepFound(c)).toBe('missing');
+    expect(await sweepFound(a)).toBe('changed');
+    expect(await sweepFound(b)).toBe('changed');
   });
 
   it('proves an event in the tree and a later tree consistent with an earlier one', async () => {

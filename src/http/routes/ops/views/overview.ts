@@ -37,8 +37,15 @@ export function overviewPage(ctx: PageContext, o: Overview, query: Notice): stri
         undefined,
         o.webhooks.some((w) => w.failing_since || w.state === 'disabled'),
       )}
+      ${operator ? card(o.audit.count, 'events changed since recorded', undefined, o.audit.count > 0) : ''}
       ${card(pollers ? pollers.length : '?', pollers ? 'workers polling' : `workers: ${o.pollers}`, undefined, !pollers || pollers.length === 0)}
     </div>
+    ${
+      // which event changed names its stream (and so its label): the operator's to see
+      operator && o.audit.first
+        ? html`<p class="notice error" data-audit-mismatch="${o.audit.first.eventId}"><strong>The log was changed after it was recorded:</strong> ${o.audit.first.detail}${o.audit.count > 1 ? html` (and ${o.audit.count - 1} more)` : ''}. The service goes on serving; the signed tree heads and every bundle given out before stay evidence of what was recorded.</p>`
+        : ''
+    }
     ${failing.length ? html`<p class="notice error">Not advancing: ${failing.map((s) => html`<strong>${s.name}</strong> (${s.failing?.error}) `)}</p>` : ''}
     <h2>Orders by label and status</h2>
     <table>

@@ -19,6 +19,8 @@ export interface Projection {
   /** creates the tables (idempotent) */
   schema: string;
   handles: ReadonlySet<string>;
+  /** after catching up, wait this long before looking again (subscription-runner.ts) */
+  gatherMs?: number;
   /**
    * Work queued from the log rather than a view of it: built once from the first event,
    * never rebuilt (while a rebuild replays, work done long ago would look queued again).

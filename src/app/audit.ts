@@ -3,6 +3,7 @@ import {
   leafOfEvent,
   leavesFrom,
   leavesOfStream,
+  prefetchedSubtrees,
   storedFacts,
   storedSubtrees,
 } from '#projections/audit-tree';
@@ -14,7 +15,13 @@ import {
   type TreeHead,
 } from '../db/audit-heads.ts';
 import { leafBytes } from '../domain/audit/leaf.ts';
-import { consistencyProof, inclusionProof, leafHash, rootHash } from '../domain/audit/merkle.ts';
+import {
+  consistencyProof,
+  inclusionProof,
+  leafHash,
+  rootHash,
+  type Subtrees,
+} from '../domain/audit/merkle.ts';
 import { labelOfOrderStream, orderStream } from '../domain/order/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import { type Position, START } from '../eventstore/port.ts';
@@ -149,7 +156,15 @@ export async function orderAuditBundle(ctx: AppContext, labelId: string, orderId
   await ctx.readModels.seen('audit-tree', events.at(-1)!.position);
   const leaves = await leavesOfStream(ctx.pool, stream);
   const head = await treeHead(ctx, Math.max(0, ...leaves.values()) + 1);
-  const subtrees = storedSubtrees(ctx.pool);
+  // every node the proofs need, in one read
+  const proofs = (subtrees: Subtrees) =>
+    Promise.all(
+      events.map((e) => {
+        const leafIndex = leaves.get(e.id);
+        return leafIndex === undefined ? [] : inclusionProof(subtrees, leafIndex, head.treeSize);
+      }),
+    );
+  const subtrees = await prefetchedSubtrees(ctx.pool, proofs);
   return {
     orderId,
     treeHead: head,

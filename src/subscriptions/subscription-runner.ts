@@ -28,6 +28,11 @@ CREATE TABLE IF NOT EXISTS projection_checkpoints (
 export interface Subscriber {
   name: string;
   handles: ReadonlySet<string>;
+  /**
+   * After catching up, wait this long before looking again: the appends of that time are
+   * taken in one page (fewer, larger transactions for a subscriber of every append).
+   */
+  gatherMs?: number;
 }
 
 export interface SubscriptionStatus {
@@ -217,6 +222,7 @@ export abstract class SubscriptionRunner<S extends Subscriber> {
             transientFailures = 0;
             if (n < this.batchSize) {
               await this.afterCatchUp(s);
+              if (s.gatherMs) await delay(s.gatherMs);
               await wait.next();
             }
           }

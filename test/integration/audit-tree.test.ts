@@ -13,6 +13,7 @@ import {
 import { type RecordedEvent, START } from '../../src/eventstore/port.ts';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
 import { newIntegration, newLabel, settled } from '../helpers/fixtures.ts';
+import { until } from '../helpers/orders.ts';
 
 /** Every event of the log, in its global order, as a reader of all events gets it. */
 async function wholeLog(t: TestApp): Promise<RecordedEvent[]> {
@@ -39,6 +40,13 @@ describe('the audit tree', () => {
   });
   afterAll(async () => t?.stop());
 
+  /** the tree once it holds `n` leaves (it follows the log a moment later) */
+  const treeOf = (n: number) =>
+    until('the audit tree to reach the log', async () => {
+      const size = await auditTreeSize(t.app.db.pool);
+      return size >= n ? size : undefined;
+    });
+
   it('has every event of the log as a leaf, in its order, and proves them', async () => {
     const call = client(t.url);
     // events of several streams and types, some appended in the same transaction
@@ -49,7 +57,7 @@ describe('the audit tree', () => {
     await settled(t);
     const log = await wholeLog(t);
     const stored = storedSubtrees(t.app.db.pool);
-    const size = await auditTreeSize(t.app.db.pool);
+    const size = await treeOf(log.length);
     expect(size).toBe(log.length);
     expect(size).toBeGreaterThan(10);
     const scratch = inMemory(log.map(leafOf));
@@ -63,7 +71,7 @@ describe('the audit tree', () => {
     const label = await newLabel(call, t, 'Audit later');
     await newIntegration(call, t, label.adminApiKey, false);
     await settled(t);
-    const later = await auditTreeSize(t.app.db.pool);
+    const later = await treeOf((await wholeLog(t)).length);
     expect(later).toBeGreaterThan(size);
     const proof = await consistencyProof(stored, size, later);
     expect(verifyConsistency(size, later, proof, root, await rootHash(stored, later))).toBe(true);

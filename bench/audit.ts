@@ -1,0 +1,158 @@
+// npm run bench:audit
+// What the audit log's tree costs the appends, and how far it trails them: 8 appenders of
+// 1-event batches into the PostgreSQL event store for SECONDS, with the tree's
+// projection following the log (building leaves and subtrees) and without it, A-B-B-A
+// in the same run, on a throwaway cluster with fsync on. While the tree runs, the gap
+// between the log's head and the tree is sampled every 100 ms (events, and seconds at
+// the append rate); after the appends, how long the tree takes to reach the head. Then
+// an order-sized bundle: the inclusion proofs of a stream of 200 events from the stored
+// tree (what GET /api/orders/{id}/audit-bundle computes), median of 20.
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import {
+  auditTreeProjection,
+  auditTreeSize,
+  leavesOfStream,
+  prefetchedSubtrees,
+} from '../projections/audit-tree.ts';
+import { ProjectionRunner } from '../projections/projection-runner.ts';
+import { connectPostgres } from '../src/db/database.ts';
+import { inclusionProof, type Subtrees } from '../src/domain/audit/merkle.ts';
+import type { NewEvent } from '../src/eventstore/port.ts';
+import { PostgresEventStore } from '../src/eventstore/postgres.ts';
+import { createDatabase, startPostgresCluster } from '../test/helpers/postgres-cluster.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const WORKERS = 8;
+
+const newEvent = (): NewEvent => ({
+  id: randomUUID(),
+  type: 'BenchHappened',
+  schemaVersion: 1,
+  data: { orderId: randomUUID(), items: [{ sku: 'ABC-123', quantity: 10 }], note: 'x'.repeat(100) },
+  metadata: { correlationId: randomUUID(), actor: 'bench' },
+});
+
+async function main() {
+  const cluster = await startPostgresCluster({ durable: true });
+  const db = await connectPostgres(await createDatabase(cluster.url, 'bench'), 24);
+  try {
+    await PostgresEventStore.migrate(db.pool);
+    const store = new PostgresEventStore(db.pool);
+    const runner = new ProjectionRunner(
+      db.pool,
+      store,
+      [auditTreeProjection],
+      pino({ level: 'silent' }),
+      {
+        wakeups: store.appended,
+      },
+    );
+    await runner.migrate(db.pool);
+    const head = async () =>
+      Number(
+        (await db.pool.query<{ n: string }>('SELECT count(*)::text AS n FROM es_events')).rows[0]!
+          .n,
+      );
+
+    let round = 0;
+    const appendFor = async (withTree: boolean) => {
+      const r = round++;
+      const gaps: number[] = [];
+      let sampling = true;
+      const sampler = withTree
+        ? (async () => {
+            while (sampling) {
+              gaps.push((await head()) - (await auditTreeSize(db.pool)));
+              await new Promise((res) => setTimeout(res, 100));
+            }
+          })()
+        : Promise.resolve();
+      if (withTree) runner.start();
+      const end = Date.now() + SECONDS * 1000;
+      let count = 0;
+      const began = performance.now();
+      await Promise.all(
+        Array.from({ length: WORKERS }, async (_, w) => {
+          for (let i = 0; Date.now() < end; i++) {
+            await store.append(`Bench-${r}-${w}-${i}`, [newEvent()], 'no_stream');
+            count++;
+          }
+        }),
+      );
+      const perSecond = count / ((performance.now() - began) / 1000);
+      sampling = false;
+      await sampler;
+      let catchUpMs = 0;
+      if (withTree) {
+        const t0 = performance.now();
+        while ((await auditTreeSize(db.pool)) < (await head()))
+          await new Promise((res) => setTimeout(res, 10));
+        catchUpMs = performance.now() - t0;
+        await runner.stop();
+      } else {
+        // the tree catches up on what it did not follow, before the next round
+        runner.start();
+        while ((await auditTreeSize(db.pool)) < (await head()))
+          await new Promise((res) => setTimeout(res, 50));
+        await runner.stop();
+      }
+      return { perSecond, gaps, catchUpMs };
+    };
+
+    console.log(
+      `appends, ${WORKERS} appenders of 1-event batches, ${SECONDS} s a side, A-B-B-A, fsync on`,
+    );
+    const a1 = await appendFor(false);
+    const b1 = await appendFor(true);
+    const b2 = await appendFor(true);
+    const a2 = await appendFor(false);
+    const without = (a1.perSecond + a2.perSecond) / 2;
+    const withTree = (b1.perSecond + b2.perSecond) / 2;
+    const gaps = [...b1.gaps, ...b2.gaps].sort((x, y) => x - y);
+    const maxGap = gaps.at(-1) ?? 0;
+    const p50Gap = gaps[Math.floor(gaps.length / 2)] ?? 0;
+    console.log(
+      `  without the tree: ${without.toFixed(0)} appends/s; with it: ${withTree.toFixed(0)} appends/s; ratio ${(withTree / without).toFixed(3)} (goal >= 0.95)`,
+    );
+    console.log(
+      `  the tree behind the head: p50 ${p50Gap} events (${(p50Gap / withTree).toFixed(3)} s), max ${maxGap} events (${(maxGap / withTree).toFixed(3)} s) (goal < 2 s); caught up ${Math.max(b1.catchUpMs, b2.catchUpMs).toFixed(0)} ms after the last append`,
+    );
+
+    // an order of 200 events, and its bundle's proofs from the stored tree
+    const stream = `Order-bench-${randomUUID()}`;
+    for (let i = 0; i < 200; i += 20)
+      await store.append(
+        stream,
+        Array.from({ length: 20 }, newEvent),
+        i === 0 ? 'no_stream' : BigInt(i - 1),
+      );
+    runner.start();
+    while ((await auditTreeSize(db.pool)) < (await head()))
+      await new Promise((res) => setTimeout(res, 20));
+    await runner.stop();
+    const size = await auditTreeSize(db.pool);
+    const times: number[] = [];
+    for (let k = 0; k < 20; k++) {
+      const t0 = performance.now();
+      const events = await store.readStream(stream);
+      const leaves = await leavesOfStream(db.pool, stream);
+      const proofs = (subtrees: Subtrees) =>
+        Promise.all(events.map((e) => inclusionProof(subtrees, leaves.get(e.id)!, size)));
+      await proofs(await prefetchedSubtrees(db.pool, proofs));
+      times.push(performance.now() - t0);
+    }
+    times.sort((x, y) => x - y);
+    console.log(
+      `  a bundle of 200 events in a tree of ${size}: median ${times[10]!.toFixed(1)} ms, max ${times.at(-1)!.toFixed(1)} ms (goal < 50 ms)`,
+    );
+  } finally {
+    await db.close();
+    cluster.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

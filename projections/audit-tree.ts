@@ -57,7 +57,9 @@ export const auditTreeProjection: Projection = {
       return row.rows[0].hash;
     };
     const leaves: { index: number; id: string; stream: string; revision: string }[] = [];
-    for (const e of events) {
+    for (const [n, e] of events.entries()) {
+      // hashing a page is work on the main thread: it lets others in between
+      if (n % 64 === 63) await new Promise((r) => setImmediate(r));
       const revision = e.revision.toString();
       let hash = leafHash(leafBytes(storedFacts(e)));
       leaves.push({ index: size, id: e.id, stream: e.streamId, revision });

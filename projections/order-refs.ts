@@ -2,7 +2,13 @@ import { LRUCache } from 'lru-cache';
 import type pg from 'pg';
 import type { OrderEvent } from '../src/domain/order/events.ts';
 import type { RecordedEvent } from '../src/eventstore/port.ts';
-import { type OrderRef, orderRefOf } from '../src/webhooks/messages.ts';
+import {
+  FACILITY_MESSAGES,
+  type OrderRef,
+  orderRefOf,
+  type WebhookMessage,
+  withFacility,
+} from '../src/webhooks/messages.ts';
 
 /** The shop-integration events that change a webhook endpoint. */
 export const ENDPOINT_EVENTS: ReadonlySet<string> = new Set([
@@ -61,12 +67,15 @@ export function itemFacilities(table: string) {
         [event.data.orderItemId, event.data.facilityId],
       );
     },
-    async of(tx: pg.PoolClient, orderItemId: string): Promise<string | undefined> {
+    /** the message with the facility of its one item, where it is a shop-floor message (messages.ts) */
+    async added(tx: pg.PoolClient, message: WebhookMessage): Promise<WebhookMessage> {
+      const [one, ...more] = message.data.orderItemIds;
+      if (!one || more.length > 0 || !FACILITY_MESSAGES.has(message.type)) return message;
       const r = await tx.query<{ facility_id: string | null }>(
         `SELECT facility_id FROM ${table} WHERE order_item_id = $1`,
-        [orderItemId],
+        [one],
       );
-      return r.rows[0]?.facility_id ?? undefined;
+      return withFacility(message, r.rows[0]?.facility_id ?? undefined);
     },
   };
 }

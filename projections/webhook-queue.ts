@@ -3,13 +3,7 @@ import { orderEvents } from '../src/domain/order/events.ts';
 import { shopIntegrationEvents } from '../src/domain/shop-integration/events.ts';
 import { deliveryIdOf, webhookDeliveryEvents } from '../src/domain/webhook-delivery/events.ts';
 import type { RecordedEvent } from '../src/eventstore/port.ts';
-import {
-  FACILITY_MESSAGES,
-  TOLD,
-  type WebhookMessage,
-  webhookMessage,
-  withFacility,
-} from '../src/webhooks/messages.ts';
+import { TOLD, type WebhookMessage, webhookMessage } from '../src/webhooks/messages.ts';
 import { nextAttemptAt } from '../src/webhooks/schedule.ts';
 import { ENDPOINT_EVENTS, itemFacilities, orderRefs } from './order-refs.ts';
 import type { Projection } from './projection.ts';
@@ -152,11 +146,7 @@ async function orderDelivery(
   await facilities.note(tx, event);
   const made = webhookMessage(ref, stored, event);
   if (!made) return undefined;
-  const one = made.data.orderItemIds.length === 1 ? made.data.orderItemIds[0] : undefined;
-  const message = withFacility(
-    made,
-    one && FACILITY_MESSAGES.has(made.type) ? await facilities.of(tx, one) : undefined,
-  );
+  const message = await facilities.added(tx, made);
   if (!endpoints.has(ref.integrationId)) {
     const r = await tx.query<EndpointRow>(
       'SELECT enabled, events FROM webhook_queue_endpoints WHERE integration_id = $1',

@@ -3,13 +3,7 @@ import { orderEvents } from '../src/domain/order/events.ts';
 import { shopIntegrationEvents } from '../src/domain/shop-integration/events.ts';
 import { webhookDeliveryEvents } from '../src/domain/webhook-delivery/events.ts';
 import type { Position, RecordedEvent } from '../src/eventstore/port.ts';
-import {
-  FACILITY_MESSAGES,
-  TOLD,
-  type WebhookMessage,
-  webhookMessage,
-  withFacility,
-} from '../src/webhooks/messages.ts';
+import { TOLD, type WebhookMessage, webhookMessage } from '../src/webhooks/messages.ts';
 import { ENDPOINT_EVENTS, itemFacilities, orderRefs } from './order-refs.ts';
 import type { Projection } from './projection.ts';
 
@@ -119,7 +113,7 @@ async function applyOrder(tx: pg.PoolClient, stored: RecordedEvent) {
   await facilities.note(tx, event);
   const made = webhookMessage(ref, stored, event);
   if (!made) return;
-  const message = withFacility(made, await facilityOf(tx, made));
+  const message = await facilities.added(tx, made);
   await tx.query(
     `INSERT INTO rm_webhook_feed (commit_pos, prepare_pos, label_id, integration_id, message_id, message)
      VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
@@ -133,12 +127,6 @@ async function applyOrder(tx: pg.PoolClient, stored: RecordedEvent) {
     ],
   );
 }
-
-/** The facility of a shop-floor message's one item, where it was routed. */
-const facilityOf = (tx: pg.PoolClient, m: { type: string; data: { orderItemIds: string[] } }) =>
-  FACILITY_MESSAGES.has(m.type) && m.data.orderItemIds.length === 1
-    ? facilities.of(tx, m.data.orderItemIds[0]!)
-    : Promise.resolve(undefined);
 
 /** One attempt of a delivery, as its log keeps it. */
 export interface DeliveryAttempt {

@@ -143,5 +143,3 @@ export const resumeFacility = (
   facilityId: string,
   metadata: EventMetadata,
 ) => change(ctx, labelId, facilityId, { type: 'ResumeFacility' }, metadata);
-
-export { notFound as facilityNotFound };

@@ -199,6 +199,7 @@ export async function startApp(
     if (has(role, 'projector')) {
       routing.start();
       stops.add(() => routing.stop());
+      readiness.push(subscriptionsCheck('routing', routing, config.maxLagMs));
       // the audit log's tree head, signed when the tree grew (AUDIT_HEAD_INTERVAL_MS)
       const heads = every(
         config.audit.headIntervalMs,

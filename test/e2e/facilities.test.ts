@@ -551,9 +551,8 @@ describe('recipients, facilities and routing', () => {
         const full = await call('GET', `/v1/production/batches/${b.batchId}`, {
           key: facilities.krakow.key,
         });
-        return full.body.status === 'imposed' || full.body.status === 'printed'
-          ? full.body
-          : undefined;
+        // delivery to the hot folder is recorded after the sheets: wait for both
+        return full.body.hotFolder ? full.body : undefined;
       },
       120_000,
     );

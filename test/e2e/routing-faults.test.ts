@@ -17,9 +17,11 @@ describe('the projector killed while it routes', () => {
   let t: TestApp;
   let projector: ChildProcess | undefined;
   let out = '';
+  let projectorPort = 0;
 
   const startProjector = async () => {
     const port = await freePort();
+    projectorPort = port;
     out = '';
     const p = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--role', 'projector'], {
       env: { ...process.env, ...joiningEnv(t), PORT: String(port), LOG_LEVEL: 'warn' },
@@ -120,5 +122,12 @@ describe('the projector killed while it routes', () => {
     expect([...perDay.values()]).toEqual([5, 5, 5, 5]);
     // the crash cut the work short: the restarted process did the rest
     expect(before).toBeLessThan(ids.length);
+    // the projector's readiness answers for routing too, green once it has caught up
+    const ready = await until('the projector to be ready', async () => {
+      const r = await fetch(`http://127.0.0.1:${projectorPort}/readyz`);
+      const body = (await r.json()) as { checks: Record<string, { ok: boolean }> };
+      return r.status === 200 ? body : undefined;
+    });
+    expect(ready.checks.routing).toEqual({ ok: true });
   }, 300_000);
 });

@@ -1,35 +1,67 @@
 import type pg from 'pg';
 import { leafBytes, type StoredEventFacts } from '../src/domain/audit/leaf.ts';
-import { type Hash, leafHash, nodeHash, type Subtrees } from '../src/domain/audit/merkle.ts';
-import type { RecordedEvent } from '../src/eventstore/port.ts';
+import { type Hash, leafHash, type Subtrees } from '../src/domain/audit/merkle.ts';
+import {
+  BLOCK,
+  subtreesOf,
+  type Tile,
+  TreeEdge,
+  tileKey,
+  wanted,
+} from '../src/domain/audit/tiles.ts';
+import type { Position, RecordedEvent } from '../src/eventstore/port.ts';
 import { EVERY_EVENT, type Projection } from './projection.ts';
 
 /**
  * The audit log's Merkle tree (RFC 9162): every event, in the log's global order, is a
- * leaf (its hash over the event as stored: src/domain/audit/leaf.ts), and every complete,
- * aligned subtree's hash is kept (`audit_nodes`, level 0 the leaves), so a root or a proof
- * of any size takes O(log n) reads. Built as the log is read, in the same transaction as
- * its checkpoint: each event becomes its leaf once, whatever crashes. Never rebuilt: a
- * tree made again from a changed log would agree with the change; this one is the
- * evidence against it.
+ * leaf (its hash over the event as stored: src/domain/audit/leaf.ts). Each page of events
+ * read is one row of their leaves' hashes and ids (`audit_leaf_pages`, found by leaf or
+ * by the log position of its first event), written once; above the leaves, the tree's
+ * tiles (src/domain/audit/tiles.ts). Built as the log is read, in the same transaction
+ * as its checkpoint: each event becomes its leaf once, whatever crashes. Never rebuilt:
+ * a tree made again from a changed log would agree with the change; this one is the
+ * evidence against it. Where the events are not in this database (EventStoreDB), the
+ * tree keeps an index of their ids of its own, to find an event's leaf by its id.
  */
 export const auditTreeProjection: Projection = {
   name: 'audit-tree',
   neverRebuilt: true,
-  tables: ['audit_leaves', 'audit_nodes'],
+  tables: ['audit_leaf_pages', 'audit_tiles', 'audit_event_leaves'],
   schema: `
-    CREATE TABLE IF NOT EXISTS audit_leaves (
-      leaf_index bigint PRIMARY KEY,
-      event_id   uuid NOT NULL UNIQUE,
+    -- the tree's first layout (a row per leaf and per node) was never released; a tree
+    -- in it, and the heads signed over it, start again from the first event
+    DO $$ BEGIN
+      IF to_regclass('audit_nodes') IS NOT NULL THEN
+        DROP TABLE audit_nodes;
+        DROP TABLE IF EXISTS audit_leaves, audit_tiles, audit_tile_events, audit_event_leaves;
+        DELETE FROM projection_checkpoints WHERE name = 'audit-tree';
+        IF to_regclass('audit_tree_heads') IS NOT NULL THEN
+          TRUNCATE audit_tree_heads, audit_mismatches;
+        END IF;
+      END IF;
+    END $$;
+    CREATE TABLE IF NOT EXISTS audit_leaf_pages (
+      first_leaf    bigint PRIMARY KEY,
+      size          int NOT NULL,
+      first_commit  bigint NOT NULL,
+      first_prepare bigint NOT NULL,
+      hashes        bytea NOT NULL,
+      event_ids     bytea NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS audit_leaf_pages_position
+      ON audit_leaf_pages (first_commit, first_prepare);
+    CREATE TABLE IF NOT EXISTS audit_tiles (
+      level      smallint NOT NULL,
+      tile_index bigint NOT NULL,
+      size       smallint NOT NULL,
+      hashes     bytea NOT NULL,
+      PRIMARY KEY (level, tile_index)
+    );
+    CREATE TABLE IF NOT EXISTS audit_event_leaves (
+      event_id   uuid PRIMARY KEY,
+      leaf_index bigint NOT NULL,
       stream_id  text NOT NULL,
       revision   bigint NOT NULL
-    );
-    CREATE INDEX IF NOT EXISTS audit_leaves_stream ON audit_leaves (stream_id, revision);
-    CREATE TABLE IF NOT EXISTS audit_nodes (
-      level      smallint NOT NULL,
-      node_index bigint NOT NULL,
-      hash       bytea NOT NULL,
-      PRIMARY KEY (level, node_index)
     );`,
   handles: EVERY_EVENT,
   // every append wakes it: a page a quarter of a second keeps it far under its 2 s of lag
@@ -39,56 +71,124 @@ export const auditTreeProjection: Projection = {
     // what this commits is made again from the log should a crash lose it (the checkpoint
     // is lost with it): no need to wait for the disk, which the appends wait for
     await tx.query('SET LOCAL synchronous_commit = off');
-    const r = await tx.query<{ n: string }>(
-      'SELECT coalesce(max(leaf_index) + 1, 0)::text AS n FROM audit_leaves',
+    const size = await auditTreeSize(tx);
+    const blockStart = size - (size % BLOCK);
+    // one statement at a time: the transaction's connection takes no more
+    const open = size > blockStart ? await leavesOf(tx, [blockStart]) : new Map<number, Hash>();
+    const tiles = await tx.query<TileRow>(
+      `SELECT DISTINCT ON (level) level, tile_index::text, size, hashes FROM audit_tiles t
+       ORDER BY level, t.tile_index DESC`,
     );
-    let size = Number(r.rows[0]!.n);
-    const made = new Map<string, Hash>();
-    const nodes: { level: number; index: number; hash: Hash }[] = [];
-    // a left sibling: made in this batch, or on the tree's right edge before it
-    const sibling = async (level: number, index: number): Promise<Hash> => {
-      const kept = made.get(`${level}:${index}`);
-      if (kept) return kept;
-      const row = await tx.query<{ hash: Buffer }>(
-        'SELECT hash FROM audit_nodes WHERE level = $1 AND node_index = $2',
-        [level, index],
-      );
-      if (!row.rows[0]) throw new Error(`the audit tree lacks node ${level}:${index}`);
-      return row.rows[0].hash;
-    };
-    const leaves: { index: number; id: string; stream: string; revision: string }[] = [];
-    for (const [n, e] of events.entries()) {
-      // hashing a page is work on the main thread: it lets others in between
-      if (n % 64 === 63) await new Promise((r) => setImmediate(r));
-      const revision = e.revision.toString();
-      let hash = leafHash(leafBytes(storedFacts(e)));
-      leaves.push({ index: size, id: e.id, stream: e.streamId, revision });
-      // the leaf, then each subtree it completes
-      for (let level = 0, index = size; ; level++, index = Math.floor(index / 2)) {
-        made.set(`${level}:${index}`, hash);
-        nodes.push({ level, index, hash });
-        if (index % 2 === 0) break;
-        hash = nodeHash(await sibling(level, index - 1), hash);
-      }
-      size++;
-    }
+    const local = await eventsHere(tx);
+    const edge = new TreeEdge(
+      size,
+      Array.from({ length: size - blockStart }, (_, i) => open.get(blockStart + i)!),
+      tiles.rows.map(tileOfRow),
+    );
+    const hashes = await hashed(events);
+    for (let n = 0; n < events.length; n++) edge.append(hashes.subarray(n * HASH, (n + 1) * HASH));
+    const first = events[0]!.position;
     await tx.query(
-      `INSERT INTO audit_leaves (leaf_index, event_id, stream_id, revision)
-       SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::bigint[])`,
+      `INSERT INTO audit_leaf_pages (first_leaf, size, first_commit, first_prepare, hashes, event_ids)
+       VALUES ($1, $2, $3, $4, $5, $6)`,
       [
-        leaves.map((l) => l.index),
-        leaves.map((l) => l.id),
-        leaves.map((l) => l.stream),
-        leaves.map((l) => l.revision),
+        size,
+        events.length,
+        first.commit.toString(),
+        first.prepare.toString(),
+        hashes,
+        Buffer.concat(events.map((e) => uuidBytes(e.id))),
       ],
     );
+    const changed = edge.tiles();
     await tx.query(
-      `INSERT INTO audit_nodes (level, node_index, hash)
-       SELECT * FROM unnest($1::smallint[], $2::bigint[], $3::bytea[])`,
-      [nodes.map((n) => n.level), nodes.map((n) => n.index), nodes.map((n) => n.hash)],
+      `INSERT INTO audit_tiles (level, tile_index, size, hashes)
+       SELECT * FROM unnest($1::smallint[], $2::bigint[], $3::smallint[], $4::bytea[])
+       ON CONFLICT (level, tile_index) DO UPDATE SET size = EXCLUDED.size, hashes = EXCLUDED.hashes`,
+      [
+        changed.map((t) => t.level),
+        changed.map((t) => t.index),
+        changed.map((t) => t.size),
+        changed.map((t) => t.hashes),
+      ],
     );
+    if (!local)
+      await tx.query(
+        `INSERT INTO audit_event_leaves (event_id, leaf_index, stream_id, revision)
+         SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::bigint[])`,
+        [
+          events.map((e) => e.id),
+          events.map((_, n) => size + n),
+          events.map((e) => e.streamId),
+          events.map((e) => e.revision.toString()),
+        ],
+      );
   },
 };
+
+const HASH = 32;
+const uuidBytes = (id: string) => Buffer.from(id.replaceAll('-', ''), 'hex');
+const uuidOf = (b: Buffer) => {
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+};
+
+/** Whether the events are in this database too (PostgreSQL and PGlite event stores). */
+async function eventsHere(db: Pick<pg.Pool, 'query'>): Promise<boolean> {
+  const r = await db.query<{ here: boolean }>(
+    "SELECT to_regclass('es_events') IS NOT NULL AS here",
+  );
+  return r.rows[0]!.here;
+}
+
+/** The leaves' hashes of a page, made here (leaf.ts), one after the other. */
+async function hashed(events: RecordedEvent[]): Promise<Buffer> {
+  const hashes = Buffer.allocUnsafe(events.length * HASH);
+  for (const [n, e] of events.entries()) {
+    // hashing a page is work on the main thread: it lets others in between
+    if (n % 256 === 255) await new Promise((r) => setImmediate(r));
+    leafHash(leafBytes(storedFacts(e))).copy(hashes, n * HASH);
+  }
+  return hashes;
+}
+
+interface TileRow {
+  level: number;
+  tile_index: string;
+  size: number;
+  hashes: Buffer;
+}
+const tileOfRow = (row: TileRow): Tile => ({
+  level: row.level,
+  index: Number(row.tile_index),
+  size: row.size,
+  hashes: row.hashes,
+});
+
+/** The leaves' hashes of blocks (of 16 leaves, by their first leaf), those the tree holds. */
+async function leavesOf(db: Pick<pg.Pool, 'query'>, starts: number[]): Promise<Map<number, Hash>> {
+  // each block from the pages it lies in, only its own hashes cut out of them
+  const r = await db.query<{ from_leaf: string; hashes: Buffer }>(
+    `SELECT greatest(p.first_leaf, b.s)::text AS from_leaf,
+       substring(p.hashes FROM (greatest(b.s - p.first_leaf, 0) * ${HASH} + 1)::int
+         FOR ((least(b.s + ${BLOCK}, p.first_leaf + p.size) - greatest(b.s, p.first_leaf)) * ${HASH})::int) AS hashes
+     FROM unnest($1::bigint[]) AS b(s)
+     JOIN LATERAL (
+       SELECT first_leaf, size, hashes FROM audit_leaf_pages
+       WHERE first_leaf >= coalesce(
+         (SELECT max(first_leaf) FROM audit_leaf_pages WHERE first_leaf <= b.s), 0)
+         AND first_leaf < b.s + ${BLOCK}
+     ) p ON p.first_leaf + p.size > b.s`,
+    [starts],
+  );
+  const leaves = new Map<number, Hash>();
+  for (const row of r.rows) {
+    const from = Number(row.from_leaf);
+    for (let i = 0; i * HASH < row.hashes.length; i++)
+      leaves.set(from + i, row.hashes.subarray(i * HASH, (i + 1) * HASH));
+  }
+  return leaves;
+}
 
 /** An event as the store hands it out, as its leaf encodes it (leaf.ts). */
 export const storedFacts = (e: RecordedEvent): StoredEventFacts => ({
@@ -104,91 +204,122 @@ export const storedFacts = (e: RecordedEvent): StoredEventFacts => ({
 /** The tree's size: how many events are leaves of it. */
 export async function auditTreeSize(db: Pick<pg.Pool, 'query'>): Promise<number> {
   const r = await db.query<{ n: string }>(
-    'SELECT coalesce(max(leaf_index) + 1, 0)::text AS n FROM audit_leaves',
+    'SELECT (first_leaf + size)::text AS n FROM audit_leaf_pages ORDER BY first_leaf DESC LIMIT 1',
   );
-  return Number(r.rows[0]!.n);
+  return Number(r.rows[0]?.n ?? 0);
 }
 
 /**
- * The stored subtrees a computation needs, read in one query: the computation runs once
- * on placeholders to learn which it asks for, then again on the hashes read.
+ * A computation over the stored tree (a root, proofs), what it reads read in two
+ * queries: it runs once on placeholders to learn which tiles and blocks of leaves it
+ * asks for, then again on those read.
  */
-export async function prefetchedSubtrees(
+export async function fromStoredTree<T>(
   db: Pick<pg.Pool, 'query'>,
-  compute: (subtrees: Subtrees) => Promise<unknown>,
-): Promise<Subtrees> {
-  const wanted = new Map<string, [number, number]>();
-  const placeholder = Buffer.alloc(32);
-  await compute((level, index) => {
-    wanted.set(`${level}:${index}`, [level, index]);
-    return placeholder;
-  });
-  const keys = [...wanted.values()];
-  const r = await db.query<{ level: number; node_index: string; hash: Buffer }>(
-    `SELECT n.level, n.node_index::text, n.hash FROM audit_nodes n
-     JOIN unnest($1::smallint[], $2::bigint[]) AS w(level, node_index) USING (level, node_index)`,
-    [keys.map((k) => k[0]), keys.map((k) => k[1])],
+  compute: (subtrees: Subtrees) => Promise<T>,
+): Promise<T> {
+  const needs = await wanted(compute);
+  // one after the other: a transaction's connection (the projection's) takes no more
+  const tiles = await db.query<TileRow>(
+    `SELECT t.level, t.tile_index::text, t.size, t.hashes FROM audit_tiles t
+     JOIN unnest($1::smallint[], $2::bigint[]) AS w(level, tile_index) USING (level, tile_index)`,
+    [needs.tiles.map((w) => w.level), needs.tiles.map((w) => w.index)],
   );
-  const got = new Map(r.rows.map((x) => [`${x.level}:${x.node_index}`, x.hash]));
-  return (level, index) => {
-    const h = got.get(`${level}:${index}`);
-    if (!h) throw new Error(`the audit tree has no node ${level}:${index}`);
-    return h;
-  };
+  const leaves = await leavesOf(
+    db,
+    needs.blocks.map((b) => b * BLOCK),
+  );
+  const byKey = new Map(
+    tiles.rows.map((row) => [tileKey(row.level, Number(row.tile_index)), tileOfRow(row)]),
+  );
+  return compute(subtreesOf(byKey, leaves));
 }
 
-/** The stored subtrees, for roots and proofs (merkle.ts). */
-export const storedSubtrees =
-  (db: Pick<pg.Pool, 'query'>): Subtrees =>
-  async (level, index) => {
-    const r = await db.query<{ hash: Buffer }>(
-      'SELECT hash FROM audit_nodes WHERE level = $1 AND node_index = $2',
-      [level, index],
-    );
-    if (!r.rows[0]) throw new Error(`the audit tree has no node ${level}:${index}`);
-    return r.rows[0].hash;
-  };
+/**
+ * The leaves of events as a reader of the log got them (their ids and positions): each
+ * found in the page of leaves its position falls in. Those the tree does not hold are
+ * left out.
+ */
+export async function leavesOfEvents(
+  db: Pick<pg.Pool, 'query'>,
+  events: Pick<RecordedEvent, 'id' | 'position'>[],
+): Promise<Map<string, number>> {
+  const r = await db.query<{ id: string; leaf: string | null }>(
+    `SELECT x.id::text, CASE WHEN o.at > 0 AND (o.at - 1) % 16 = 0
+                             THEN p.first_leaf + (o.at - 1) / 16 END::text AS leaf
+     FROM unnest($1::uuid[], $2::bigint[], $3::bigint[]) AS x(id, c, pr)
+     JOIN LATERAL (
+       SELECT first_leaf, event_ids FROM audit_leaf_pages
+       WHERE (first_commit, first_prepare) <= (x.c, x.pr)
+       ORDER BY first_commit DESC, first_prepare DESC LIMIT 1
+     ) p ON true
+     CROSS JOIN LATERAL (SELECT position(uuid_send(x.id) IN p.event_ids) AS at) o`,
+    [
+      events.map((e) => e.id),
+      events.map((e) => e.position.commit.toString()),
+      events.map((e) => e.position.prepare.toString()),
+    ],
+  );
+  return new Map(r.rows.filter((x) => x.leaf !== null).map((x) => [x.id, Number(x.leaf)] as const));
+}
 
 /** Where an event is in the tree: its leaf, its stream and revision. */
 export async function leafOfEvent(db: Pick<pg.Pool, 'query'>, eventId: string) {
-  const r = await db.query<{ leaf_index: string; stream_id: string; revision: string }>(
-    'SELECT leaf_index, stream_id, revision FROM audit_leaves WHERE event_id = $1',
-    [eventId],
+  let found: { stream: string; revision: bigint; position: Position } | undefined;
+  if (await eventsHere(db)) {
+    const r = await db.query<{ stream_id: string; revision: string; tx: string; seq: string }>(
+      `SELECT stream_id, revision::text, tx_id::text AS tx, seq::text FROM es_events
+       WHERE event_id = $1`,
+      [eventId],
+    );
+    const row = r.rows[0];
+    if (row)
+      found = {
+        stream: row.stream_id,
+        revision: BigInt(row.revision),
+        position: { commit: BigInt(row.tx), prepare: BigInt(row.seq) },
+      };
+  } else {
+    const r = await db.query<{ leaf_index: string; stream_id: string; revision: string }>(
+      'SELECT leaf_index::text, stream_id, revision::text FROM audit_event_leaves WHERE event_id = $1',
+      [eventId],
+    );
+    const row = r.rows[0];
+    return row
+      ? { leafIndex: Number(row.leaf_index), stream: row.stream_id, revision: BigInt(row.revision) }
+      : undefined;
+  }
+  if (!found) return undefined;
+  const leafIndex = (await leavesOfEvents(db, [{ id: eventId, position: found.position }])).get(
+    eventId,
   );
-  const row = r.rows[0];
-  return row
-    ? { leafIndex: Number(row.leaf_index), stream: row.stream_id, revision: BigInt(row.revision) }
-    : undefined;
+  return leafIndex === undefined
+    ? undefined
+    : { leafIndex, stream: found.stream, revision: found.revision };
 }
 
-/** The leaves of a stream's events, by event id. */
-export async function leavesOfStream(db: Pick<pg.Pool, 'query'>, stream: string) {
-  const r = await db.query<{ event_id: string; leaf_index: string }>(
-    'SELECT event_id, leaf_index FROM audit_leaves WHERE stream_id = $1',
-    [stream],
-  );
-  return new Map(r.rows.map((x) => [x.event_id, Number(x.leaf_index)]));
-}
-
-/** The leaves from `from` on, with their events' places and their hashes. */
+/** The leaves from `from` on (at most `limit`), with their events' ids and their hashes. */
 export async function leavesFrom(db: Pick<pg.Pool, 'query'>, from: number, limit: number) {
-  const r = await db.query<{
-    leaf_index: string;
-    event_id: string;
-    stream_id: string;
-    revision: string;
-    hash: Buffer;
-  }>(
-    `SELECT l.leaf_index, l.event_id, l.stream_id, l.revision, n.hash
-     FROM audit_leaves l JOIN audit_nodes n ON n.level = 0 AND n.node_index = l.leaf_index
-     WHERE l.leaf_index >= $1 ORDER BY l.leaf_index LIMIT $2`,
+  const r = await db.query<{ first_leaf: string; hashes: Buffer; event_ids: Buffer }>(
+    `SELECT first_leaf::text, hashes, event_ids FROM audit_leaf_pages p
+     WHERE first_leaf >= coalesce(
+       (SELECT max(first_leaf) FROM audit_leaf_pages WHERE first_leaf <= $1), 0)
+       AND first_leaf < $1 + $2
+     ORDER BY p.first_leaf`,
     [from, limit],
   );
-  return r.rows.map((x) => ({
-    leafIndex: Number(x.leaf_index),
-    eventId: x.event_id,
-    stream: x.stream_id,
-    revision: BigInt(x.revision),
-    hash: x.hash,
-  }));
+  const leaves: { leafIndex: number; eventId: string; hash: Buffer }[] = [];
+  for (const row of r.rows) {
+    const base = Number(row.first_leaf);
+    for (let i = 0; i * HASH < row.hashes.length; i++) {
+      const leafIndex = base + i;
+      if (leafIndex < from || leafIndex >= from + limit) continue;
+      leaves.push({
+        leafIndex,
+        eventId: uuidOf(row.event_ids.subarray(i * 16, (i + 1) * 16)),
+        hash: row.hashes.subarray(i * HASH, (i + 1) * HASH),
+      });
+    }
+  }
+  return leaves;
 }

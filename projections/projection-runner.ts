@@ -137,8 +137,11 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
    * of an index. So a projection that caught up after many events analyzes its tables.
    */
   protected override async afterCatchUp(p: Projection): Promise<void> {
-    if ((this.sinceAnalyze.get(p.name) ?? 0) < ANALYZE_AFTER) return;
+    // counted from the last catch-up: a projection keeping up with a busy log (its pages
+    // small, read as they come) leaves its statistics to autovacuum
+    const caughtUpAfter = this.sinceAnalyze.get(p.name) ?? 0;
     this.sinceAnalyze.set(p.name, 0);
+    if (caughtUpAfter < ANALYZE_AFTER) return;
     for (const table of p.tables) await this.pool.query(`ANALYZE ${table}`);
   }
 

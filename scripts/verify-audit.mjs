@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // Checks an order's audit bundle offline, with node:crypto only (no code of the service):
 //   node scripts/verify-audit.mjs BUNDLE --public-keys KEYS [--earlier HEAD --consistency PROOF]
+//   node scripts/verify-audit.mjs --log EXPORT [--head HEAD --public-keys KEYS]
 // BUNDLE: GET /api/orders/{orderId}/audit-bundle saved as a file; KEYS: GET
 // /api/audit/public-keys; HEAD: a signed tree head kept earlier; PROOF: GET
 // /api/audit/consistency?from=<HEAD's size>&to=<the bundle head's size>.
 // Exit 0: every event hashes to its leaf, every leaf proves into the head (RFC 9162), the
 // head's signature holds (and, with --earlier, the head extends the earlier one, whose
-// signature holds too). Otherwise it names the first failure and exits 1.
+// signature holds too). With --log, an export of the whole log (npm run audit:export):
+// its tree made from scratch, its size and root printed, or checked against a signed
+// head. Otherwise it names the first failure and exits 1.
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
@@ -20,32 +23,35 @@ const same = (a, b) => Buffer.compare(a, b) === 0;
 const half = (n) => Math.floor(n / 2);
 const hex = (s) => Buffer.from(s, 'hex');
 
-// an event's leaf: canonical JSON (sorted keys, no whitespace) of it as stored
-const canonical = (v) =>
-  Array.isArray(v)
-    ? `[${v.map(canonical).join(',')}]`
-    : v && typeof v === 'object'
-      ? `{${Object.keys(v)
-          .filter((k) => v[k] !== undefined)
-          .sort()
-          .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
-          .join(',')}}`
-      : JSON.stringify(v);
+// an event's leaf: its seven fields as stored, each as its UTF-8 bytes after their
+// length (4 bytes, big-endian); data and metadata as the JSON text the store keeps
 const leafHash = (e) =>
   sha256(
     Buffer.of(0),
-    Buffer.from(
-      canonical({
-        data: e.data,
-        id: e.id,
-        metadata: e.metadata,
-        revision: String(e.revision),
-        schemaVersion: e.schemaVersion,
-        stream: e.stream,
-        type: e.type,
-      }),
-    ),
+    ...[
+      e.stream,
+      String(e.revision),
+      e.id,
+      e.type,
+      String(e.schemaVersion),
+      JSON.stringify(e.data),
+      JSON.stringify(e.metadata),
+    ].flatMap((f) => {
+      const bytes = Buffer.from(f, 'utf8');
+      const length = Buffer.alloc(4);
+      length.writeUInt32BE(bytes.length);
+      return [length, bytes];
+    }),
   );
+
+// RFC 9162 2.1.1: the root of the leaves' hashes, from scratch
+function rootOf(hashes) {
+  if (hashes.length === 0) return sha256();
+  if (hashes.length === 1) return hashes[0];
+  let k = 1;
+  while (k * 2 < hashes.length) k *= 2;
+  return node(rootOf(hashes.slice(0, k)), rootOf(hashes.slice(k)));
+}
 
 // RFC 9162 2.1.3.2
 function verifyInclusion(leaf, index, size, proof, root) {
@@ -96,17 +102,21 @@ function checkSignature(head, keys, what) {
     : `the signature of ${what} does not hold`;
 }
 
+const USAGE = `usage: verify-audit.mjs BUNDLE --public-keys KEYS [--earlier HEAD --consistency PROOF]
+       verify-audit.mjs --log EXPORT [--head HEAD --public-keys KEYS]`;
+
 function check(argv) {
-  const [bundlePath, ...rest] = argv;
   const opt = (name) => {
-    const i = rest.indexOf(name);
-    return i >= 0 ? rest[i + 1] : undefined;
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv[i + 1] : undefined;
   };
+  const read = (path) => JSON.parse(readFileSync(path, 'utf8'));
   const keysPath = opt('--public-keys');
-  if (!bundlePath || !keysPath)
-    return 'usage: verify-audit.mjs BUNDLE --public-keys KEYS [--earlier HEAD --consistency PROOF]';
-  const bundle = JSON.parse(readFileSync(bundlePath, 'utf8'));
-  const { keys } = JSON.parse(readFileSync(keysPath, 'utf8'));
+  const keys = keysPath ? read(keysPath).keys : undefined;
+  if (opt('--log')) return checkLog(opt('--log'), opt('--head'), keys);
+  const bundlePath = argv[0];
+  if (!bundlePath || bundlePath.startsWith('--') || !keys) return USAGE;
+  const bundle = read(bundlePath);
   const head = bundle.treeHead;
   const signed = checkSignature(head, keys, `the bundle's tree head (size ${head.treeSize})`);
   if (signed) return signed;
@@ -117,10 +127,9 @@ function check(argv) {
   }
   const earlierPath = opt('--earlier');
   if (earlierPath) {
-    const earlier = JSON.parse(readFileSync(earlierPath, 'utf8'));
+    const earlier = read(earlierPath);
     const proofPath = opt('--consistency');
     if (!proofPath) return '--earlier needs --consistency PROOF';
-    const consistency = JSON.parse(readFileSync(proofPath, 'utf8'));
     const earlierSigned = checkSignature(
       earlier,
       keys,
@@ -130,13 +139,37 @@ function check(argv) {
     const ok = verifyConsistency(
       earlier.treeSize,
       head.treeSize,
-      consistency.proof.map(hex),
+      read(proofPath).proof.map(hex),
       hex(earlier.rootHash),
       hex(head.rootHash),
     );
     if (!ok)
       return `the tree head of size ${head.treeSize} does not extend the earlier one of size ${earlier.treeSize}: the log was changed between them`;
   }
+  console.log('OK: every event proves into the signed tree head');
+  return undefined;
+}
+
+// an export of the log (one event as stored per line, in the log's order): its tree made
+// from scratch, and with a signed head, whether its first events make the head's root
+function checkLog(exportPath, headPath, keys) {
+  const hashes = readFileSync(exportPath, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => leafHash(JSON.parse(line)));
+  if (!headPath) {
+    console.log(`${hashes.length} events, root ${rootOf(hashes).toString('hex')}`);
+    return undefined;
+  }
+  if (!keys) return USAGE;
+  const head = JSON.parse(readFileSync(headPath, 'utf8'));
+  const signed = checkSignature(head, keys, `the tree head (size ${head.treeSize})`);
+  if (signed) return signed;
+  if (hashes.length < head.treeSize)
+    return `the export holds ${hashes.length} events, the tree head ${head.treeSize}`;
+  if (!same(rootOf(hashes.slice(0, head.treeSize)), hex(head.rootHash)))
+    return `the first ${head.treeSize} events of the export do not make the tree head's root: the log was changed since it was signed`;
+  console.log(`OK: the first ${head.treeSize} events of the export make the signed tree head's root`);
   return undefined;
 }
 
@@ -145,4 +178,3 @@ if (failure) {
   console.error(`FAILED: ${failure}`);
   process.exit(1);
 }
-console.log('OK: every event proves into the signed tree head');

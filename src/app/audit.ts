@@ -1,11 +1,10 @@
 import {
   auditTreeSize,
+  fromStoredTree,
   leafOfEvent,
   leavesFrom,
-  leavesOfStream,
-  prefetchedSubtrees,
+  leavesOfEvents,
   storedFacts,
-  storedSubtrees,
 } from '#projections/audit-tree';
 import {
   keepHead,
@@ -15,13 +14,7 @@ import {
   type TreeHead,
 } from '../db/audit-heads.ts';
 import { leafBytes } from '../domain/audit/leaf.ts';
-import {
-  consistencyProof,
-  inclusionProof,
-  leafHash,
-  rootHash,
-  type Subtrees,
-} from '../domain/audit/merkle.ts';
+import { consistencyProof, inclusionProof, leafHash, rootHash } from '../domain/audit/merkle.ts';
 import { labelOfOrderStream, orderStream } from '../domain/order/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import { type Position, START } from '../eventstore/port.ts';
@@ -39,7 +32,7 @@ export async function signTreeHead(
   ctx: Pick<AppContext, 'pool' | 'auditSigner'>,
 ): Promise<TreeHead> {
   const size = await auditTreeSize(ctx.pool);
-  const root = await rootHash(storedSubtrees(ctx.pool), size);
+  const root = await fromStoredTree(ctx.pool, (tree) => rootHash(tree, size));
   const head = ctx.auditSigner.sign({
     treeSize: size,
     rootHash: hex(root),
@@ -117,7 +110,9 @@ export async function eventInclusion(
       'not_in_tree',
       { field: 'treeSize' },
     );
-  const proof = await inclusionProof(storedSubtrees(ctx.pool), leaf.leafIndex, size);
+  const proof = await fromStoredTree(ctx.pool, (tree) =>
+    inclusionProof(tree, leaf.leafIndex, size),
+  );
   return { eventId, leafIndex: leaf.leafIndex, treeSize: size, proof: proof.map(hex) };
 }
 
@@ -139,7 +134,7 @@ export async function treeConsistency(ctx: AppContext, from: number, to: number)
     throw new DomainError('invalid', `from must be 1 to ${to}`, 'invalid_tree_size', {
       field: 'from',
     });
-  const proof = await consistencyProof(storedSubtrees(ctx.pool), from, to);
+  const proof = await fromStoredTree(ctx.pool, (tree) => consistencyProof(tree, from, to));
   return { from, to, proof: proof.map(hex) };
 }
 
@@ -154,31 +149,23 @@ export async function orderAuditBundle(ctx: AppContext, labelId: string, orderId
   if (events.length === 0) throw new DomainError('not_found', 'order not found', 'order_not_found');
   // the tree follows the log: the order's last event is a leaf once it has taken it
   await ctx.readModels.seen('audit-tree', events.at(-1)!.position);
-  const leaves = await leavesOfStream(ctx.pool, stream);
+  const leaves = await leavesOfEvents(ctx.pool, events);
+  const missing = events.find((e) => !leaves.has(e.id));
+  if (missing) throw new Error(`event ${missing.id} is not in the audit tree yet`);
+  const leafOf = (id: string) => leaves.get(id) as number;
   const head = await treeHead(ctx, Math.max(0, ...leaves.values()) + 1);
-  // every node the proofs need, in one read
-  const proofs = (subtrees: Subtrees) =>
-    Promise.all(
-      events.map((e) => {
-        const leafIndex = leaves.get(e.id);
-        return leafIndex === undefined ? [] : inclusionProof(subtrees, leafIndex, head.treeSize);
-      }),
-    );
-  const subtrees = await prefetchedSubtrees(ctx.pool, proofs);
+  // every tile the proofs need, in one read
+  const proofs = await fromStoredTree(ctx.pool, (tree) =>
+    Promise.all(events.map((e) => inclusionProof(tree, leafOf(e.id), head.treeSize))),
+  );
   return {
     orderId,
     treeHead: head,
-    events: await Promise.all(
-      events.map(async (e) => {
-        const leafIndex = leaves.get(e.id);
-        if (leafIndex === undefined) throw new Error(`event ${e.id} is not in the audit tree yet`);
-        return {
-          leafIndex,
-          event: storedFacts(e),
-          inclusionProof: (await inclusionProof(subtrees, leafIndex, head.treeSize)).map(hex),
-        };
-      }),
-    ),
+    events: events.map((e, n) => ({
+      leafIndex: leafOf(e.id),
+      event: storedFacts(e),
+      inclusionProof: proofs[n]!.map(hex),
+    })),
   };
 }
 
@@ -212,13 +199,13 @@ export async function sweepAuditTree(
     }
     if (event.id !== leaf.eventId) {
       // another event here: the leaf's was deleted, or the order of the log changed
-      const gone = (await ctx.store.readStream(leaf.stream, leaf.revision))[0]?.id !== leaf.eventId;
+      const gone = !page.some((e) => e.id === leaf.eventId);
       await keepMismatch(ctx.pool, {
         leafIndex: leaf.leafIndex,
         eventId: leaf.eventId,
         kind: gone ? 'missing' : 'moved',
         detail: gone
-          ? `leaf ${leaf.leafIndex} is event ${leaf.eventId} (${leaf.stream} revision ${leaf.revision}), which the log no longer holds`
+          ? `leaf ${leaf.leafIndex} is event ${leaf.eventId}, which the log no longer holds`
           : `leaf ${leaf.leafIndex} is event ${leaf.eventId}, but the log has event ${event.id} there`,
       });
       if (gone) continue; // the next leaf is compared with this event
@@ -227,7 +214,7 @@ export async function sweepAuditTree(
         leafIndex: leaf.leafIndex,
         eventId: leaf.eventId,
         kind: 'changed',
-        detail: `event ${leaf.eventId} (${event.type}, ${leaf.stream} revision ${leaf.revision}) no longer hashes to leaf ${leaf.leafIndex}: it was changed after it was recorded`,
+        detail: `event ${leaf.eventId} (${event.type}, ${event.streamId} revision ${event.revision}) no longer hashes to leaf ${leaf.leafIndex}: it was changed after it was recorded`,
       });
     i++;
   }

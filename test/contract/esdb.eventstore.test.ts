@@ -1,5 +1,8 @@
-import { describe, it } from 'vitest';
+import { afterAll, describe, inject, it } from 'vitest';
+import { connectPostgres } from '../../src/db/database.ts';
 import { EsdbEventStore } from '../../src/eventstore/esdb.ts';
+import { createDatabase } from '../helpers/postgres-cluster.ts';
+import { auditTreeContract } from './audit-tree.contract.ts';
 import { eventStoreContract } from './eventstore.contract.ts';
 
 /**
@@ -36,13 +39,28 @@ async function eventStoreUrl(): Promise<{
 const target = await eventStoreUrl();
 if (target.url) {
   const url = target.url;
+  afterAll(async () => {
+    await target.stop?.();
+  });
   eventStoreContract('EventStoreDB', async () => {
     const store = new EsdbEventStore(url);
     return {
       store,
       async cleanup() {
         await store.close();
-        await target.stop?.();
+      },
+    };
+  });
+  // the tree of EventStoreDB's log, kept in PostgreSQL as the service keeps it
+  auditTreeContract('EventStoreDB', async () => {
+    const store = new EsdbEventStore(url);
+    const db = await connectPostgres(await createDatabase(inject('postgresUrl')), 4);
+    return {
+      store,
+      pool: db.pool,
+      async cleanup() {
+        await store.close();
+        await db.close();
       },
     };
   });

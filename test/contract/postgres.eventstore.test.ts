@@ -5,6 +5,7 @@ import { STREAM_CHANNEL } from '../../src/db/change-feed.ts';
 import { connectPostgres } from '../../src/db/database.ts';
 import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { createDatabase } from '../helpers/postgres-cluster.ts';
+import { auditTreeContract } from './audit-tree.contract.ts';
 import { eventStoreContract } from './eventstore.contract.ts';
 
 eventStoreContract('PostgreSQL', async () => {
@@ -12,6 +13,27 @@ eventStoreContract('PostgreSQL', async () => {
   await PostgresEventStore.migrate(db.pool);
   const store = new PostgresEventStore(db.pool);
   return { store, cleanup: () => db.close() };
+});
+
+auditTreeContract('PostgreSQL', async () => {
+  const db = await connectPostgres(await createDatabase(inject('postgresUrl')), 12);
+  await PostgresEventStore.migrate(db.pool);
+  return { store: new PostgresEventStore(db.pool), pool: db.pool, cleanup: () => db.close() };
+});
+
+// the tree where the events are not (as with EventStoreDB): it keeps its own index of ids
+auditTreeContract('PostgreSQL, the tree in a database of its own', async () => {
+  const events = await connectPostgres(await createDatabase(inject('postgresUrl')), 12);
+  const reads = await connectPostgres(await createDatabase(inject('postgresUrl')), 4);
+  await PostgresEventStore.migrate(events.pool);
+  return {
+    store: new PostgresEventStore(events.pool),
+    pool: reads.pool,
+    async cleanup() {
+      await events.close();
+      await reads.close();
+    },
+  };
 });
 
 describe('PostgreSQL event store: change notifications', () => {

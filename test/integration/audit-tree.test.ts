@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditTreeSize, storedFacts, storedSubtrees } from '../../projections/audit-tree.ts';
+import {
+  auditTreeSize,
+  fromStoredTree,
+  leavesFrom,
+  storedFacts,
+} from '../../projections/audit-tree.ts';
 import { leafBytes } from '../../src/domain/audit/leaf.ts';
 import {
   consistencyProof,
@@ -7,6 +12,7 @@ import {
   inMemory,
   leafHash,
   rootHash,
+  type Subtrees,
   verifyConsistency,
   verifyInclusion,
 } from '../../src/domain/audit/merkle.ts';
@@ -56,15 +62,20 @@ describe('the audit tree', () => {
     }
     await settled(t);
     const log = await wholeLog(t);
-    const stored = storedSubtrees(t.app.db.pool);
+    const stored = <T>(compute: (tree: Subtrees) => Promise<T>) =>
+      fromStoredTree(t.app.db.pool, compute);
     const size = await treeOf(log.length);
     expect(size).toBe(log.length);
     expect(size).toBeGreaterThan(10);
+    // each leaf names its event, in the log's order (what the sweep walks)
+    const leaves = await leavesFrom(t.app.db.pool, 0, size);
+    expect(leaves.map((l) => l.eventId)).toEqual(log.map((e) => e.id));
+    expect(leaves.map((l) => l.leafIndex)).toEqual(log.map((_, i) => i));
     const scratch = inMemory(log.map(leafOf));
-    const root = await rootHash(stored, size);
+    const root = await stored((tree) => rootHash(tree, size));
     expect(root.toString('hex')).toBe((await rootHash(scratch, size)).toString('hex'));
     for (const m of [0, 1, Math.floor(size / 2), size - 1]) {
-      const proof = await inclusionProof(stored, m, size);
+      const proof = await stored((tree) => inclusionProof(tree, m, size));
       expect(verifyInclusion(leafOf(log[m]!), m, size, proof, root)).toBe(true);
     }
     // a later tree extends this one
@@ -73,7 +84,8 @@ describe('the audit tree', () => {
     await settled(t);
     const later = await treeOf((await wholeLog(t)).length);
     expect(later).toBeGreaterThan(size);
-    const proof = await consistencyProof(stored, size, later);
-    expect(verifyConsistency(size, later, proof, root, await rootHash(stored, later))).toBe(true);
+    const proof = await stored((tree) => consistencyProof(tree, size, later));
+    const laterRoot = await stored((tree) => rootHash(tree, later));
+    expect(verifyConsistency(size, later, proof, root, laterRoot)).toBe(true);
   });
 });

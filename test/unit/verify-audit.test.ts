@@ -1,5 +1,5 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { leafBytes, type StoredEventFacts, treeHeadMessage } from '../../src/domain/audit/leaf.ts';
 import {
@@ -73,11 +73,12 @@ describe('the offline verifier (scripts/verify-audit.mjs)', () => {
     const r = verifier(write('c.json', changed), '--public-keys', keys);
     expect(r.code).toBe(1);
     expect(r.said).toContain(`event ${events[3]!.id}`);
-    // the keys of the data in another order hash the same (the encoding is canonical)
+    // the leaf is the JSON text as stored: the same data with its keys in another order
+    // is other text, refused
     const reordered = structuredClone(bundle);
     const d = reordered.events[0]!.event.data as Record<string, unknown>;
     reordered.events[0]!.event.data = Object.fromEntries(Object.entries(d).reverse());
-    expect(verifier(write('d.json', reordered), '--public-keys', keys).code).toBe(0);
+    expect(verifier(write('d.json', reordered), '--public-keys', keys).code).toBe(1);
     // a head that was not signed by a listed key, or whose size was changed
     const forged = structuredClone(bundle);
     forged.treeHead.treeSize = 24;
@@ -117,5 +118,32 @@ describe('the offline verifier (scripts/verify-audit.mjs)', () => {
     const rewritten = verifier(...args(headOf(10, await rootHash(before, 10)), proof));
     expect(rewritten.code).toBe(1);
     expect(rewritten.said).toMatch(/does not extend the earlier one of size 10/);
+  });
+
+  it('makes the tree of an export of the log from scratch, and checks it against a signed head', async () => {
+    let n = 0;
+    const ndjson = (log: StoredEventFacts[]) => {
+      const file = write(`log-${n++}.ndjson`, null);
+      writeFileSync(file, log.map((e) => JSON.stringify(e)).join('\n'));
+      return file;
+    };
+    const exported = ndjson(events);
+    const plain = verifier('--log', exported);
+    expect(plain.code).toBe(0);
+    expect(plain.said).toContain(`25 events, root ${(await rootHash(tree, 25)).toString('hex')}`);
+    const head = write('head.json', headOf(20, await rootHash(tree, 20)));
+    expect(verifier('--log', exported, '--head', head, '--public-keys', keys)).toMatchObject({
+      code: 0,
+    });
+    // an event of the first 20 changed since the head was signed
+    const changed = structuredClone(events);
+    (changed[7]!.data as { n: number }).n = 70;
+    const r = verifier('--log', ndjson(changed), '--head', head, '--public-keys', keys);
+    expect(r.code).toBe(1);
+    expect(r.said).toMatch(/the first 20 events of the export do not make the tree head's root/);
+    // one after them is no matter to that head
+    const later = structuredClone(events);
+    (later[22]!.data as { n: number }).n = 70;
+    expect(verifier('--log', ndjson(later), '--head', head, '--public-keys', keys).code).toBe(0);
   });
 });

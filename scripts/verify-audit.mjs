@@ -169,7 +169,9 @@ function checkLog(exportPath, headPath, keys) {
     return `the export holds ${hashes.length} events, the tree head ${head.treeSize}`;
   if (!same(rootOf(hashes.slice(0, head.treeSize)), hex(head.rootHash)))
     return `the first ${head.treeSize} events of the export do not make the tree head's root: the log was changed since it was signed`;
-  console.log(`OK: the first ${head.treeSize} events of the export make the signed tree head's root`);
+  console.log(
+    `OK: the first ${head.treeSize} events of the export make the signed tree head's root`,
+  );
   return undefined;
 }
 

@@ -4,11 +4,8 @@
 import { allProjections } from '#projections/index';
 import { ProjectionRunner } from '#projections/projection-runner';
 import { createLogger } from '../app/logger.ts';
-import { ConfigError, loadConfig } from '../config.ts';
-import { connectPostgres, openPglite } from '../db/database.ts';
-import { EsdbEventStore } from '../eventstore/esdb.ts';
-import type { EventStore } from '../eventstore/port.ts';
-import { PostgresEventStore } from '../eventstore/postgres.ts';
+import { ConfigError } from '../config.ts';
+import { openConfigured } from './open-store.ts';
 
 async function main() {
   const name = process.argv[2];
@@ -17,13 +14,7 @@ async function main() {
     console.error(`usage: npm run projections:rebuild -- <name>   (one of: ${names.join(', ')})`);
     process.exit(2);
   }
-  const { config } = loadConfig();
-  const db = config.databaseUrl
-    ? await connectPostgres(config.databaseUrl)
-    : await openPglite(config.dataDir);
-  const store: EventStore = config.eventStoreUrl
-    ? new EsdbEventStore(config.eventStoreUrl)
-    : new PostgresEventStore(db.pool);
+  const { db, store } = await openConfigured();
   const runner = new ProjectionRunner(db.pool, store, allProjections, createLogger('warn'));
   try {
     await runner.migrate();

@@ -1,9 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leafBytes } from '../../src/domain/audit/leaf.ts';
-import { leafHash, verifyConsistency, verifyInclusion } from '../../src/domain/audit/merkle.ts';
-import { client, startTestApp, type TestApp } from '../helpers/app.ts';
-import { jsonFiles, verifier } from '../helpers/audit.ts';
+import {
+  consistencyProof,
+  inMemory,
+  leafHash,
+  rootHash,
+  verifyConsistency,
+  verifyInclusion,
+} from '../../src/domain/audit/merkle.ts';
+import { client, joiningEnv, startTestApp, type TestApp } from '../helpers/app.ts';
+import { exportLog, jsonFiles, verifier } from '../helpers/audit.ts';
 import { opsLogin, settled } from '../helpers/fixtures.ts';
 import { accessOf, notify, orderDone, type Shop, setUpShop, until } from '../helpers/orders.ts';
 
@@ -73,6 +81,33 @@ describe('the audit log', () => {
     expect(changed.said).toContain(`event ${ready.event.id}`);
     // what the shop kept still verifies against its own head
     expect(verifier(kept, '--public-keys', keys).code).toBe(0);
+    // the tree is never made again: a tree made from the changed log (as anyone can,
+    // from an export) has another root at the kept head's size, and no consistency
+    // proof from the kept head to it holds
+    const head = bundle.body.treeHead;
+    const file = path.join(path.dirname(kept), 'log.ndjson');
+    const log = exportLog(joiningEnv(t), file);
+    const remade = verifier(
+      '--log',
+      file,
+      '--head',
+      save('kept-head.json', head),
+      '--public-keys',
+      keys,
+    );
+    expect(remade.code).toBe(1);
+    expect(remade.said).toContain(`the first ${head.treeSize} events of the export do not make`);
+    const scratch = inMemory(log.map((e) => leafHash(leafBytes(e))));
+    const proof = await consistencyProof(scratch, head.treeSize, log.length);
+    expect(
+      verifyConsistency(
+        head.treeSize,
+        log.length,
+        proof,
+        unhex(head.rootHash),
+        await rootHash(scratch, log.length),
+      ),
+    ).toBe(false);
   });
 
   it('finds a changed, a deleted and two swapped events in its sweep, and goes on serving', async () => {

@@ -80,11 +80,11 @@ export const auditTreeProjection: Projection = {
        ORDER BY level, t.tile_index DESC`,
     );
     const local = await eventsHere(tx);
-    const edge = new TreeEdge(
-      size,
-      Array.from({ length: size - blockStart }, (_, i) => open.get(blockStart + i)!),
-      tiles.rows.map(tileOfRow),
+    const openLeaves = Array.from({ length: size - blockStart }, (_, i) =>
+      open.get(blockStart + i),
     );
+    if (openLeaves.some((h) => !h)) throw new Error(`the audit tree lacks leaves of ${blockStart}`);
+    const edge = new TreeEdge(size, openLeaves as Hash[], tiles.rows.map(tileOfRow));
     const hashes = await hashed(events);
     for (let n = 0; n < events.length; n++) edge.append(hashes.subarray(n * HASH, (n + 1) * HASH));
     const first = events[0]!.position;

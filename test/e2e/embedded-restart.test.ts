@@ -124,6 +124,7 @@ describe('embedded default (PGlite + local Temporal), as a process', () => {
       eventStore: { ok: true },
       projections: { ok: true },
       reactions: { ok: true },
+      routing: { ok: true },
       storage: { ok: true },
       temporal: { ok: true },
       webhooks: { ok: true },

@@ -252,7 +252,7 @@ describe('HTTP slice: labels and shop integrations', () => {
       expect(problem.headers.get('x-request-id')).toBe('err-1');
     });
 
-    it('is ready when database, event store, file storage, projections, reactors, Temporal and the worker answer', async () => {
+    it('is ready when database, event store, file storage, projections, reactors, routing, Temporal and the worker answer', async () => {
       const r = await call('GET', '/readyz');
       expect(r.status).toBe(200);
       expect(r.body).toEqual({
@@ -262,6 +262,7 @@ describe('HTTP slice: labels and shop integrations', () => {
           eventStore: { ok: true },
           projections: { ok: true },
           reactions: { ok: true },
+          routing: { ok: true },
           storage: { ok: true },
           temporal: { ok: true },
           webhooks: { ok: true },

@@ -18,6 +18,9 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 let code = 0;
+// the failures, named again just above the counts: the end of the output is what a CI
+// log keeps when it is cut
+const failures = [];
 // Tests named *.alone.test.ts load the machine so much (100,000 events) that the timing
 // of the others running beside them suffers: they run after the rest, one at a time.
 // Arguments given (a file, a filter) are one run as vitest would do it.
@@ -67,6 +70,16 @@ for (const [i, node] of nodes.entries()) {
         json.testResults.filter((t) => t.status === 'failed' && t.assertionResults.length === 0)
           .length;
       f += failedHere;
+      for (const file of json.testResults) {
+        const name = path.relative(root, file.name);
+        if (file.status === 'failed' && file.assertionResults.length === 0)
+          failures.push(`Node ${version} ${name}: ${(file.message ?? '').split('\n')[0]}`);
+        for (const t of file.assertionResults)
+          if (t.status === 'failed')
+            failures.push(
+              `Node ${version} ${name} > ${t.fullName}: ${(t.failureMessages?.[0] ?? '').split('\n')[0].slice(0, 300)}`,
+            );
+      }
       s += json.numPendingTests + json.numTodoTests;
       if (r.status !== 0 || failedHere > 0) code = r.status || 1;
     } else {
@@ -79,6 +92,7 @@ for (const [i, node] of nodes.entries()) {
   failed += f;
   skipped += s;
 }
+for (const failure of failures) console.log(`FAILED ${failure}`);
 if (skipped > 0) console.log(`${skipped} skipped`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(code);

@@ -223,10 +223,11 @@ export async function feedPage(
   f: { labelId: string; integrationId?: string | undefined; after?: Position; limit: number },
 ): Promise<{ messages: WebhookMessage[]; last?: string }> {
   const r = await pool.query<{ message: WebhookMessage; commit_pos: string; prepare_pos: string }>(
-    `SELECT message, commit_pos::text, prepare_pos::text FROM rm_webhook_feed
+    // ordered by the table's numbers, not the text columns of the same name
+    `SELECT message, f.commit_pos::text, f.prepare_pos::text FROM rm_webhook_feed f
      WHERE label_id = $1 AND ($2::uuid IS NULL OR integration_id = $2)
-       AND (commit_pos, prepare_pos) > ($3::bigint, $4::bigint)
-     ORDER BY commit_pos, prepare_pos LIMIT $5`,
+       AND (f.commit_pos, f.prepare_pos) > ($3::bigint, $4::bigint)
+     ORDER BY f.commit_pos, f.prepare_pos LIMIT $5`,
     [
       f.labelId,
       f.integrationId ?? null,

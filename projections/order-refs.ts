@@ -4,9 +4,9 @@ import type { OrderEvent } from '../src/domain/order/events.ts';
 import type { RecordedEvent } from '../src/eventstore/port.ts';
 import {
   FACILITY_MESSAGES,
+  type OrderMessage,
   type OrderRef,
   orderRefOf,
-  type WebhookMessage,
   withFacility,
 } from '../src/webhooks/messages.ts';
 
@@ -68,7 +68,7 @@ export function itemFacilities(table: string) {
       );
     },
     /** the message with the facility of its one item, where it is a shop-floor message (messages.ts) */
-    async added(tx: pg.PoolClient, message: WebhookMessage): Promise<WebhookMessage> {
+    async added(tx: pg.PoolClient, message: OrderMessage): Promise<OrderMessage> {
       const [one, ...more] = message.data.orderItemIds;
       if (!one || more.length > 0 || !FACILITY_MESSAGES.has(message.type)) return message;
       const r = await tx.query<{ facility_id: string | null }>(

@@ -161,3 +161,11 @@ export async function listShopIntegrations(
   );
   return r.rows;
 }
+
+/** The labels that have a shop integration (each label's shops get its daily tree head). */
+export async function labelsWithShops(pool: Pick<pg.Pool, 'query'>): Promise<string[]> {
+  const r = await pool.query<{ label_id: string }>(
+    'SELECT DISTINCT label_id FROM rm_shop_integrations ORDER BY label_id',
+  );
+  return r.rows.map((x) => x.label_id);
+}

@@ -1,9 +1,15 @@
 import type pg from 'pg';
+import { auditHeadEvents } from '../src/domain/audit/events.ts';
 import { orderEvents } from '../src/domain/order/events.ts';
 import { shopIntegrationEvents } from '../src/domain/shop-integration/events.ts';
 import { deliveryIdOf, webhookDeliveryEvents } from '../src/domain/webhook-delivery/events.ts';
 import type { RecordedEvent } from '../src/eventstore/port.ts';
-import { TOLD, type WebhookMessage, webhookMessage } from '../src/webhooks/messages.ts';
+import {
+  TOLD,
+  treeHeadMessage,
+  type WebhookMessage,
+  webhookMessage,
+} from '../src/webhooks/messages.ts';
 import { nextAttemptAt } from '../src/webhooks/schedule.ts';
 import { ENDPOINT_EVENTS, itemFacilities, orderRefs } from './order-refs.ts';
 import type { Projection } from './projection.ts';
@@ -26,6 +32,7 @@ export const webhookQueueProjection: Projection = {
     'webhook_queue_orders',
     'webhook_queue_endpoints',
     'webhook_queue_item_facilities',
+    'webhook_queue_integrations',
   ],
   schema: `
     ${facilities.schema}
@@ -59,8 +66,30 @@ export const webhookQueueProjection: Projection = {
       ordered         boolean NOT NULL,
       max_in_flight   int NOT NULL,
       rate_per_second double precision
-    );`,
-  handles: new Set([...TOLD, ...webhookDeliveryEvents.types, ...ENDPOINT_EVENTS]),
+    );
+    -- the label of each integration, for the label's own messages (the daily tree head);
+    -- filled from the log, and once from the integrations' read model for the
+    -- integrations made before this queue followed them
+    CREATE TABLE IF NOT EXISTS webhook_queue_integrations (
+      integration_id uuid PRIMARY KEY,
+      label_id       uuid NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS webhook_queue_integrations_label
+      ON webhook_queue_integrations (label_id);
+    DO $$ BEGIN
+      IF to_regclass('rm_shop_integrations') IS NOT NULL
+         AND NOT EXISTS (SELECT 1 FROM webhook_queue_integrations) THEN
+        INSERT INTO webhook_queue_integrations (integration_id, label_id)
+        SELECT integration_id, label_id FROM rm_shop_integrations ON CONFLICT DO NOTHING;
+      END IF;
+    END $$;`,
+  handles: new Set([
+    ...TOLD,
+    ...webhookDeliveryEvents.types,
+    ...ENDPOINT_EVENTS,
+    ...auditHeadEvents.types,
+    'ShopIntegrationCreated',
+  ]),
   async apply(tx, events) {
     const queued: unknown[][] = [];
     // endpoints as this page found them: an endpoint event in the page forgets them
@@ -76,6 +105,17 @@ export const webhookQueueProjection: Projection = {
       } else if (webhookDeliveryEvents.has(e.type)) {
         await flush();
         await applyDelivery(tx, e);
+      } else if (e.type === 'ShopIntegrationCreated') {
+        const created = shopIntegrationEvents.deserialize(e);
+        if (created.type === 'ShopIntegrationCreated')
+          await tx.query(
+            `INSERT INTO webhook_queue_integrations (integration_id, label_id) VALUES ($1, $2)
+             ON CONFLICT DO NOTHING`,
+            [created.data.integrationId, created.data.labelId],
+          );
+      } else if (auditHeadEvents.has(e.type)) {
+        await flush();
+        await queueTreeHead(tx, e);
       } else {
         const row = await orderDelivery(tx, e, endpoints);
         if (row) queued.push(row);
@@ -95,6 +135,25 @@ const enqueue = (tx: pg.PoolClient, rows: unknown[][]) =>
      ON CONFLICT DO NOTHING`,
     Array.from({ length: 7 }, (_, k) => rows.map((r) => r[k])),
   );
+
+/** The label's daily tree head: a row for each of its shops whose endpoint takes it. */
+async function queueTreeHead(tx: pg.PoolClient, stored: RecordedEvent) {
+  const e = auditHeadEvents.deserialize(stored);
+  const message = treeHeadMessage(stored, e);
+  const r = await tx.query<{ integration_id: string }>(
+    `SELECT i.integration_id FROM webhook_queue_integrations i
+     JOIN webhook_queue_endpoints p ON p.integration_id = i.integration_id
+     WHERE i.label_id = $1 AND p.enabled
+       AND (p.events IS NULL OR p.events::jsonb ? $2)
+     ORDER BY i.integration_id`,
+    [e.data.labelId, message.type],
+  );
+  if (r.rows.length > 0)
+    await enqueue(
+      tx,
+      r.rows.map((x) => row(x.integration_id, e.data.labelId, message, 0, stored)),
+    );
+}
 
 async function applyEndpoint(tx: pg.PoolClient, stored: RecordedEvent) {
   const e = shopIntegrationEvents.deserialize(stored);

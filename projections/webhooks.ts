@@ -1,9 +1,15 @@
 import type pg from 'pg';
+import { auditHeadEvents } from '../src/domain/audit/events.ts';
 import { orderEvents } from '../src/domain/order/events.ts';
 import { shopIntegrationEvents } from '../src/domain/shop-integration/events.ts';
 import { webhookDeliveryEvents } from '../src/domain/webhook-delivery/events.ts';
 import type { Position, RecordedEvent } from '../src/eventstore/port.ts';
-import { TOLD, type WebhookMessage, webhookMessage } from '../src/webhooks/messages.ts';
+import {
+  TOLD,
+  treeHeadMessage,
+  type WebhookMessage,
+  webhookMessage,
+} from '../src/webhooks/messages.ts';
 import { ENDPOINT_EVENTS, itemFacilities, orderRefs } from './order-refs.ts';
 import type { Projection } from './projection.ts';
 
@@ -16,6 +22,8 @@ const facilities = itemFacilities('rm_webhook_item_facilities');
 
 export const webhooksProjection: Projection = {
   name: 'webhooks',
+  // 2: the label's daily tree heads in the feed (to_label), deliveries of no order
+  version: 2,
   tables: [
     'rm_webhook_orders',
     'rm_webhook_feed',
@@ -34,6 +42,8 @@ export const webhooksProjection: Projection = {
       prepare_pos    bigint NOT NULL,
       label_id       uuid NOT NULL,
       integration_id uuid,
+      -- for every shop of the label (the audit log's daily head), not one integration's
+      to_label       boolean NOT NULL DEFAULT false,
       message_id     text NOT NULL UNIQUE,
       message        json NOT NULL,
       PRIMARY KEY (commit_pos, prepare_pos)
@@ -46,7 +56,7 @@ export const webhooksProjection: Projection = {
       label_id        uuid NOT NULL,
       message_id      text NOT NULL,
       message_type    text NOT NULL,
-      order_id        text NOT NULL,
+      order_id        text,
       status          text NOT NULL,
       runs            int NOT NULL,
       attempts        int NOT NULL,
@@ -70,11 +80,17 @@ export const webhooksProjection: Projection = {
       last_success_at timestamptz,
       failing_since   timestamptz
     );`,
-  handles: new Set([...TOLD, ...webhookDeliveryEvents.types, ...ENDPOINT_EVENTS]),
+  handles: new Set([
+    ...TOLD,
+    ...webhookDeliveryEvents.types,
+    ...ENDPOINT_EVENTS,
+    ...auditHeadEvents.types,
+  ]),
   async apply(tx, events) {
     for (const e of events) {
       if (webhookDeliveryEvents.has(e.type)) await applyDelivery(tx, e);
       else if (ENDPOINT_EVENTS.has(e.type)) await applyEndpoint(tx, e);
+      else if (auditHeadEvents.has(e.type)) await applyTreeHead(tx, e);
       else await applyOrder(tx, e);
     }
   },
@@ -114,19 +130,36 @@ async function applyOrder(tx: pg.PoolClient, stored: RecordedEvent) {
   const made = webhookMessage(ref, stored, event);
   if (!made) return;
   const message = await facilities.added(tx, made);
-  await tx.query(
-    `INSERT INTO rm_webhook_feed (commit_pos, prepare_pos, label_id, integration_id, message_id, message)
-     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+  await addToFeed(tx, stored, ref.labelId, ref.integrationId ?? null, message);
+}
+
+/** The label's daily tree head: in the feed of every shop of the label. */
+async function applyTreeHead(tx: pg.PoolClient, stored: RecordedEvent) {
+  const e = auditHeadEvents.deserialize(stored);
+  await addToFeed(tx, stored, e.data.labelId, null, treeHeadMessage(stored, e));
+}
+
+const addToFeed = (
+  tx: pg.PoolClient,
+  stored: RecordedEvent,
+  labelId: string,
+  integrationId: string | null,
+  message: WebhookMessage,
+) =>
+  tx.query(
+    `INSERT INTO rm_webhook_feed (commit_pos, prepare_pos, label_id, integration_id, to_label,
+       message_id, message)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
     [
       stored.position.commit.toString(),
       stored.position.prepare.toString(),
-      ref.labelId,
-      ref.integrationId ?? null,
+      labelId,
+      integrationId,
+      message.type === 'audit.tree_head',
       message.id,
       JSON.stringify(message),
     ],
   );
-}
 
 /** One attempt of a delivery, as its log keeps it. */
 export interface DeliveryAttempt {
@@ -186,7 +219,7 @@ async function applyDelivery(tx: pg.PoolClient, stored: RecordedEvent) {
       d.labelId,
       d.messageId,
       d.messageType,
-      d.orderId,
+      d.orderId ?? null,
       status,
       d.run,
       JSON.stringify(attempt),
@@ -217,7 +250,10 @@ export function decodeFeedCursor(cursor: string): { commit: string; prepare: str
   return m && fits(m[1]!) && fits(m[2]!) ? { commit: m[1]!, prepare: m[2]! } : undefined;
 }
 
-/** The label's messages after a place in the log (one integration's, when given). */
+/**
+ * The label's messages after a place in the log (one integration's and the label's own,
+ * when an integration is given).
+ */
 export async function feedPage(
   pool: pg.Pool,
   f: { labelId: string; integrationId?: string | undefined; after?: Position; limit: number },
@@ -225,7 +261,7 @@ export async function feedPage(
   const r = await pool.query<{ message: WebhookMessage; commit_pos: string; prepare_pos: string }>(
     // ordered by the table's numbers, not the text columns of the same name
     `SELECT message, f.commit_pos::text, f.prepare_pos::text FROM rm_webhook_feed f
-     WHERE label_id = $1 AND ($2::uuid IS NULL OR integration_id = $2)
+     WHERE label_id = $1 AND ($2::uuid IS NULL OR integration_id = $2 OR to_label)
        AND (f.commit_pos, f.prepare_pos) > ($3::bigint, $4::bigint)
      ORDER BY f.commit_pos, f.prepare_pos LIMIT $5`,
     [
@@ -260,7 +296,7 @@ export interface DeliveryRow {
   integration_id: string;
   message_id: string;
   message_type: string;
-  order_id: string;
+  order_id: string | null;
   status: 'retrying' | 'delivered' | 'failed' | 'pending';
   runs: number;
   attempts: number;

@@ -148,6 +148,15 @@ const envSchema = z.object({
     emptyAsUndefined,
     z.coerce.number().int().min(10).max(3_600_000).default(1000),
   ),
+  // 0: this process publishes no daily heads (another projector does)
+  AUDIT_DAILY_HEAD_CHECK_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number()
+      .int()
+      .refine((n) => n === 0 || (n >= 100 && n <= 3_600_000), '0, or 100 to 3600000')
+      .default(600_000),
+  ),
   PUBLIC_BASE_URL: optionalUrl,
   PARTNER_TIMEOUT_MS: z.preprocess(
     emptyAsUndefined,
@@ -216,7 +225,13 @@ export interface Config {
   host: string;
   dataDir: string;
   /** the audit log's tree heads: the Ed25519 seed that signs them, and how often */
-  audit: { signingKey: string; headIntervalMs: number; sweepMs: number };
+  audit: {
+    signingKey: string;
+    headIntervalMs: number;
+    sweepMs: number;
+    /** how often the labels without today's published head are looked for; 0: never here */
+    dailyHeadCheckMs: number;
+  };
   /** print files and images in S3 instead of under DATA_DIR (STORAGE_URL, S3_* keys) */
   storage: S3Location | undefined;
   /**
@@ -365,6 +380,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
         signingKey: e.AUDIT_SIGNING_KEY ?? persistedSecret(dataDir, 'audit-signing-key').value,
         headIntervalMs: e.AUDIT_HEAD_INTERVAL_MS,
         sweepMs: e.AUDIT_SWEEP_MS,
+        dailyHeadCheckMs: e.AUDIT_DAILY_HEAD_CHECK_MS,
       },
       operatorApiKey,
       databaseUrl: e.DATABASE_URL,

@@ -2409,6 +2409,23 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "audit.tree_head": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** audit.tree_head: the day's signed tree head of the audit log, once a day (UTC): its data is the head as GET /api/audit/tree-head gives it (with the day). Keep it: a later head proves it extends this one (GET /api/audit/consistency), and scripts/verify-audit.mjs takes it as --earlier or --head */
+        post: operations["onAuditTreeHead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -3645,8 +3662,55 @@ export interface components {
             /** @description msg_ and the id of the event it tells of: the webhook-id of its deliveries */
             id: string;
         };
-        /** @description an order message as the events feed lists it: its body and its id */
-        OrderMessage: components["schemas"]["OrderReceivedMessageEntry"] | components["schemas"]["PrintReadyMessageEntry"] | components["schemas"]["ItemFailedMessageEntry"] | components["schemas"]["OrderReadyMessageEntry"] | components["schemas"]["OrderFailedMessageEntry"] | components["schemas"]["OrderOverdueMessageEntry"] | components["schemas"]["OrderCancelledMessageEntry"] | components["schemas"]["BarcodeRegeneratedMessageEntry"] | components["schemas"]["OrderReplayedMessageEntry"] | components["schemas"]["ItemPrintedMessageEntry"] | components["schemas"]["ItemPackedMessageEntry"] | components["schemas"]["OrderShippedMessageEntry"] | components["schemas"]["OrderDeliveredMessageEntry"] | components["schemas"]["OrderReturnedMessageEntry"] | components["schemas"]["OrderOnHoldMessageEntry"] | components["schemas"]["OrderReleasedMessageEntry"] | components["schemas"]["ItemReprintedMessageEntry"] | components["schemas"]["OrderLateMessageEntry"] | components["schemas"]["MockupReadyMessageEntry"] | components["schemas"]["ProofReadyMessageEntry"] | components["schemas"]["ProofApprovedMessageEntry"] | components["schemas"]["ProofRejectedMessageEntry"] | components["schemas"]["OrderApprovedMessageEntry"] | components["schemas"]["ProofReminderMessageEntry"] | components["schemas"]["ProofExpiredMessageEntry"] | components["schemas"]["ItemRoutedMessageEntry"];
+        AuditTreeHeadMessageData: {
+            /**
+             * Format: date
+             * @description the UTC day it is the head of
+             */
+            day: string;
+            /** @description the number of events the tree holds */
+            treeSize: number;
+            /** @description the Merkle tree hash (RFC 9162) of those events, hex */
+            rootHash: string;
+            /**
+             * Format: date-time
+             * @description when the head was signed (the time it signs)
+             */
+            timestamp: string;
+            /** @description the key that signed it, as GET /api/audit/public-keys lists it */
+            keyId: string;
+            /** @description Ed25519 over "editor-platform tree head v1\n{treeSize}\n{rootHash}\n{timestamp}", base64 */
+            signature: string;
+        };
+        /** @description the day's signed tree head of the audit log, once a day (UTC): its data is the head as GET /api/audit/tree-head gives it (with the day). Keep it: a later head proves it extends this one (GET /api/audit/consistency), and scripts/verify-audit.mjs takes it as --earlier or --head */
+        AuditTreeHeadMessage: {
+            /** @constant */
+            type: "audit.tree_head";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["AuditTreeHeadMessageData"];
+        };
+        /** @description the day's signed tree head of the audit log, once a day (UTC): its data is the head as GET /api/audit/tree-head gives it (with the day). Keep it: a later head proves it extends this one (GET /api/audit/consistency), and scripts/verify-audit.mjs takes it as --earlier or --head (in the events feed) */
+        AuditTreeHeadMessageEntry: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "audit.tree_head";
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp: string;
+            data: components["schemas"]["AuditTreeHeadMessageData"];
+            /** @description msg_ and the id of the event it tells of: the webhook-id of its deliveries */
+            id: string;
+        };
+        /** @description a message as the events feed lists it (of an order, or the audit log's daily head): its body and its id */
+        OrderMessage: components["schemas"]["OrderReceivedMessageEntry"] | components["schemas"]["PrintReadyMessageEntry"] | components["schemas"]["ItemFailedMessageEntry"] | components["schemas"]["OrderReadyMessageEntry"] | components["schemas"]["OrderFailedMessageEntry"] | components["schemas"]["OrderOverdueMessageEntry"] | components["schemas"]["OrderCancelledMessageEntry"] | components["schemas"]["BarcodeRegeneratedMessageEntry"] | components["schemas"]["OrderReplayedMessageEntry"] | components["schemas"]["ItemPrintedMessageEntry"] | components["schemas"]["ItemPackedMessageEntry"] | components["schemas"]["OrderShippedMessageEntry"] | components["schemas"]["OrderDeliveredMessageEntry"] | components["schemas"]["OrderReturnedMessageEntry"] | components["schemas"]["OrderOnHoldMessageEntry"] | components["schemas"]["OrderReleasedMessageEntry"] | components["schemas"]["ItemReprintedMessageEntry"] | components["schemas"]["OrderLateMessageEntry"] | components["schemas"]["MockupReadyMessageEntry"] | components["schemas"]["ProofReadyMessageEntry"] | components["schemas"]["ProofApprovedMessageEntry"] | components["schemas"]["ProofRejectedMessageEntry"] | components["schemas"]["OrderApprovedMessageEntry"] | components["schemas"]["ProofReminderMessageEntry"] | components["schemas"]["ProofExpiredMessageEntry"] | components["schemas"]["ItemRoutedMessageEntry"] | components["schemas"]["AuditTreeHeadMessageEntry"];
         /**
          * @example {
          *       "mode": "skus",
@@ -4802,7 +4866,7 @@ export interface components {
          * @description a kind of order message a webhook can be sent
          * @enum {string}
          */
-        WebhookEventType: "order.received" | "order.item.print_ready" | "order.item.failed" | "order.ready" | "order.failed" | "order.overdue" | "order.cancelled" | "order.barcode_regenerated" | "order.replayed" | "order.item.printed" | "order.item.packed" | "order.shipped" | "order.delivered" | "order.returned" | "order.on_hold" | "order.released" | "order.item.reprinted" | "order.late" | "order.item.mockup_ready" | "order.proof.ready" | "order.proof.approved" | "order.proof.rejected" | "order.approved" | "order.proof.reminder" | "order.proof.expired" | "order.item.routed";
+        WebhookEventType: "order.received" | "order.item.print_ready" | "order.item.failed" | "order.ready" | "order.failed" | "order.overdue" | "order.cancelled" | "order.barcode_regenerated" | "order.replayed" | "order.item.printed" | "order.item.packed" | "order.shipped" | "order.delivered" | "order.returned" | "order.on_hold" | "order.released" | "order.item.reprinted" | "order.late" | "order.item.mockup_ready" | "order.proof.ready" | "order.proof.approved" | "order.proof.rejected" | "order.approved" | "order.proof.reminder" | "order.proof.expired" | "order.item.routed" | "audit.tree_head";
         /** @description ordered: one message at a time in log order (a failing one holds back the rest); otherwise up to maxInFlight at once, at most ratePerSecond a second when set */
         WebhookDeliverySettings: {
             ordered: boolean;
@@ -4872,7 +4936,8 @@ export interface components {
             deliveryId: string;
             messageId: string;
             type: components["schemas"]["WebhookEventType"];
-            orderId: string;
+            /** @description the order the message is of; null for the label's daily tree head */
+            orderId: string | null;
             status: components["schemas"]["WebhookDeliveryStatus"];
             runs: number;
             attempts: number;
@@ -5916,6 +5981,9 @@ export type ProofReminderMessageEntry = components['schemas']['ProofReminderMess
 export type ProofExpiredMessageData = components['schemas']['ProofExpiredMessageData'];
 export type ProofExpiredMessage = components['schemas']['ProofExpiredMessage'];
 export type ProofExpiredMessageEntry = components['schemas']['ProofExpiredMessageEntry'];
+export type AuditTreeHeadMessageData = components['schemas']['AuditTreeHeadMessageData'];
+export type AuditTreeHeadMessage = components['schemas']['AuditTreeHeadMessage'];
+export type AuditTreeHeadMessageEntry = components['schemas']['AuditTreeHeadMessageEntry'];
 export type OrderMessage = components['schemas']['OrderMessage'];
 export type ApprovalPolicy = components['schemas']['ApprovalPolicy'];
 export type ProofDecision = components['schemas']['ProofDecision'];
@@ -28097,6 +28165,35 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ItemRoutedMessage"];
+            };
+        };
+        responses: {
+            /** @description taken; any other answer (or none within WEBHOOK_TIMEOUT_MS) is retried on the schedule, a 410 disables the endpoint */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAuditTreeHead: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id (msg_...): the same in every re-delivery, so a receiver can skip one it has */
+                "webhook-id": string;
+                /** @description when this attempt was signed, in seconds since 1970 (refuse one too far from now) */
+                "webhook-timestamp": number;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">, one per secret that signs (two during a rotation), space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuditTreeHeadMessage"];
             };
         };
         responses: {

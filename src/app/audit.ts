@@ -6,6 +6,7 @@ import {
   leavesOfEvents,
   storedFacts,
 } from '#projections/audit-tree';
+import { labelsWithShops } from '#projections/shop-integrations';
 import {
   keepHead,
   keepMismatch,
@@ -13,11 +14,14 @@ import {
   publicKeys,
   type TreeHead,
 } from '../db/audit-heads.ts';
+import { auditHeadAggregate } from '../domain/audit/decider.ts';
+import { auditHeadStream } from '../domain/audit/events.ts';
 import { leafBytes } from '../domain/audit/leaf.ts';
 import { consistencyProof, inclusionProof, leafHash, rootHash } from '../domain/audit/merkle.ts';
 import { labelOfOrderStream, orderStream } from '../domain/order/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import { type Position, START } from '../eventstore/port.ts';
+import { derivedIds, handleCommand } from './command-handler.ts';
 import type { AppContext } from './context.ts';
 
 /*
@@ -55,6 +59,38 @@ export async function treeHead(
 export async function signWhenGrown(ctx: Pick<AppContext, 'pool' | 'auditSigner'>) {
   const [latest, size] = await Promise.all([latestHead(ctx.pool), auditTreeSize(ctx.pool)]);
   if (size > 0 && (!latest || size > latest.treeSize)) await signTreeHead(ctx);
+}
+
+/**
+ * The day's tree head for each label with shops that has none for today (UTC) yet: the
+ * latest signed head, recorded in the label's `AuditTreeHeads-` stream; the webhook queue
+ * and the pull feed take it from the log (`audit.tree_head`). `published` remembers, in
+ * this process, the labels done today so a round reads nothing for them; the stream
+ * decides anyway, so two projectors or a restart publish a label's day once.
+ */
+export async function publishDailyTreeHeads(
+  ctx: Pick<AppContext, 'pool' | 'auditSigner' | 'store'>,
+  published: Map<string, string>,
+  now = new Date(),
+): Promise<number> {
+  const day = now.toISOString().slice(0, 10);
+  const labels = (await labelsWithShops(ctx.pool)).filter((l) => published.get(l) !== day);
+  if (labels.length === 0 || (await auditTreeSize(ctx.pool)) === 0) return 0;
+  const head = await treeHead(ctx);
+  let made = 0;
+  for (const labelId of labels) {
+    const r = await handleCommand(
+      ctx.store,
+      auditHeadAggregate,
+      auditHeadStream(labelId),
+      { type: 'PublishTreeHead', labelId, head, at: now },
+      { actor: 'system:audit', labelId },
+      { eventIds: derivedIds('TreeHeadPublished', labelId, day) },
+    );
+    if (r.appended) made++;
+    published.set(labelId, day);
+  }
+  return made;
 }
 
 export const auditPublicKeys = async (ctx: Pick<AppContext, 'pool' | 'auditSigner'>) => {

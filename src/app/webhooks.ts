@@ -234,7 +234,8 @@ export interface DeliveryView {
   deliveryId: string;
   messageId: string;
   type: WebhookEventType;
-  orderId: string;
+  /** null for a message of no order (the label's daily tree head) */
+  orderId: string | null;
   status: DeliveryRow['status'];
   runs: number;
   attempts: number;

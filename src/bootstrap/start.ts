@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { allProjections } from '#projections/index';
 import { ProjectionRunner } from '#projections/projection-runner';
 import { watchApprovals } from '../app/approvals.ts';
-import { signWhenGrown, sweepAuditTree } from '../app/audit.ts';
+import { publishDailyTreeHeads, signWhenGrown, sweepAuditTree } from '../app/audit.ts';
 import { AuthThrottle } from '../app/auth-throttle.ts';
 import { runBatchingRules } from '../app/batching-rules.ts';
 import { CommandBatches } from '../app/command-batches.ts';
@@ -217,6 +217,17 @@ export async function startApp(
         (err) => log.warn({ error: describeError(err) }, 'the audit sweep failed'),
       );
       stops.add(() => sweep.stop());
+      // each label's shops get the day's head (webhook audit.tree_head), once a UTC day
+      if (config.audit.dailyHeadCheckMs > 0) {
+        const published = new Map<string, string>();
+        const daily = every(
+          config.audit.dailyHeadCheckMs,
+          () => publishDailyTreeHeads(context, published),
+          (err) =>
+            log.warn({ error: describeError(err) }, 'publishing the daily tree heads failed'),
+        );
+        stops.add(() => daily.stop());
+      }
     }
     if (has(role, 'api') || has(role, 'projector'))
       readiness.push(subscriptionsCheck('projections', runner, config.maxLagMs));

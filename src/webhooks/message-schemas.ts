@@ -33,7 +33,7 @@ const base = {
  * A message type's body as a webhook POSTs it (`{ type, timestamp, data }`, its id in the
  * webhook-id header) and as the events feed lists it (the same with that `id`).
  */
-const message = <T extends WebhookEventType, D extends z.ZodRawShape>(
+const schemasOf = <T extends WebhookEventType, D extends z.ZodObject>(
   type: T,
   id: string,
   description: string,
@@ -43,7 +43,7 @@ const message = <T extends WebhookEventType, D extends z.ZodRawShape>(
     .object({
       type: z.literal(type),
       timestamp: instant.describe('when it happened'),
-      data: z.object({ ...base, ...data }).meta({ id: `${id}Data` }),
+      data: data.meta({ id: `${id}Data` }),
     })
     .meta({ id, description });
   const entry = body
@@ -55,6 +55,25 @@ const message = <T extends WebhookEventType, D extends z.ZodRawShape>(
     .meta({ id: `${id}Entry`, description: `${description} (in the events feed)` });
   return { body, entry };
 };
+
+/** A message of an order: its id, its sequence and the items it is about, then `data`. */
+const message = <T extends WebhookEventType, D extends z.ZodRawShape>(
+  type: T,
+  id: string,
+  description: string,
+  data: D,
+) => schemasOf(type, id, description, z.object({ ...base, ...data }));
+
+/**
+ * A message of the label rather than of an order (the audit log's daily head): no order
+ * id, sequence or items; sent to every shop of the label that takes its type.
+ */
+const labelMessage = <T extends WebhookEventType, D extends z.ZodRawShape>(
+  type: T,
+  id: string,
+  description: string,
+  data: D,
+) => schemasOf(type, id, description, z.object(data));
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 const proofVersion = z.number().int().min(1).max(100_000);
@@ -289,11 +308,35 @@ export const MESSAGE_SCHEMAS = {
     'a proof was not approved in time: the item is not produced',
     { version: proofVersion },
   ),
+  'audit.tree_head': labelMessage(
+    'audit.tree_head',
+    'AuditTreeHeadMessage',
+    "the day's signed tree head of the audit log, once a day (UTC): its data is the head as " +
+      'GET /api/audit/tree-head gives it (with the day). Keep it: a later head proves it extends ' +
+      'this one (GET /api/audit/consistency), and scripts/verify-audit.mjs takes it as --earlier or --head',
+    {
+      day: z.iso.date().describe('the UTC day it is the head of'),
+      treeSize: z
+        .number()
+        .int()
+        .min(1)
+        .max(1_000_000_000_000)
+        .describe('the number of events the tree holds'),
+      rootHash: sha256.describe('the Merkle tree hash (RFC 9162) of those events, hex'),
+      timestamp: instant.describe('when the head was signed (the time it signs)'),
+      keyId: z.string().describe('the key that signed it, as GET /api/audit/public-keys lists it'),
+      signature: z
+        .string()
+        .describe(
+          'Ed25519 over "editor-platform tree head v1\\n{treeSize}\\n{rootHash}\\n{timestamp}", base64',
+        ),
+    },
+  ),
 } satisfies Record<WebhookEventType, { body: z.ZodType; entry: z.ZodType }>;
 
 const entries = WEBHOOK_EVENT_TYPES.map((t) => MESSAGE_SCHEMAS[t].entry);
 
-/** Any order message as the events feed lists it: told apart by `type`. */
+/** Any message as the events feed lists it (of an order, or the label's daily head): told apart by `type`. */
 export const orderMessageSchema = z
   .discriminatedUnion(
     'type',
@@ -301,7 +344,8 @@ export const orderMessageSchema = z
   )
   .meta({
     id: 'OrderMessage',
-    description: 'an order message as the events feed lists it: its body and its id',
+    description:
+      "a message as the events feed lists it (of an order, or the audit log's daily head): its body and its id",
     discriminator: {
       propertyName: 'type',
       mapping: Object.fromEntries(

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { AuditHeadEvent } from '../domain/audit/events.ts';
 import type { OrderEvent } from '../domain/order/events.ts';
 import type { WebhookEventType } from '../domain/shop-integration/events.ts';
 import type { RecordedEvent } from '../eventstore/port.ts';
@@ -9,6 +10,8 @@ import type { MESSAGE_SCHEMAS, orderMessageSchema } from './message-schemas.ts';
  * (which is its webhook-id header). See message-schemas.ts.
  */
 export type WebhookMessage = z.infer<typeof orderMessageSchema>;
+/** A message of an order (every type but the label's daily tree head). */
+export type OrderMessage = Exclude<WebhookMessage, { type: 'audit.tree_head' }>;
 type DataOf<T extends WebhookEventType> = z.infer<(typeof MESSAGE_SCHEMAS)[T]['body']>['data'];
 
 /** The order an event belongs to, from its first event. */
@@ -19,6 +22,14 @@ export interface OrderRef {
   integrationId: string | undefined;
   orderItemIds: string[];
 }
+
+/** The message of a label's daily tree head: the head as served, and its day. */
+export const treeHeadMessage = (stored: RecordedEvent, e: AuditHeadEvent): WebhookMessage => ({
+  id: `msg_${stored.id}`,
+  type: 'audit.tree_head',
+  timestamp: e.data.publishedAt,
+  data: { day: e.data.day, ...e.data.head },
+});
 
 /** Where an order item's mockup is downloaded (with the admin key). */
 export const mockupPath = (orderItemId: string, sha256: string) =>
@@ -62,7 +73,7 @@ export function webhookMessage(
   order: OrderRef,
   stored: RecordedEvent,
   event: OrderEvent,
-): WebhookMessage | undefined {
+): OrderMessage | undefined {
   const base = { orderId: order.orderId, sequence: Number(stored.revision) + 1 };
   const make = <T extends WebhookEventType>(
     type: T,
@@ -75,7 +86,7 @@ export function webhookMessage(
       type,
       timestamp,
       data: { ...base, orderItemIds, ...more },
-    }) as WebhookMessage;
+    }) as OrderMessage;
   switch (event.type) {
     case 'OrderReceived':
       return make(
@@ -309,10 +320,7 @@ export const FACILITY_MESSAGES: ReadonlySet<string> = new Set([
 ]);
 
 /** A message of one item with the facility it is made at, when it is one that says so. */
-export function withFacility(
-  message: WebhookMessage,
-  facilityId: string | undefined,
-): WebhookMessage {
+export function withFacility(message: OrderMessage, facilityId: string | undefined): OrderMessage {
   if (!facilityId || !FACILITY_MESSAGES.has(message.type)) return message;
-  return { ...message, data: { ...message.data, facilityId } } as WebhookMessage;
+  return { ...message, data: { ...message.data, facilityId } } as OrderMessage;
 }

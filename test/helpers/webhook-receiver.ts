@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 
 export interface Received {
   id: string;
+  /** the path it was POSTed to: one receiver serves several endpoints */
+  path: string;
   headers: Record<string, string>;
   body: string;
   at: number;
@@ -32,6 +34,7 @@ export async function startReceiver() {
       );
       const r: Received = {
         id: headers['webhook-id'] ?? '',
+        path: req.url ?? '',
         headers,
         body,
         at: Date.now(),

@@ -82,6 +82,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'order.proof.reminder',
   'order.proof.expired',
   'order.item.routed',
+  // not of an order: the label's daily signed tree head of the audit log
+  'audit.tree_head',
 ] as const;
 export const webhookEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES);
 export type WebhookEventType = z.infer<typeof webhookEventTypeSchema>;

@@ -6,16 +6,21 @@ import { defineEvent, type EventOf, EventRegistry } from '../shared/events.ts';
  * deliveries log is part of the history. A delivery is `<message id>.<integration id>`;
  * a resend is another run of it.
  */
+/*
+ * Version 2: `orderId` may be absent, for a message of no order (the label's daily tree
+ * head). Every version 1 event names an order and reads as it was.
+ */
 export const WebhookDeliveryAttempted = defineEvent(
   'WebhookDeliveryAttempted',
-  1,
+  2,
   z.object({
     deliveryId: z.string(),
     integrationId: z.uuid(),
     labelId: z.uuid(),
     messageId: z.string(),
     messageType: z.string(),
-    orderId: z.string(),
+    /** the order the message is of; absent for a message of the label (audit.tree_head) */
+    orderId: z.string().optional(),
     /** 0 the first run, then one per resend */
     run: z.number().int(),
     attempt: z.number().int(),
@@ -32,6 +37,7 @@ export const WebhookDeliveryAttempted = defineEvent(
     /** when the next attempt is due (with `retrying`); before it was recorded, a workflow kept it */
     nextAttemptAt: z.iso.datetime().optional(),
   }),
+  { 1: (data) => data },
 );
 
 export const WebhookResendRequested = defineEvent(

@@ -39,7 +39,8 @@ export function attemptOf(
     labelId: row.label_id,
     messageId: row.message.id,
     messageType: row.message.type,
-    orderId: row.message.data.orderId,
+    // the label's daily tree head is of no order
+    ...('orderId' in row.message.data ? { orderId: row.message.data.orderId } : {}),
     run: row.run,
     attempt: row.attempt,
     url: target.endpoint.url,

@@ -74,7 +74,9 @@ const deliverySchema = z
     deliveryId: z.string(),
     messageId: z.string(),
     type: eventType,
-    orderId: z.string(),
+    orderId: z.string().nullable().meta({
+      description: "the order the message is of; null for the label's daily tree head",
+    }),
     status: deliveryStatus,
     runs: count,
     attempts: count,

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { leafBytes, type StoredEventFacts } from '../src/domain/audit/leaf.ts';
-import { type Hash, leafHash, type Subtrees } from '../src/domain/audit/merkle.ts';
+import { leafHashOfFields, type StoredEventFacts } from '../src/domain/audit/leaf.ts';
+import type { Hash, Subtrees } from '../src/domain/audit/merkle.ts';
 import {
   BLOCK,
   subtreesOf,
@@ -9,7 +9,7 @@ import {
   tileKey,
   wanted,
 } from '../src/domain/audit/tiles.ts';
-import type { Position, RecordedEvent } from '../src/eventstore/port.ts';
+import { type Position, type RecordedEvent, storedJson } from '../src/eventstore/port.ts';
 import { EVERY_EVENT, type Projection } from './projection.ts';
 
 /**
@@ -147,7 +147,7 @@ async function hashed(events: RecordedEvent[]): Promise<Buffer> {
   for (const [n, e] of events.entries()) {
     // hashing a page is work on the main thread: it lets others in between
     if (n % 256 === 255) await new Promise((r) => setImmediate(r));
-    leafHash(leafBytes(storedFacts(e))).copy(hashes, n * HASH);
+    eventLeafHash(e).copy(hashes, n * HASH);
   }
   return hashes;
 }
@@ -189,6 +189,18 @@ async function leavesOf(db: Pick<pg.Pool, 'query'>, starts: number[]): Promise<M
   }
   return leaves;
 }
+
+/** An event's leaf hash, its data and metadata as the store keeps their text (leaf.ts). */
+export const eventLeafHash = (e: RecordedEvent): Hash =>
+  leafHashOfFields([
+    e.streamId,
+    e.revision.toString(),
+    e.id,
+    e.type,
+    String(e.schemaVersion),
+    storedJson(e, 'data'),
+    storedJson(e, 'metadata'),
+  ]);
 
 /** An event as the store hands it out, as its leaf encodes it (leaf.ts). */
 export const storedFacts = (e: RecordedEvent): StoredEventFacts => ({

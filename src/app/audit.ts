@@ -1,5 +1,6 @@
 import {
   auditTreeSize,
+  eventLeafHash,
   fromStoredTree,
   leafOfEvent,
   leavesFrom,
@@ -16,8 +17,7 @@ import {
 } from '../db/audit-heads.ts';
 import { auditHeadAggregate } from '../domain/audit/decider.ts';
 import { auditHeadStream } from '../domain/audit/events.ts';
-import { leafBytes } from '../domain/audit/leaf.ts';
-import { consistencyProof, inclusionProof, leafHash, rootHash } from '../domain/audit/merkle.ts';
+import { consistencyProof, inclusionProof, rootHash } from '../domain/audit/merkle.ts';
 import { labelOfOrderStream, orderStream } from '../domain/order/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import { type Position, START } from '../eventstore/port.ts';
@@ -220,6 +220,7 @@ export async function sweepAuditTree(
   if (from.leafIndex >= size) return { leafIndex: 0, after: START };
   const page = await ctx.store.readAll({ after: from.after, limit: pageSize });
   const leaves = await leavesFrom(ctx.pool, from.leafIndex, page.length || 1);
+  let ids: Set<string> | undefined; // the page's events, once one is out of place
   let i = 0;
   for (const leaf of leaves) {
     const event = page[i];
@@ -235,7 +236,8 @@ export async function sweepAuditTree(
     }
     if (event.id !== leaf.eventId) {
       // another event here: the leaf's was deleted, or the order of the log changed
-      const gone = !page.some((e) => e.id === leaf.eventId);
+      ids ??= new Set(page.map((e) => e.id));
+      const gone = !ids.has(leaf.eventId);
       await keepMismatch(ctx.pool, {
         leafIndex: leaf.leafIndex,
         eventId: leaf.eventId,
@@ -245,7 +247,7 @@ export async function sweepAuditTree(
           : `leaf ${leaf.leafIndex} is event ${leaf.eventId}, but the log has event ${event.id} there`,
       });
       if (gone) continue; // the next leaf is compared with this event
-    } else if (!leafHash(leafBytes(storedFacts(event))).equals(leaf.hash))
+    } else if (!eventLeafHash(event).equals(leaf.hash))
       await keepMismatch(ctx.pool, {
         leafIndex: leaf.leafIndex,
         eventId: leaf.eventId,

@@ -46,6 +46,50 @@ export interface RecordedEvent extends NewEvent {
   recordedAt: Date;
 }
 
+/** the stored JSON text of events read as text, while their data and metadata are as read */
+const jsonTexts = new WeakMap<RecordedEvent, { data?: string; metadata?: string }>();
+
+/**
+ * An event whose data and metadata are parsed from their stored JSON text when first
+ * read: a reader that never looks into them (a projection, for the types it does not
+ * handle) pays nothing, each reader of one page gets objects of its own, and the text
+ * stays at hand as stored (`storedJson`) for the audit tree, whose leaves hash it.
+ */
+export function eventFromJsonText(
+  event: Omit<RecordedEvent, 'data' | 'metadata'>,
+  dataText: string,
+  metadataText: string,
+): RecordedEvent {
+  let data: Record<string, unknown> | undefined;
+  let metadata: EventMetadata | undefined;
+  const texts: { data?: string; metadata?: string } = { data: dataText, metadata: metadataText };
+  const e: RecordedEvent = {
+    ...event,
+    get data() {
+      data ??= JSON.parse(dataText) as Record<string, unknown>;
+      return data;
+    },
+    set data(value) {
+      data = value;
+      texts.data = undefined;
+    },
+    get metadata() {
+      metadata ??= JSON.parse(metadataText) as EventMetadata;
+      return metadata;
+    },
+    set metadata(value) {
+      metadata = value;
+      texts.metadata = undefined;
+    },
+  };
+  jsonTexts.set(e, texts);
+  return e;
+}
+
+/** An event's data or metadata as JSON text: as stored when read so, else as the service writes it. */
+export const storedJson = (e: RecordedEvent, field: 'data' | 'metadata'): string =>
+  jsonTexts.get(e)?.[field] ?? JSON.stringify(e[field]);
+
 /** no_stream: the stream must not exist; any: no check; bigint: the stream's current revision. */
 export type ExpectedRevision = 'no_stream' | 'any' | bigint;
 

@@ -6,6 +6,7 @@ import {
   comparePositions,
   type EventStore,
   type ExpectedRevision,
+  eventFromJsonText,
   type NewEvent,
   type Position,
   type ReadAllOptions,
@@ -188,6 +189,25 @@ function toRecorded(row: EventRow): RecordedEvent {
   };
 }
 
+/** A row of a page of the log: data and metadata as their stored JSON text. */
+type TextRow = Omit<EventRow, 'data' | 'metadata'> & { data: string; metadata: string };
+
+/** The event of a page's row, with `dataText` as its data (parsed when read: port.ts). */
+const fromText = (row: TextRow, dataText: string): RecordedEvent =>
+  eventFromJsonText(
+    {
+      id: row.event_id,
+      streamId: row.stream_id,
+      revision: BigInt(row.revision),
+      type: row.type,
+      schemaVersion: row.schema_version,
+      position: { commit: BigInt(row.tx_text), prepare: BigInt(row.seq) },
+      recordedAt: row.recorded_at,
+    },
+    dataText,
+    row.metadata,
+  );
+
 interface Settle<T> {
   resolve(value: T): void;
   reject(err: unknown): void;
@@ -341,7 +361,7 @@ export class PostgresEventStore implements EventStore {
    * and the probe's next query is spared. Events appended here count too: their readers
    * were told at the append, but may have read before the events became visible.
    */
-  private sawHead(from: Position, rows: EventRow[], positions: Position[]): void {
+  private sawHead(from: Position, rows: { type: string }[], positions: Position[]): void {
     const known = this.appended.head;
     if (known === undefined) return;
     const head = headOf(known);
@@ -473,7 +493,7 @@ export class PostgresEventStore implements EventStore {
 
   private async sendPageRequests(): Promise<void> {
     const requests = this.pageRequests.splice(0);
-    let rows: EventRow[];
+    let rows: TextRow[];
     const from = requests.reduce(
       (min, q) => (comparePositions(q.after, min) < 0 ? q.after : min),
       requests[0]!.after,
@@ -491,11 +511,9 @@ export class PostgresEventStore implements EventStore {
     const complete = rows.length < limit;
     const positions = rows.map((r) => ({ commit: BigInt(r.tx_text), prepare: BigInt(r.seq) }));
     if (complete) this.sawHead(from, rows, positions);
-    const taken = new Uint8Array(rows.length);
     for (const q of requests) {
-      // a reader gets the data of the types it looks into (a copy of its own when another
-      // reader took the row before); the others' rows come without data: no copy of every
-      // event for each reader when one reader (the audit tree) looks into them all
+      // a reader gets the data of the types it looks into, parsed when it reads them (so
+      // each reader has objects of its own); the others' rows come without data
       const wanted = q.dataOf ? new Set(q.dataOf) : undefined;
       let i = 0;
       while (i < rows.length && comparePositions(positions[i]!, q.after) <= 0) i++;
@@ -507,19 +525,7 @@ export class PostgresEventStore implements EventStore {
       const page: RecordedEvent[] = [];
       for (; i < end; i++) {
         const row = rows[i]!;
-        if (wanted && !wanted.has(row.type)) {
-          page.push(toRecorded({ ...row, data: {}, metadata: structuredClone(row.metadata) }));
-          continue;
-        }
-        const copy = taken[i]! > 0;
-        taken[i] = 1;
-        page.push(
-          toRecorded(
-            copy
-              ? { ...row, data: structuredClone(row.data), metadata: structuredClone(row.metadata) }
-              : row,
-          ),
-        );
+        page.push(fromText(row, wanted && !wanted.has(row.type) ? '{}' : row.data));
       }
       q.settle.resolve(page);
     }
@@ -530,15 +536,15 @@ export class PostgresEventStore implements EventStore {
     from: Position,
     limit: number,
     requests: PageRequest[],
-  ): Promise<EventRow[]> {
-    const r = await this.pool.query<EventRow>(
+  ): Promise<TextRow[]> {
+    const r = await this.pool.query<TextRow>(
       `SELECT seq, tx_id::text AS tx_text, event_id, stream_id, revision, type, schema_version,
          CASE WHEN EXISTS (
            SELECT 1 FROM unnest($4::xid8[], $5::bigint[], $6::text[]) AS c(tx, seq, types)
            WHERE (e.tx_id, e.seq) > (c.tx, c.seq)
              AND (c.types IS NULL OR e.type = ANY(string_to_array(c.types, ',')))
-         ) THEN data ELSE '{}'::json END AS data,
-         metadata, recorded_at
+         ) THEN data::text ELSE '{}' END AS data,
+         metadata::text AS metadata, recorded_at
        FROM es_events e
        WHERE (tx_id, seq) > ($1::xid8, $2::bigint)
          AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
@@ -559,11 +565,11 @@ export class PostgresEventStore implements EventStore {
     after: Position,
     limit: number,
     dataOf: string[] | null,
-  ): Promise<EventRow[]> {
-    const r = await this.pool.query<EventRow>(
+  ): Promise<TextRow[]> {
+    const r = await this.pool.query<TextRow>(
       `SELECT seq, tx_id::text AS tx_text, event_id, stream_id, revision, type, schema_version,
-         CASE WHEN $4::text[] IS NULL OR type = ANY($4::text[]) THEN data ELSE '{}'::json END AS data,
-         metadata, recorded_at
+         CASE WHEN $4::text[] IS NULL OR type = ANY($4::text[]) THEN data::text ELSE '{}' END AS data,
+         metadata::text AS metadata, recorded_at
        FROM es_events
        WHERE (tx_id, seq) > ($1::xid8, $2::bigint)
          AND tx_id < pg_snapshot_xmin(pg_current_snapshot())

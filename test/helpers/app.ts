@@ -41,6 +41,9 @@ export async function testEnv(env: Record<string, string> = {}): Promise<Record<
     EDITOR_TOKEN_SECRET: randomBytes(32).toString('base64url'),
     PORT: '0',
     LOG_LEVEL: 'info',
+    // the daily tree heads are appended at a time of their own: a test of "nothing
+    // changed" would see one (test/e2e/audit-daily-head.test.ts turns them on)
+    AUDIT_DAILY_HEAD_CHECK_MS: '0',
     ...env,
   };
 }

@@ -1,3 +1,5 @@
+import { hash } from 'node:crypto';
+
 /*
  * What a leaf of the audit log is: an event exactly as the store holds it, as seven
  * fields in this order: stream, revision (decimal), id, type, schema version (decimal),
@@ -19,22 +21,41 @@ export interface StoredEventFacts {
   metadata: unknown;
 }
 
+/** A leaf's seven fields as text, in their order (data and metadata: their JSON text). */
+export const leafFields = (e: StoredEventFacts): string[] => [
+  e.stream,
+  e.revision,
+  e.id,
+  e.type,
+  String(e.schemaVersion),
+  JSON.stringify(e.data),
+  JSON.stringify(e.metadata),
+];
+
 /** The bytes of an event's leaf (hashed with RFC 9162's 0x00 prefix: merkle.ts leafHash). */
-export function leafBytes(e: StoredEventFacts): Buffer {
-  const fields = [
-    e.stream,
-    e.revision,
-    e.id,
-    e.type,
-    String(e.schemaVersion),
-    JSON.stringify(e.data),
-    JSON.stringify(e.metadata),
-  ].map((f) => Buffer.from(f, 'utf8'));
-  const out = Buffer.allocUnsafe(fields.reduce((n, f) => n + 4 + f.length, 0));
-  let at = 0;
-  for (const f of fields) {
-    at = out.writeUInt32BE(f.length, at);
-    at += f.copy(out, at);
+export const leafBytes = (e: StoredEventFacts): Buffer => encoded(leafFields(e), 0);
+
+/**
+ * A leaf's hash from its fields (RFC 9162: SHA-256 of 0x00 and the leaf's bytes): the
+ * same as merkle.ts leafHash(leafBytes(e)), in one buffer and one call, for the tree's
+ * pages of thousands of leaves.
+ */
+export function leafHashOfFields(fields: string[]): Buffer {
+  const bytes = encoded(fields, 1);
+  bytes[0] = 0;
+  return hash('sha256', bytes, 'buffer');
+}
+
+/** The fields, each its UTF-8 bytes after their length (4 bytes, big-endian), after `skip` bytes. */
+function encoded(fields: string[], skip: number): Buffer {
+  let size = skip;
+  const lengths = fields.map((f) => Buffer.byteLength(f, 'utf8'));
+  for (const n of lengths) size += 4 + n;
+  const out = Buffer.allocUnsafe(size);
+  let at = skip;
+  for (const [i, f] of fields.entries()) {
+    at = out.writeUInt32BE(lengths[i]!, at);
+    at += out.write(f, at, 'utf8');
   }
   return out;
 }

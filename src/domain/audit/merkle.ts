@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 
 /*
  * The Merkle tree of RFC 9162 (Certificate Transparency 2.0), section 2.1: SHA-256, a
@@ -19,8 +19,15 @@ const sha256 = (...parts: Uint8Array[]): Hash => {
 
 export const EMPTY_ROOT: Hash = sha256();
 export const leafHash = (leaf: Uint8Array): Hash => sha256(Uint8Array.of(0), leaf);
-export const nodeHash = (left: Uint8Array, right: Uint8Array): Hash =>
-  sha256(Uint8Array.of(1), left, right);
+/** 0x01 and two hashes: reused, as a node is hashed at once (the tree's pages make thousands) */
+const nodeBytes = Buffer.alloc(65);
+export const nodeHash = (left: Uint8Array, right: Uint8Array): Hash => {
+  if (left.length !== 32 || right.length !== 32) return sha256(Uint8Array.of(1), left, right);
+  nodeBytes[0] = 1;
+  nodeBytes.set(left, 1);
+  nodeBytes.set(right, 33);
+  return hash('sha256', nodeBytes, 'buffer');
+};
 
 /** The largest power of two smaller than n (n > 1). */
 export function splitPoint(n: number): number {

@@ -158,6 +158,9 @@ const envSchema = z.object({
       .default(600_000),
   ),
   PUBLIC_BASE_URL: optionalUrl,
+  // tracing (src/telemetry): on when an OTLP endpoint is given
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
+  OTEL_SERVICE_NAME: z.preprocess(emptyAsUndefined, z.string().max(200).default('editor-platform')),
   PARTNER_TIMEOUT_MS: z.preprocess(
     emptyAsUndefined,
     z.coerce.number().int().min(100).max(60_000).default(5000),
@@ -279,6 +282,8 @@ export interface Config {
   printshopSupplier: string;
   editorTokenSecret: string;
   publicBaseUrl: string;
+  /** OpenTelemetry traces over OTLP/HTTP to `endpoint`; off when absent */
+  tracing: { endpoint: string | undefined; serviceName: string };
   logLevel: string;
   partnerTimeoutMs: number;
   /** a partner simulator started beside the service (embedded default: on) */
@@ -413,6 +418,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       printshopSupplier: e.PRINTSHOP_SUPPLIER,
       editorTokenSecret,
       publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://${e.HOST}:${e.PORT}`,
+      tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME },
       logLevel: e.LOG_LEVEL,
       partnerTimeoutMs: e.PARTNER_TIMEOUT_MS,
       partnerSimulator: (e.PARTNER_SIMULATOR ?? (embedded ? 'on' : 'off')) === 'on',

@@ -44,6 +44,7 @@ import { routingReactor } from '../reactions/routing.ts';
 import type { OrderReceivedHook } from '../reactions/workflow-starts.ts';
 import type { FileStorage } from '../storage/port.ts';
 import { describeError } from '../subscriptions/parked.ts';
+import { startTracing } from '../telemetry/sdk.ts';
 import { taskQueuePollers } from '../temporal/pollers.ts';
 import { temporalCoreMetrics } from '../temporal/worker.ts';
 import { type DataParts, migrateSchema, openData } from './data.ts';
@@ -106,6 +107,9 @@ export async function startApp(
 ): Promise<App> {
   const stops = new Stops(log);
   try {
+    // traces over OTLP when an endpoint is configured; the last of the process's apps stops it
+    const tracing = startTracing(config.tracing);
+    if (tracing) stops.add(tracing);
     if (!config.databaseUrl) await makePrivate(config.dataDir);
     const data = await openData(config, log, stops);
     const runner = new ProjectionRunner(

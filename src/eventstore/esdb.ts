@@ -14,6 +14,7 @@ import {
   StreamNotFoundError,
   WrongExpectedVersionError,
 } from '@eventstore/db-client';
+import { traced } from '../telemetry/tracing.ts';
 import {
   type AppendResult,
   comparePositions,
@@ -80,7 +81,8 @@ export class EsdbEventStore implements EventStore {
     try {
       const result = await this.client.appendToStream(
         streamId,
-        events.map((e) =>
+        // the trace that appends, in the metadata (the PostgreSQL adapter does the same)
+        traced(events).map((e) =>
           jsonEvent({
             id: e.id,
             type: e.type,

@@ -27,6 +27,8 @@ export interface EventMetadata {
   labelId?: string;
   /** who caused it, e.g. "operator", "admin:<labelId>", "integration:<id>" */
   actor?: string;
+  /** the W3C trace context of the command that appended it, when tracing is on */
+  traceparent?: string;
 }
 
 /** An event to append, already validated and serialised by its definition. */

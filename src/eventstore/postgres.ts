@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { STREAM_CHANNEL } from '../db/change-feed.ts';
+import { inChildSpan, traced } from '../telemetry/tracing.ts';
 import {
   type AppendResult,
   comparePositions,
@@ -292,7 +293,18 @@ export class PostgresEventStore implements EventStore {
     await db.query(notifyTriggerSql(notifyPrefixes));
   }
 
-  async append(
+  /** In a span of the trace that appends (if any), which the events' metadata name. */
+  append(
+    streamId: string,
+    events: NewEvent[],
+    expectedRevision: ExpectedRevision,
+  ): Promise<AppendResult> {
+    return inChildSpan('append', { 'stream.id': streamId, 'events.count': events.length }, () =>
+      this.appendNow(streamId, traced(events), expectedRevision),
+    );
+  }
+
+  private async appendNow(
     streamId: string,
     events: NewEvent[],
     expectedRevision: ExpectedRevision,
@@ -377,7 +389,15 @@ export class PostgresEventStore implements EventStore {
     this.appended.observed(headKey(last), [...types]);
   }
 
-  async appendEach(appends: { streamId: string; event: NewEvent }[]): Promise<void> {
+  appendEach(appends: { streamId: string; event: NewEvent }[]): Promise<void> {
+    return inChildSpan('append', { 'streams.count': appends.length }, () =>
+      this.appendEachNow(
+        appends.map((a) => ({ streamId: a.streamId, event: traced([a.event])[0]! })),
+      ),
+    );
+  }
+
+  private async appendEachNow(appends: { streamId: string; event: NewEvent }[]): Promise<void> {
     if (appends.length === 0) return;
     if (new Set(appends.map((a) => a.streamId)).size !== appends.length)
       throw new Error('appendEach names each stream once');

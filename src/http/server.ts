@@ -44,6 +44,7 @@ import { systemRoutes } from './routes/system/index.ts';
 import { metricsRoute, observeRequests } from './routes/system/metrics.ts';
 import { addCommonProblems } from './schemas/common.ts';
 import { refuseBadText } from './text-guard.ts';
+import { requestSpans } from './tracing.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -66,6 +67,9 @@ export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<F
     // fastify takes a hop count too, though its types leave numbers out
     trustProxy: deps.config.trustProxy as boolean | string[],
   }).withTypeProvider<ZodTypeProvider>();
+
+  // a span per request, continuing a caller's traceparent, before any other hook
+  if (deps.config.tracing.endpoint) await app.register(requestSpans().plugin());
 
   const allowed = methodsByPath(app);
   answerWithProblems(app, notFoundOrNotAllowed(allowed));

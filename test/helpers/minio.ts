@@ -1,11 +1,12 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { freePort } from '../../src/db/database.ts';
 import type { S3Location } from '../../src/storage/s3.ts';
+import { cachedTool } from './cached-tool.ts';
 
 export interface Minio {
   endpoint: string;
@@ -21,23 +22,7 @@ export interface Minio {
 }
 
 /** The MinIO binary: MINIO_PATH, or the one scripts/install-minio.sh cached; else undefined. */
-export function minioBinary(): string | undefined {
-  if (process.env.MINIO_PATH && existsSync(process.env.MINIO_PATH)) return process.env.MINIO_PATH;
-  try {
-    const out = execFileSync(
-      'bash',
-      [path.resolve(import.meta.dirname, '../../scripts/install-minio.sh')],
-      {
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'ignore'],
-        env: { ...process.env, MINIO_NO_BUILD: '1' },
-      },
-    ).trim();
-    return out && existsSync(out) ? out : undefined;
-  } catch {
-    return undefined;
-  }
-}
+export const minioBinary = () => cachedTool('install-minio.sh', 'MINIO_PATH', 'MINIO_NO_BUILD');
 
 /** A MinIO server in a temporary folder on a free loopback port, with its own keys. */
 export async function startMinio(binary: string): Promise<Minio> {

@@ -1,0 +1,82 @@
+import {
+  type Attributes,
+  type Context,
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  type Span,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
+
+/*
+ * Tracing as the service's code uses it: spans around its own steps, and the trace
+ * carried through the event log as the W3C `traceparent` in each event's metadata, so
+ * that work the log starts later continues the trace of the command that caused it.
+ * With no SDK started (sdk.ts: no OTLP endpoint) the API is a no-op: no span records,
+ * no event gains a traceparent.
+ */
+
+export const tracer = trace.getTracer('editor-platform');
+
+/** The W3C traceparent of the active span, when one is recorded. */
+export function activeTraceparent(): string | undefined {
+  const span = trace.getActiveSpan();
+  if (!span?.isRecording()) return undefined;
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier.traceparent;
+}
+
+/** Event metadata with the traceparent of the active span, unless it names one already. */
+export function withTraceparent<M extends { traceparent?: string }>(metadata: M): M {
+  if (metadata.traceparent) return metadata;
+  const traceparent = activeTraceparent();
+  return traceparent ? { ...metadata, traceparent } : metadata;
+}
+
+/** The context a recorded traceparent continues (the active one when none is recorded). */
+export const contextOf = (traceparent: string | undefined): Context =>
+  traceparent ? propagation.extract(ROOT_CONTEXT, { traceparent }) : context.active();
+
+/**
+ * Runs `work` in a span named for what an operator reads, a child of `parent` (the
+ * active context when not given); an error ends it as failed and goes on to the caller.
+ */
+export function inSpan<T>(
+  name: string,
+  attributes: Attributes,
+  work: (span: Span) => Promise<T>,
+  parent: Context = context.active(),
+): Promise<T> {
+  return tracer.startActiveSpan(name, { attributes }, parent, async (span) => {
+    try {
+      return await work(span);
+    } catch (err) {
+      span.recordException(err instanceof Error ? err : String(err));
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      throw err;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/**
+ * Runs `work` in a child span of the active recorded span; outside any recorded trace
+ * (tracing off, or work no trace reached) it just runs, at no cost.
+ */
+export function inChildSpan<T>(
+  name: string,
+  attributes: Attributes,
+  work: () => Promise<T>,
+): Promise<T> {
+  if (!trace.getActiveSpan()?.isRecording()) return work();
+  return inSpan(name, attributes, () => work());
+}
+
+/** The events with the active trace in their metadata (as they are when none records). */
+export function traced<E extends { metadata: { traceparent?: string } }>(events: E[]): E[] {
+  if (!trace.getActiveSpan()?.isRecording()) return events;
+  return events.map((e) => ({ ...e, metadata: withTraceparent(e.metadata) }));
+}

@@ -1,0 +1,107 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client, startTestApp, type TestApp } from '../helpers/app.ts';
+import { type Jaeger, type JaegerSpan, jaegerBinary, startJaeger } from '../helpers/jaeger.ts';
+import { accessOf, type Shop, setUpShop, until } from '../helpers/orders.ts';
+
+const binary = jaegerBinary();
+const suite = binary ? describe : describe.skip;
+
+/**
+ * Tracing against a real Jaeger (OTLP over HTTP in, its query API out), with the real
+ * PostgreSQL and Temporal: a sale notification sent with the test's own traceparent is
+ * one trace in Jaeger holding the POST and the append, and the events it recorded carry
+ * that trace in their metadata, for the work the log starts later to continue it. No
+ * attribute of any span names a key or the customer.
+ */
+suite('tracing (OpenTelemetry, Jaeger)', () => {
+  let jaeger: Jaeger;
+  let t: TestApp;
+  let call: ReturnType<typeof client>;
+  let shop: Shop;
+
+  beforeAll(async () => {
+    jaeger = await startJaeger(binary!);
+    t = await startTestApp({ OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint });
+    call = client(t.url);
+    shop = await setUpShop(call, accessOf(t), 1);
+  }, 180_000);
+  afterAll(async () => {
+    await t?.stop();
+    await jaeger?.stop();
+  });
+
+  const spansOf = (traceId: string, wanted: (spans: JaegerSpan[]) => boolean) =>
+    until(
+      `trace ${traceId} in Jaeger`,
+      async () => {
+        const spans = await jaeger.spans(traceId);
+        return wanted(spans) ? spans : undefined;
+      },
+      60_000,
+    );
+
+  it("continues the caller's trace through the POST into the append, and records it with the events", async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const callerSpan = randomBytes(8).toString('hex');
+    const orderId = `TR-${randomUUID().slice(0, 8)}`;
+    const customer = `Customer ${randomUUID().slice(0, 8)}`;
+    const r = await call('POST', '/webhook/notifyorder', {
+      key: shop.shopKey,
+      headers: { traceparent: `00-${traceId}-${callerSpan}-01` },
+      body: {
+        orderId,
+        customer: { name: customer, email: 'buyer@example.com' },
+        items: shop.projects.map((projectId, n) => ({ itemId: `l${n}`, projectId, quantity: 1 })),
+      },
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+
+    const spans = await spansOf(
+      traceId,
+      (s) =>
+        s.some((x) => x.operationName === 'POST /webhook/notifyorder') &&
+        s.some((x) => x.operationName === 'append'),
+    );
+    const post = spans.find((x) => x.operationName === 'POST /webhook/notifyorder')!;
+    // a child of the caller's span: the shop's own trace goes on here
+    expect(post.references).toEqual([
+      expect.objectContaining({ refType: 'CHILD_OF', traceID: traceId, spanID: callerSpan }),
+    ]);
+    // the order's events name the trace: work that follows them from the log continues it
+    const received = await t.app.db.pool.query<{ stream_id: string; traceparent: string | null }>(
+      `SELECT stream_id, metadata->>'traceparent' AS traceparent FROM es_events
+       WHERE type = 'OrderReceived' AND data->>'orderId' = $1`,
+      [orderId],
+    );
+    expect(received.rows).toHaveLength(1);
+    const { stream_id: stream, traceparent } = received.rows[0]!;
+    const append = spans.find(
+      (x) =>
+        x.operationName === 'append' &&
+        x.tags.some((tag) => tag.key === 'stream.id' && tag.value === stream),
+    );
+    expect(append, JSON.stringify(spans.map((s) => s.operationName))).toBeDefined();
+    expect(traceparent).toBe(`00-${traceId}-${append!.spanID}-01`);
+    // under the POST (its handler's span between them)
+    const byId = new Map(spans.map((x) => [x.spanID, x]));
+    const ancestors: string[] = [];
+    for (let up = byId.get(append!.references[0]?.spanID ?? ''); up; ) {
+      ancestors.push(up.operationName);
+      up = byId.get(up.references[0]?.spanID ?? '');
+    }
+    expect(ancestors).toContain('POST /webhook/notifyorder');
+    expect([...(await jaeger.services(traceId)).values()]).toEqual(['editor-platform']);
+
+    // nothing secret or personal in any attribute of the trace
+    const said = JSON.stringify(spans.map((s) => s.tags));
+    for (const secret of [
+      shop.shopKey,
+      shop.adminKey,
+      t.operatorKey,
+      customer,
+      'buyer@example.com',
+    ])
+      expect(said).not.toContain(secret);
+  });
+});

@@ -18,6 +18,8 @@ export interface LeasedDelivery {
   message: WebhookMessage;
   attempt: number;
   rate_per_second: number | null;
+  /** the trace of the event the message tells of, when it was traced */
+  traceparent: string | null;
   ordered: boolean;
 }
 
@@ -91,7 +93,7 @@ export async function leaseDue(
          WHERE q.delivery_id = p.delivery_id AND q.run = p.run AND e.integration_id = q.integration_id
            AND (q.leased_until IS NULL OR q.leased_until < now())
          RETURNING q.delivery_id, q.run, q.integration_id, q.label_id, q.message, q.attempt,
-           e.rate_per_second, e.ordered
+           q.traceparent, e.rate_per_second, e.ordered
        )
        -- when the next row not leased now falls due (this query's own leases are not seen
        -- in its snapshot: its rows are left out by name)

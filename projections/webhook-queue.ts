@@ -50,6 +50,8 @@ export const webhookQueueProjection: Projection = {
       leased_by      text,
       PRIMARY KEY (delivery_id, run)
     );
+    -- the trace of the event the message tells of: its deliveries continue it
+    ALTER TABLE webhook_queue ADD COLUMN IF NOT EXISTS traceparent text;
     CREATE INDEX IF NOT EXISTS webhook_queue_due ON webhook_queue (due_at);
     CREATE INDEX IF NOT EXISTS webhook_queue_lane
       ON webhook_queue (integration_id, commit_pos, prepare_pos);
@@ -128,12 +130,12 @@ export const webhookQueueProjection: Projection = {
 const enqueue = (tx: pg.PoolClient, rows: unknown[][]) =>
   tx.query(
     `INSERT INTO webhook_queue (delivery_id, run, integration_id, label_id, commit_pos,
-       prepare_pos, message, attempt, due_at)
-     SELECT d, r, i, l, c, p, m, 1, now()
+       prepare_pos, message, traceparent, attempt, due_at)
+     SELECT d, r, i, l, c, p, m, tp, 1, now()
      FROM unnest($1::text[], $2::int[], $3::uuid[], $4::uuid[], $5::bigint[], $6::bigint[],
-       $7::json[]) AS t(d, r, i, l, c, p, m)
+       $7::json[], $8::text[]) AS t(d, r, i, l, c, p, m, tp)
      ON CONFLICT DO NOTHING`,
-    Array.from({ length: 7 }, (_, k) => rows.map((r) => r[k])),
+    Array.from({ length: 8 }, (_, k) => rows.map((r) => r[k])),
   );
 
 /** The label's daily tree head: a row for each of its shops whose endpoint takes it. */
@@ -233,6 +235,7 @@ const row = (
   stored.position.commit.toString(),
   stored.position.prepare.toString(),
   JSON.stringify(message),
+  stored.metadata.traceparent ?? null,
 ];
 
 async function applyDelivery(tx: pg.PoolClient, stored: RecordedEvent) {

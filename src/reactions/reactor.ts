@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Position, RecordedEvent } from '../eventstore/port.ts';
 import { describeError } from '../subscriptions/parked.ts';
 import { type Subscriber, SubscriptionRunner } from '../subscriptions/subscription-runner.ts';
+import { followingEvent } from '../telemetry/tracing.ts';
 
 /**
  * Work that must follow an event, started from the log: a reactor reads the events it
@@ -57,7 +58,13 @@ export class ReactionRunner extends SubscriptionRunner<Reactor> {
     for (const event of page) {
       if (r.handles.has(event.type)) {
         try {
-          await r.react(event);
+          // in the trace of the command that appended the event, when it was traced
+          await followingEvent(
+            event.metadata.traceparent,
+            `react ${r.name}`,
+            { 'event.type': event.type, 'stream.id': event.streamId },
+            () => r.react(event),
+          );
         } catch (err) {
           let attempts: number;
           try {

@@ -1,6 +1,7 @@
 import { context, propagation, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { NodeSDK } from '@opentelemetry/sdk-node';
+import { setTracing } from './tracing.ts';
 
 /**
  * Starts OpenTelemetry's Node SDK when an OTLP endpoint is configured: spans batched to
@@ -25,6 +26,7 @@ export function startTracing(t: {
       instrumentations: [],
     });
     sdk.start();
+    setTracing(true);
     running = { sdk, users: 0 };
   }
   const here = running;
@@ -32,6 +34,7 @@ export function startTracing(t: {
   return async () => {
     if (--here.users > 0) return;
     if (running === here) running = undefined;
+    setTracing(false);
     await here.sdk.shutdown();
     trace.disable();
     context.disable();

@@ -19,6 +19,13 @@ import {
 
 export const tracer = trace.getTracer('editor-platform');
 
+/** Whether this process records spans (sdk.ts started the SDK). */
+let recording = false;
+export const tracingOn = () => recording;
+export const setTracing = (on: boolean) => {
+  recording = on;
+};
+
 /** The W3C traceparent of the active span, when one is recorded. */
 export function activeTraceparent(): string | undefined {
   const span = trace.getActiveSpan();
@@ -79,4 +86,19 @@ export function inChildSpan<T>(
 export function traced<E extends { metadata: { traceparent?: string } }>(events: E[]): E[] {
   if (!trace.getActiveSpan()?.isRecording()) return events;
   return events.map((e) => ({ ...e, metadata: withTraceparent(e.metadata) }));
+}
+
+/**
+ * Runs work that follows an event in a span continuing the event's trace (its recorded
+ * traceparent): a reaction, a webhook delivery. An event with none, or tracing off: it
+ * just runs.
+ */
+export function followingEvent<T>(
+  traceparent: string | undefined | null,
+  name: string,
+  attributes: Attributes,
+  work: (span: Span | undefined) => Promise<T>,
+): Promise<T> {
+  if (!traceparent || !recording) return work(undefined);
+  return inSpan(name, attributes, work, contextOf(traceparent));
 }

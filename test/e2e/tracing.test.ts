@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
 import { type Jaeger, type JaegerSpan, jaegerBinary, startJaeger } from '../helpers/jaeger.ts';
 import { accessOf, type Shop, setUpShop, until } from '../helpers/orders.ts';
+import { startReceiver } from '../helpers/webhook-receiver.ts';
 
 const binary = jaegerBinary();
 const suite = binary ? describe : describe.skip;
@@ -19,16 +20,29 @@ suite('tracing (OpenTelemetry, Jaeger)', () => {
   let t: TestApp;
   let call: ReturnType<typeof client>;
   let shop: Shop;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
   beforeAll(async () => {
     jaeger = await startJaeger(binary!);
-    t = await startTestApp({ OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint });
+    receiver = await startReceiver();
+    t = await startTestApp({
+      OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint,
+      WEBHOOK_ALLOW_PRIVATE: 'on',
+      WEBHOOK_ALLOW_HTTP: 'on',
+    });
     call = client(t.url);
     shop = await setUpShop(call, accessOf(t), 1);
+    const integrations = await call('GET', '/api/shop-integration', { key: shop.adminKey });
+    const hook = await call('PUT', `/api/shop-integration/${integrations.body[0].id}/webhook`, {
+      key: shop.adminKey,
+      body: { url: receiver.url(), events: ['order.received'] },
+    });
+    expect(hook.status, JSON.stringify(hook.body)).toBe(200);
   }, 180_000);
   afterAll(async () => {
     await t?.stop();
     await jaeger?.stop();
+    await receiver?.close();
   });
 
   const spansOf = (traceId: string, wanted: (spans: JaegerSpan[]) => boolean) =>
@@ -93,8 +107,29 @@ suite('tracing (OpenTelemetry, Jaeger)', () => {
     expect(ancestors).toContain('POST /webhook/notifyorder');
     expect([...(await jaeger.services(traceId)).values()]).toEqual(['editor-platform']);
 
+    // the log carries the trace on: the reaction to the event, and the webhook that tells
+    // the shop of it, whose POST names the trace for the shop to join
+    const delivered = await until('order.received at the shop', async () =>
+      receiver.requests.find((x) => JSON.parse(x.body).data.orderId === orderId),
+    );
+    expect(delivered.headers.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+    const later = await spansOf(
+      traceId,
+      (s) =>
+        s.some((x) => x.operationName === 'webhook order.received') &&
+        s.some((x) => x.operationName.startsWith('react ')),
+    );
+    const webhook = later.find((x) => x.operationName === 'webhook order.received')!;
+    expect(delivered.headers.traceparent!.split('-')[2]).toBe(webhook.spanID);
+    expect(webhook.tags).toEqual(
+      expect.arrayContaining([
+        { key: 'server.address', type: 'string', value: new URL(receiver.url()).host },
+        { key: 'http.response.status_code', type: 'int64', value: 204 },
+      ]),
+    );
+
     // nothing secret or personal in any attribute of the trace
-    const said = JSON.stringify(spans.map((s) => s.tags));
+    const said = JSON.stringify(later.map((s) => s.tags));
     for (const secret of [
       shop.shopKey,
       shop.adminKey,

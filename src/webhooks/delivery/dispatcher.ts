@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { Span } from '@opentelemetry/api';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import {
@@ -11,6 +12,7 @@ import {
 import type { ChangeFeed } from '../../db/change-feed.ts';
 import { comparePositions, type EventStore } from '../../eventstore/port.ts';
 import { describeError, positionOf } from '../../subscriptions/parked.ts';
+import { followingEvent } from '../../telemetry/tracing.ts';
 import type { WebhookTargets } from '../address.ts';
 import { type ProofLinkMaker, withProofLinks } from '../messages.ts';
 import { AttemptLog, attemptOf } from './attempt-log.ts';
@@ -223,7 +225,21 @@ export class WebhookDispatcher {
     this.running.add(p);
   }
 
-  private async attempt(row: LeasedDelivery, target: Promise<Target | undefined>): Promise<void> {
+  /** An attempt in a span of the trace of the event the message tells of (when traced). */
+  private attempt(row: LeasedDelivery, target: Promise<Target | undefined>): Promise<void> {
+    return followingEvent(
+      row.traceparent,
+      `webhook ${row.message.type}`,
+      { 'webhook.delivery': row.delivery_id, 'webhook.attempt': row.attempt },
+      (span) => this.attemptNow(row, target, span),
+    );
+  }
+
+  private async attemptNow(
+    row: LeasedDelivery,
+    target: Promise<Target | undefined>,
+    span: Span | undefined,
+  ): Promise<void> {
     const t = await target;
     // disabled meanwhile: the queue drops its rows from the log
     if (!t) return;
@@ -233,6 +249,11 @@ export class WebhookDispatcher {
     const r = await post({ ...row, message }, t, this.deps.timeoutMs);
     const attempt = attemptOf(row, t, r, new Date(), this.deps.scale);
     const { outcome } = attempt;
+    span?.setAttributes({
+      'server.address': new URL(t.endpoint.url).host,
+      'webhook.outcome': outcome,
+      ...(r.status !== undefined ? { 'http.response.status_code': r.status } : {}),
+    });
     const at = new Date(attempt.attemptedAt);
     await this.attempts.record(attempt);
     // ended and recorded: an ordered endpoint's next message need not wait for the queue

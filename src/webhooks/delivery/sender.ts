@@ -10,6 +10,7 @@ import {
 import { shopIntegrationStream } from '../../domain/shop-integration/events.ts';
 import type { EventStore } from '../../eventstore/port.ts';
 import { readBounded } from '../../outgoing/bounded-body.ts';
+import { activeTraceparent } from '../../telemetry/tracing.ts';
 import { resolvedProblem, type WebhookTargets } from '../address.ts';
 import { parseRetryAfter } from '../schedule.ts';
 import { signedHeaders } from '../signing.ts';
@@ -18,6 +19,12 @@ import { signedHeaders } from '../signing.ts';
  * Sending one delivery: where to (the endpoint as it is now, its address checked, its
  * signing secrets), at what pace (an endpoint's rate limit), and the signed POST itself.
  */
+
+/** The active span's traceparent as a header (none when nothing is traced). */
+const traceHeader = (): Record<string, string> => {
+  const traceparent = activeTraceparent();
+  return traceparent ? { traceparent } : {};
+};
 
 /** The first characters of an answer kept in the attempt's record. */
 const RESPONSE_KEPT = 1024;
@@ -116,6 +123,8 @@ export async function post(
         'content-type': 'application/json',
         'user-agent': 'editor-platform-webhooks/1',
         ...signedHeaders(secrets, row.message.id, now, body),
+        // the order's trace, for a shop that traces to join (when it was traced)
+        ...traceHeader(),
       },
       body,
     });

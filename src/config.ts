@@ -161,6 +161,17 @@ const envSchema = z.object({
   // tracing (src/telemetry): on when an OTLP endpoint is given
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
   OTEL_SERVICE_NAME: z.preprocess(emptyAsUndefined, z.string().max(200).default('editor-platform')),
+  // a trace UI's address of one trace: {traceId} is put in (https://jaeger.example/trace/{traceId})
+  TRACE_UI_URL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .max(2000)
+      .refine((u) => u.includes('{traceId}') && URL.canParse(u.replace('{traceId}', '0')), {
+        message: 'a URL with {traceId} in it',
+      })
+      .optional(),
+  ),
   PARTNER_TIMEOUT_MS: z.preprocess(
     emptyAsUndefined,
     z.coerce.number().int().min(100).max(60_000).default(5000),
@@ -283,7 +294,12 @@ export interface Config {
   editorTokenSecret: string;
   publicBaseUrl: string;
   /** OpenTelemetry traces over OTLP/HTTP to `endpoint`; off when absent */
-  tracing: { endpoint: string | undefined; serviceName: string };
+  tracing: {
+    endpoint: string | undefined;
+    serviceName: string;
+    /** the ops order page's link to the order's trace: a URL with {traceId} in it */
+    uiUrl: string | undefined;
+  };
   logLevel: string;
   partnerTimeoutMs: number;
   /** a partner simulator started beside the service (embedded default: on) */
@@ -418,7 +434,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       printshopSupplier: e.PRINTSHOP_SUPPLIER,
       editorTokenSecret,
       publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://${e.HOST}:${e.PORT}`,
-      tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME },
+      tracing: {
+        endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
+        serviceName: e.OTEL_SERVICE_NAME,
+        uiUrl: e.TRACE_UI_URL,
+      },
       logLevel: e.LOG_LEVEL,
       partnerTimeoutMs: e.PARTNER_TIMEOUT_MS,
       partnerSimulator: (e.PARTNER_SIMULATOR ?? (embedded ? 'on' : 'off')) === 'on',

@@ -16,6 +16,7 @@ import { renderLoad } from '../print/load.ts';
 import { JobDeadlineError } from '../print/process-pool.ts';
 import type { RenderJob } from '../print/render-job.ts';
 import type { StoredRender } from '../print/stored-render.ts';
+import { inChildSpan } from '../telemetry/tracing.ts';
 import type { OrderOutcome, RenderOutcome } from '../temporal/contract.ts';
 import type { ActivityDeps } from './deps.ts';
 import { beat } from './heartbeat.ts';
@@ -65,13 +66,16 @@ async function render(
   const { keep } = options;
   const ahead = keep === undefined ? undefined : deps.ahead?.take(keep, aheadKey(job, keep));
   // the render's own time, not its wait for a turn; one taken ahead began before this activity
-  if (!ahead) await renderLoad.begin(beat);
+  const traced = { 'order.item.id': item.item.orderItemId };
+  if (!ahead) await inChildSpan('wait for a render slot', traced, () => renderLoad.begin(beat));
   timing.began = ahead?.began ?? performance.now();
   const alive = setInterval(beat, 5000);
   try {
     // one taken ahead fails as if rendered here: a render process that died fails this attempt
-    return await (ahead?.result ??
-      deps.renders.render(order.labelId, { job, stores: deps.stores, keep }));
+    // (its span: the render, its preflight and the print file's put in the store)
+    return await inChildSpan('render', { ...traced, 'render.ahead': ahead !== undefined }, () =>
+      ahead ? ahead.result : deps.renders.render(order.labelId, { job, stores: deps.stores, keep }),
+    );
   } catch (err) {
     throw deadlineFailure(err);
   } finally {

@@ -8,6 +8,8 @@ import {
   SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
+import type { Resource } from '@opentelemetry/resources';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 /*
  * Tracing as the service's code uses it: spans around its own steps, and the trace
@@ -22,8 +24,18 @@ export const tracer = trace.getTracer('editor-platform');
 /** Whether this process records spans (sdk.ts started the SDK). */
 let recording = false;
 export const tracingOn = () => recording;
-export const setTracing = (on: boolean) => {
-  recording = on;
+
+/** Where spans made outside the SDK's tracer go (the workflows' spans, temporal.ts). */
+export interface SpanSink {
+  processor: SpanProcessor;
+  resource: Resource;
+}
+let sink: SpanSink | undefined;
+export const workflowSpans = () => sink;
+
+export const setTracing = (to: SpanSink | undefined) => {
+  recording = to !== undefined;
+  sink = to;
 };
 
 /** The W3C traceparent of the active span, when one is recorded. */

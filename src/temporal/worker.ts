@@ -11,6 +11,7 @@ import {
 } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { describeError } from '../subscriptions/parked.ts';
+import { clientTracing, workerTracing, workflowTracingModules } from '../telemetry/temporal.ts';
 import { closableInterceptors } from './closed-guard.ts';
 import type { Activities } from './contract.ts';
 
@@ -36,7 +37,7 @@ export function connectClient(target: TemporalTarget): { client: Client; close()
     address: target.address,
     interceptors: guard.interceptors,
   });
-  const client = new Client({ connection, namespace: target.namespace });
+  const client = new Client(clientOptions(connection, target));
   return {
     client,
     close: () => {
@@ -103,11 +104,28 @@ export async function temporalCoreMetrics(): Promise<string> {
   }
 }
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
 /** workflows/ bundled once per process: a worker made again after a failure reuses it */
 const workflowBundle = () => {
-  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS, logger: new DefaultLogger('WARN') });
-  return bundle;
+  // with tracing on, the workflows' interceptors go into the bundle (src/telemetry/temporal.ts)
+  const modules = workflowTracingModules();
+  const key = modules.join(',');
+  let made = bundles.get(key);
+  if (!made) {
+    made = bundleWorkflowCode({
+      workflowsPath: WORKFLOWS,
+      workflowInterceptorModules: modules,
+      logger: new DefaultLogger('WARN'),
+    });
+    bundles.set(key, made);
+  }
+  return made;
+};
+
+/** A client, starting workflows in the active trace when tracing is on. */
+const clientOptions = (connection: Connection | NativeConnection, target: TemporalTarget) => {
+  const interceptors = clientTracing();
+  return { connection, namespace: target.namespace, ...(interceptors ? { interceptors } : {}) };
 };
 
 /** How much a worker keeps in memory (TEMPORAL_MAX_CACHED_WORKFLOWS); the SDK's defaults otherwise. */
@@ -123,7 +141,9 @@ export async function createWorker(
 ) {
   const connection = await NativeConnection.connect({ address: target.address });
   try {
+    const tracing = workerTracing();
     const worker = await Worker.create({
+      ...tracing,
       connection,
       namespace: target.namespace,
       taskQueue: target.taskQueue,
@@ -145,7 +165,7 @@ export async function createWorker(
        * `requestEagerStart` has its first task handed to this worker in the start's answer.
        */
       client: () => {
-        client ??= new Client({ connection, namespace: target.namespace });
+        client ??= new Client(clientOptions(connection, target));
         return client;
       },
       async close() {

@@ -1,8 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { orderPath } from '../../src/http/routes/ops/views/orders.ts';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
+import { opsLogin } from '../helpers/fixtures.ts';
 import { type Jaeger, type JaegerSpan, jaegerBinary, startJaeger } from '../helpers/jaeger.ts';
-import { accessOf, type Shop, setUpShop, until } from '../helpers/orders.ts';
+import { accessOf, orderDone, type Shop, setUpShop, until } from '../helpers/orders.ts';
 import { startReceiver } from '../helpers/webhook-receiver.ts';
 
 const binary = jaegerBinary();
@@ -27,6 +29,7 @@ suite('tracing (OpenTelemetry, Jaeger)', () => {
     receiver = await startReceiver();
     t = await startTestApp({
       OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint,
+      TRACE_UI_URL: 'https://traces.example/trace/{traceId}',
       WEBHOOK_ALLOW_PRIVATE: 'on',
       WEBHOOK_ALLOW_HTTP: 'on',
     });
@@ -35,7 +38,7 @@ suite('tracing (OpenTelemetry, Jaeger)', () => {
     const integrations = await call('GET', '/api/shop-integration', { key: shop.adminKey });
     const hook = await call('PUT', `/api/shop-integration/${integrations.body[0].id}/webhook`, {
       key: shop.adminKey,
-      body: { url: receiver.url(), events: ['order.received'] },
+      body: { url: receiver.url(), events: ['order.received', 'order.ready'] },
     });
     expect(hook.status, JSON.stringify(hook.body)).toBe(200);
   }, 180_000);
@@ -90,13 +93,13 @@ suite('tracing (OpenTelemetry, Jaeger)', () => {
     );
     expect(received.rows).toHaveLength(1);
     const { stream_id: stream, traceparent } = received.rows[0]!;
-    const append = spans.find(
-      (x) =>
-        x.operationName === 'append' &&
-        x.tags.some((tag) => tag.key === 'stream.id' && tag.value === stream),
+    // the span that appended it: an append of the order's stream
+    expect(traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+    const append = spans.find((x) => x.spanID === traceparent!.split('-')[2]);
+    expect(append?.operationName, JSON.stringify(spans.map((s) => s.operationName))).toBe('append');
+    expect(append!.tags).toEqual(
+      expect.arrayContaining([expect.objectContaining({ key: 'stream.id', value: stream })]),
     );
-    expect(append, JSON.stringify(spans.map((s) => s.operationName))).toBeDefined();
-    expect(traceparent).toBe(`00-${traceId}-${append!.spanID}-01`);
     // under the POST (its handler's span between them)
     const byId = new Map(spans.map((x) => [x.spanID, x]));
     const ancestors: string[] = [];
@@ -128,8 +131,43 @@ suite('tracing (OpenTelemetry, Jaeger)', () => {
       ]),
     );
 
+    // the workflow (Temporal's interceptors), its activities, the render in them, and the
+    // order.ready delivery: one trace from the shop's POST
+    expect((await orderDone(call, shop, orderId)).status).toBe('ready');
+    const ready = await until('order.ready at the shop', async () =>
+      receiver.requests.find(
+        (x) =>
+          JSON.parse(x.body).type === 'order.ready' && JSON.parse(x.body).data.orderId === orderId,
+      ),
+    );
+    expect(ready.headers.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+    const whole = await spansOf(
+      traceId,
+      (s) =>
+        ['render', 'webhook order.ready'].every((name) =>
+          s.some((x) => x.operationName === name),
+        ) &&
+        s.some((x) => x.operationName.startsWith('RunWorkflow:')) &&
+        s.some((x) => x.operationName.startsWith('RunActivity:')),
+    );
+    const render = whole.find((x) => x.operationName === 'render')!;
+    expect(render.tags).toEqual(
+      expect.arrayContaining([expect.objectContaining({ key: 'order.item.id' })]),
+    );
+
+    // the ops order page links to the order's trace
+    const cookie = await opsLogin(t.url, t.operatorKey);
+    const opsPage = await fetch(`${t.url}${orderPath(shop.labelId, orderId)}`, {
+      headers: { cookie },
+    });
+    expect(opsPage.status).toBe(200);
+    const opsHtml = await opsPage.text();
+    expect(opsHtml.match(/<dt>Workflow<\/dt>.{0,600}/s)?.[0]).toContain(
+      `href="https://traces.example/trace/${traceId}" target="_blank" rel="noopener" data-trace="${traceId}"`,
+    );
+
     // nothing secret or personal in any attribute of the trace
-    const said = JSON.stringify(later.map((s) => s.tags));
+    const said = JSON.stringify(whole.map((s) => s.tags));
     for (const secret of [
       shop.shopKey,
       shop.adminKey,

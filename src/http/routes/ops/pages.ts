@@ -352,6 +352,7 @@ export const opsReadPages: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (ap
             events,
             names,
             { ...temporal, workflowId: workflowIds.order(labelId, orderId) },
+            deps.config.tracing.uiUrl,
             noticeOf(request.query),
             request.query.record,
           ),

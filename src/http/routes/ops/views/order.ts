@@ -7,7 +7,7 @@ import { approvalSection } from './approvals.ts';
 import { actorName, type HistoryNames, historyEntry, plainLayerText } from './history.ts';
 import { age, href, html, time } from './html.ts';
 import { actionForm, type Notice, notice, type PageContext, page, statusBadge } from './layout.ts';
-import { orderPath, workflowLink } from './orders.ts';
+import { orderPath, traceLink, workflowLink } from './orders.ts';
 
 const BARCODE_FORMATS = ['code128', 'ean13', 'qrcode', 'datamatrix'];
 
@@ -140,6 +140,7 @@ export function orderDetailPage(
   events: RecordedEvent[],
   names: HistoryNames,
   temporal: { uiUrl: string | undefined; namespace: string; workflowId: string },
+  traceUiUrl: string | undefined,
   query: Notice,
   /** the record a variable item's browser shows (the first when absent) */
   record?: number,
@@ -161,6 +162,7 @@ export function orderDetailPage(
       ${order.cancelled_at ? html`<dt>Cancelled</dt><dd>${time(order.cancelled_at)}</dd>` : ''}
       ${order.last_error ? html`<dt>Last error</dt><dd class="error-text">${order.last_error}</dd>` : ''}
       <dt>Workflow</dt><dd>${workflowLink(temporal.uiUrl, temporal.namespace, temporal.workflowId)}</dd>
+      ${traceLink(traceUiUrl, events[0])}
       ${order.stage && order.status !== 'cancelled' ? html`<dt>Stage</dt><dd>${order.stage}</dd>` : ''}
       ${
         // the address itself is for the label's admin and fulfillment keys: here, its country

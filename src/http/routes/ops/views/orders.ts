@@ -1,4 +1,5 @@
 import type { LabelRow } from '#projections/labels';
+import type { RecordedEvent } from '../../../../eventstore/port.ts';
 import type { OrderRowAnswer } from '../../../schemas/order-list.ts';
 import { age, href, html, shortTime } from './html.ts';
 import { type Notice, notice, type PageContext, page, statusBadge } from './layout.ts';
@@ -49,6 +50,16 @@ export const workflowLink = (
   uiUrl
     ? html`<a href="${`${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`}" target="_blank" rel="noopener" title="${workflowId}">${text}</a>`
     : html`<code>${workflowId}</code>`;
+
+/**
+ * A link to the trace an order was received in (its first event's traceparent), in the
+ * trace UI of TRACE_UI_URL; none when either is missing.
+ */
+export function traceLink(uiUrl: string | undefined, first: RecordedEvent | undefined) {
+  const traceId = first?.metadata.traceparent?.split('-')[1];
+  if (!uiUrl || !traceId || !/^[0-9a-f]{32}$/.test(traceId)) return '';
+  return html`<dt>Trace</dt><dd><a href="${uiUrl.replace('{traceId}', traceId)}" target="_blank" rel="noopener" data-trace="${traceId}">${traceId}</a></dd>`;
+}
 
 /** An order's items as a clerk reads them: "2/3 ready", "1 failed of 3", "cancelled". */
 function itemsText(o: OrderRowAnswer) {

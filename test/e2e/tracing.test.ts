@@ -177,4 +177,79 @@ suite('tracing (OpenTelemetry, Jaeger)', () => {
     ])
       expect(said).not.toContain(secret);
   });
+  it('continues the trace of the request that started a press run, and of a reprint', async () => {
+    const orderId = `TRP-${randomUUID().slice(0, 8)}`;
+    expect(
+      (
+        await call('POST', '/webhook/notifyorder', {
+          key: shop.shopKey,
+          body: {
+            orderId,
+            items: shop.projects.map((projectId, n) => ({
+              itemId: `l${n}`,
+              projectId,
+              quantity: 1,
+            })),
+          },
+        })
+      ).status,
+    ).toBe(200);
+    const item = (await orderDone(call, shop, orderId)).items[0];
+    /** a request in a trace of its own; the trace's spans once `wanted` holds of them */
+    const traced = async (
+      method: string,
+      path: string,
+      body: unknown,
+      wanted: (spans: JaegerSpan[]) => boolean,
+    ) => {
+      const traceId = randomBytes(16).toString('hex');
+      const r = await call(method, path, {
+        key: shop.fulfillmentKey,
+        headers: { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+        body,
+      });
+      expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
+      return { body: r.body, spans: await spansOf(traceId, wanted) };
+    };
+    const ran = (name: string) => (s: JaegerSpan[]) =>
+      s.some((x) => x.operationName.startsWith(`RunWorkflow:${name}`)) &&
+      s.some((x) => x.operationName.startsWith('RunActivity:'));
+
+    const batch = await traced(
+      'POST',
+      '/v1/production/batches',
+      { items: [item.orderItemId], media: { preset: 'SRA3' }, mode: 'gang' },
+      ran('impositionWorkflow'),
+    );
+    expect(batch.spans.map((x) => x.operationName)).toContain('POST /v1/production/batches');
+    await until('the press run imposed', async () => {
+      const r = await call('GET', `/v1/production/batches/${batch.body.batchId}`, {
+        key: shop.fulfillmentKey,
+      });
+      return ['imposed', 'failed'].includes(r.body?.status) ? r.body : undefined;
+    });
+    const shipped = await call('POST', `/v1/orders/${orderId}/shipments`, {
+      key: shop.fulfillmentKey,
+      body: { carrier: 'GLS', trackingNumber: 'GLS-T1' },
+    });
+    expect(shipped.status, JSON.stringify(shipped.body)).toBe(201);
+    const reprint = await traced(
+      'POST',
+      `/v1/orderitems/${item.orderItemId}/reprints`,
+      { reason: 'damaged' },
+      ran('reprintWorkflow'),
+    );
+    expect(reprint.spans.map((x) => x.operationName)).toContain(
+      'POST /v1/orderitems/:orderItemId/reprints',
+    );
+  });
+
+  it('puts no key, secret or personal data in any span of the run', async () => {
+    const all = await jaeger.allSpans('editor-platform');
+    expect(all.length).toBeGreaterThan(20);
+    const said = JSON.stringify(all.map((s) => [s.operationName, s.tags]));
+    for (const secret of [shop.shopKey, shop.adminKey, shop.fulfillmentKey, t.operatorKey])
+      expect(said).not.toContain(secret);
+    expect(said).not.toMatch(/whsec_|buyer@example\.com|Customer [0-9a-f]{8}/);
+  });
 });

@@ -23,6 +23,8 @@ export interface Jaeger {
   otlpEndpoint: string;
   /** the spans of a trace, once Jaeger has them (an empty list while it has none) */
   spans(traceId: string): Promise<JaegerSpan[]>;
+  /** every span of the service's traces that Jaeger holds (up to 1,000 traces) */
+  allSpans(service: string): Promise<JaegerSpan[]>;
   /** the service names of a trace's spans, by process id */
   services(traceId: string): Promise<Map<string, string>>;
   stop(): Promise<void>;
@@ -115,6 +117,13 @@ exporters:
   return {
     otlpEndpoint: `http://127.0.0.1:${otlp}`,
     spans: async (traceId) => (await trace(traceId))?.spans ?? [],
+    async allSpans(service) {
+      const r = await fetch(
+        `${api}/api/traces?service=${encodeURIComponent(service)}&limit=1000&lookback=1h`,
+      );
+      const body = (await r.json()) as { data: { spans: JaegerSpan[] }[] };
+      return body.data.flatMap((x) => x.spans);
+    },
     services: async (traceId) =>
       new Map(
         Object.entries((await trace(traceId))?.processes ?? {}).map(([id, p]) => [

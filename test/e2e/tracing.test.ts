@@ -108,7 +108,7 @@ suite('tracing (OpenTelemetry, Jaeger)', () => {
       up = byId.get(up.references[0]?.spanID ?? '');
     }
     expect(ancestors).toContain('POST /webhook/notifyorder');
-    expect([...(await jaeger.services(traceId)).values()]).toEqual(['editor-platform']);
+    expect(new Set(spans.map((x) => x.service))).toEqual(new Set(['editor-platform']));
 
     // the log carries the trace on: the reaction to the event, and the webhook that tells
     // the shop of it, whose POST names the trace for the shop to join

@@ -21,12 +21,13 @@ export interface JaegerSpan {
 export interface Jaeger {
   /** where the service sends OTLP over HTTP (OTEL_EXPORTER_OTLP_ENDPOINT) */
   otlpEndpoint: string;
-  /** the spans of a trace, once Jaeger has them (an empty list while it has none) */
-  spans(traceId: string): Promise<JaegerSpan[]>;
+  /**
+   * The spans of a trace, each with the service that sent it, once Jaeger has them (an
+   * empty list while it has none). One answer: its process ids name its own processes.
+   */
+  spans(traceId: string): Promise<(JaegerSpan & { service: string })[]>;
   /** every span of the service's traces that Jaeger holds (up to 1,000 traces) */
   allSpans(service: string): Promise<JaegerSpan[]>;
-  /** the service names of a trace's spans, by process id */
-  services(traceId: string): Promise<Map<string, string>>;
   stop(): Promise<void>;
 }
 
@@ -116,7 +117,13 @@ exporters:
   };
   return {
     otlpEndpoint: `http://127.0.0.1:${otlp}`,
-    spans: async (traceId) => (await trace(traceId))?.spans ?? [],
+    async spans(traceId) {
+      const found = await trace(traceId);
+      return (found?.spans ?? []).map((x) => ({
+        ...x,
+        service: found?.processes[x.processID]?.serviceName ?? '',
+      }));
+    },
     async allSpans(service) {
       const r = await fetch(
         `${api}/api/traces?service=${encodeURIComponent(service)}&limit=1000&lookback=1h`,
@@ -124,13 +131,6 @@ exporters:
       const body = (await r.json()) as { data: { spans: JaegerSpan[] }[] };
       return body.data.flatMap((x) => x.spans);
     },
-    services: async (traceId) =>
-      new Map(
-        Object.entries((await trace(traceId))?.processes ?? {}).map(([id, p]) => [
-          id,
-          p.serviceName,
-        ]),
-      ),
     async stop() {
       if (proc.exitCode !== null) return;
       const exited = new Promise((r) => proc.once('exit', r));

@@ -1,0 +1,108 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { connectPostgres, type Database } from '../../src/db/database.ts';
+import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
+import { client } from '../helpers/app.ts';
+import { type Jaeger, jaegerBinary, startJaeger } from '../helpers/jaeger.ts';
+import { orderDone, type Shop, setUpShop, until } from '../helpers/orders.ts';
+import { createDatabase } from '../helpers/postgres-cluster.ts';
+import { type AppProcess, spawnApp } from '../helpers/spawn-app.ts';
+import { startReceiver } from '../helpers/webhook-receiver.ts';
+
+const binary = jaegerBinary();
+const suite = binary ? describe : describe.skip;
+
+/**
+ * One trace across processes: the API, the worker and the projector each a process of its
+ * own (each its own service name in Jaeger), sharing PostgreSQL and Temporal. The trace
+ * goes from one to the other through the event log's traceparent and Temporal's headers.
+ */
+suite('tracing with the roles apart', () => {
+  let jaeger: Jaeger;
+  let db: Database;
+  let shop: Shop;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  const procs: Record<string, AppProcess> = {};
+
+  beforeAll(async () => {
+    jaeger = await startJaeger(binary!);
+    receiver = await startReceiver();
+    const databaseUrl = await createDatabase(inject('postgresUrl'));
+    const env = {
+      DATABASE_URL: databaseUrl,
+      DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'roles-')),
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_TASK_QUEUE: `roles-${randomUUID()}`,
+      OPERATOR_API_KEY: randomBytes(32).toString('base64url'),
+      EDITOR_TOKEN_SECRET: randomBytes(32).toString('base64url'),
+      WEBHOOK_ALLOW_PRIVATE: 'on',
+      WEBHOOK_ALLOW_HTTP: 'on',
+      OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint,
+      OTEL_BSP_SCHEDULE_DELAY: '200',
+      PORT: '0',
+    };
+    const roles = ['api', 'worker', 'projector'] as const;
+    const started = await Promise.all(
+      roles.map((role) => spawnApp(role, { ...env, OTEL_SERVICE_NAME: `editor-${role}` })),
+    );
+    for (const [i, role] of roles.entries()) procs[role] = started[i]!;
+    db = await connectPostgres(databaseUrl, 2);
+    shop = await setUpShop(client(procs.api!.url), {
+      operatorKey: env.OPERATOR_API_KEY,
+      editorTokenSecret: env.EDITOR_TOKEN_SECRET,
+      store: new PostgresEventStore(db.pool),
+      pool: db.pool,
+    });
+  }, 300_000);
+  afterAll(async () => {
+    await Promise.all(Object.values(procs).map((p) => p.kill('SIGTERM')));
+    await db?.close();
+    await jaeger?.stop();
+    await receiver?.close();
+  });
+
+  it('follows a sale notification from the API process through the worker to order.ready', async () => {
+    const call = client(procs.api!.url);
+    const integrations = await call('GET', '/api/shop-integration', { key: shop.adminKey });
+    const hook = await call('PUT', `/api/shop-integration/${integrations.body[0].id}/webhook`, {
+      key: shop.adminKey,
+      body: { url: receiver.url(), events: ['order.ready'] },
+    });
+    expect(hook.status, JSON.stringify(hook.body)).toBe(200);
+    const traceId = randomBytes(16).toString('hex');
+    const orderId = `TRR-${randomUUID().slice(0, 8)}`;
+    const r = await call('POST', '/webhook/notifyorder', {
+      key: shop.shopKey,
+      headers: { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+      body: {
+        orderId,
+        items: shop.projects.map((projectId, n) => ({ itemId: `l${n}`, projectId, quantity: 1 })),
+      },
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect((await orderDone(call, shop, orderId)).status).toBe('ready');
+    const ready = await until('order.ready at the shop', async () =>
+      receiver.requests.find((x) => JSON.parse(x.body).data.orderId === orderId),
+    );
+    expect(ready.headers.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+
+    const serviceOf = async () =>
+      new Map((await jaeger.spans(traceId)).map((s) => [s.operationName, s.service]));
+    const where = await until(
+      'the trace from both processes in Jaeger',
+      async () => {
+        const m = await serviceOf();
+        return m.has('POST /webhook/notifyorder') && m.has('render') && m.has('webhook order.ready')
+          ? m
+          : undefined;
+      },
+      60_000,
+    );
+    expect(where.get('POST /webhook/notifyorder')).toBe('editor-api');
+    expect(where.get('render')).toBe('editor-worker');
+    expect(new Set(where.values()).size).toBeGreaterThanOrEqual(2);
+  });
+});

@@ -19,6 +19,7 @@ import type { http } from '../scripts/lib/demo-catalog.ts';
 import { IMAGE_V8_FLAGS } from '../src/print/image-work.ts';
 import { FilesystemStorage } from '../src/storage/filesystem.ts';
 import { type S3Location, S3Storage } from '../src/storage/s3.ts';
+import { jaegerBinary, startJaeger } from '../test/helpers/jaeger.ts';
 import { type Minio, minioBinary, startMinio } from '../test/helpers/minio.ts';
 import { CARD_AREA, cardDesign } from './lib/card.ts';
 import { cpuSnapshot, cpuSpent, threadSnapshot, threadsSpent } from './lib/cpu.ts';
@@ -170,7 +171,56 @@ async function splitPeaks(design: unknown): Promise<string> {
   }
 }
 
+/**
+ * The burst's orders a second with tracing on (every trace sampled, exported over OTLP
+ * to a Jaeger on this machine) against off: a service stack each, off, on, on, off.
+ */
+async function tracingRatio(design: unknown): Promise<string> {
+  const binary = jaegerBinary();
+  if (!binary) return 'not measured: no Jaeger binary (scripts/install-jaeger.sh)';
+  const jaeger = await startJaeger(binary);
+  try {
+    const rates: Record<'on' | 'off', number[]> = { on: [], off: [] };
+    for (const on of [false, true, true, false]) {
+      const stack = await startServiceStack({
+        PARTNER_SIMULATOR: 'on',
+        ...(on
+          ? { OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint, OTEL_TRACES_SAMPLER: 'always_on' }
+          : {}),
+      });
+      try {
+        const { call, label, shop, projectId } = await benchShop(stack, CARD_AREA, design);
+        const notify = (orderId: string) =>
+          call('POST', '/webhook/notifyorder', shop.apiKey, {
+            orderId,
+            items: [{ itemId: 'l1', projectId, quantity: 1 }],
+          });
+        const ready = (orderId: string) => readyWaiting(stack.base, label.adminApiKey, orderId);
+        await notify('WARM-UP');
+        await ready('WARM-UP');
+        const began = performance.now();
+        await burst(call, notify, ready, label.adminApiKey, 'TRACED-');
+        rates[on ? 'on' : 'off'].push(ORDERS / ((performance.now() - began) / 1000));
+      } finally {
+        await stack.stop();
+      }
+    }
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const spans = (await jaeger.allSpans('editor-platform')).length;
+    return `off ${rates.off.map((r) => r.toFixed(2)).join(', ')} orders/s, on ${rates.on.map((r) => r.toFixed(2)).join(', ')} orders/s: ratio ${(mean(rates.on) / mean(rates.off)).toFixed(3)} (goal >= 0.95); Jaeger holds ${spans} spans of the traced rounds`;
+  } finally {
+    await jaeger.stop();
+  }
+}
+
 async function main() {
+  // BENCH_TRACING=only: just the tracing comparison
+  if (process.env.BENCH_TRACING === 'only') {
+    console.log(
+      `${ORDERS} orders with tracing on against off, same run: ${await tracingRatio(await cardDesign())}`,
+    );
+    return;
+  }
   let stack: ServiceStack | undefined;
   let minio: Minio | undefined;
   try {
@@ -388,6 +438,8 @@ async function main() {
       console.log(
         `peak RSS per role in the split deployment, the same burst of ${ORDERS} orders: ${await splitPeaks(design)}`,
       );
+    if (process.env.BENCH_TRACING !== '0')
+      console.log(`the same burst with tracing on against off: ${await tracingRatio(design)}`);
   } finally {
     await stack?.stop();
     await minio?.stop();

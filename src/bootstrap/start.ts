@@ -369,7 +369,10 @@ export async function startApp(
         },
         log,
       );
-      url = await http.listen({ port: config.port, host: config.host });
+      // a queue of connections waiting to be accepted as long as the kernel allows (it caps
+      // it at net.core.somaxconn): with Node's 511, a flood of 2,000 clients at once
+      // overflowed it and the odd connection was dropped instead of waiting its turn
+      url = await http.listen({ port: config.port, host: config.host, backlog: 4096 });
       const server = http;
       stops.add(() => server.close());
     } else {

@@ -18,6 +18,7 @@ import {
   SubscriptionRunner,
   UnknownSubscriptionError,
 } from '../src/subscriptions/subscription-runner.ts';
+import { followingEvents, tracingOn } from '../src/telemetry/tracing.ts';
 import { type Projection, typesOf } from './projection.ts';
 
 export interface RunnerOptions extends BaseOptions {
@@ -30,6 +31,26 @@ export interface RunnerOptions extends BaseOptions {
 }
 
 const ANALYZE_AFTER = 5000;
+
+/**
+ * A transaction applying projections' pages, as a span of the trace of the first event it
+ * handles, linked to the traces of the others (tracing.ts): an order's trace shows the
+ * read models catching up with it.
+ */
+function projecting<T>(pages: PageToCommit[], work: () => Promise<T>): Promise<T> {
+  if (!tracingOn()) return work(); // no event's metadata parsed for nothing
+  const handling = pages.filter((m) => m.handled.length > 0);
+  if (handling.length === 0) return work();
+  return followingEvents(
+    handling.flatMap((m) => m.handled.map((e) => e.metadata.traceparent)),
+    'project',
+    {
+      'projection.names': handling.map((m) => m.p.name),
+      'events.count': handling.reduce((n, m) => n + m.handled.length, 0),
+    },
+    work,
+  );
+}
 
 /** A projection's page, read and ready to be committed. */
 interface PageToCommit {
@@ -186,7 +207,9 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
       }
     }
     try {
-      const outcome = await this.commitPage(p, client, from, page.page, handled, false);
+      const outcome = await projecting([page], () =>
+        this.commitPage(p, client, from, page.page, handled, false),
+      );
       this.alone.delete(p.name);
       return outcome;
     } catch (err) {
@@ -218,7 +241,10 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
 
   private async commitGroups(): Promise<void> {
     try {
-      while (this.waiting.length > 0) await this.commitGroup(this.waiting.splice(0));
+      while (this.waiting.length > 0) {
+        const members = this.waiting.splice(0);
+        await projecting(members, () => this.commitGroup(members));
+      }
     } finally {
       this.groupRunning = false;
     }

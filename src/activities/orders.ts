@@ -16,7 +16,7 @@ import { renderLoad } from '../print/load.ts';
 import { JobDeadlineError } from '../print/process-pool.ts';
 import type { RenderJob } from '../print/render-job.ts';
 import type { StoredRender } from '../print/stored-render.ts';
-import { inChildSpan } from '../telemetry/tracing.ts';
+import { inChildSpan, stepsAsSpans } from '../telemetry/tracing.ts';
 import type { OrderOutcome, RenderOutcome } from '../temporal/contract.ts';
 import type { ActivityDeps } from './deps.ts';
 import { beat } from './heartbeat.ts';
@@ -72,10 +72,19 @@ async function render(
   const alive = setInterval(beat, 5000);
   try {
     // one taken ahead fails as if rendered here: a render process that died fails this attempt
-    // (its span: the render, its preflight and the print file's put in the store)
-    return await inChildSpan('render', { ...traced, 'render.ahead': ahead !== undefined }, () =>
-      ahead ? ahead.result : deps.renders.render(order.labelId, { job, stores: deps.stores, keep }),
+    const { phases, ...rendered } = await inChildSpan(
+      'render',
+      { ...traced, 'render.ahead': ahead !== undefined },
+      async () => {
+        const done = await (ahead
+          ? ahead.result
+          : deps.renders.render(order.labelId, { job, stores: deps.stores, keep }));
+        // the render process's preflight and put in the store, as spans inside the render's
+        stepsAsSpans(done.phases, { 'render.pages': done.file.pages });
+        return done;
+      },
     );
+    return rendered;
   } catch (err) {
     throw deadlineFailure(err);
   } finally {

@@ -1,6 +1,7 @@
 import type { Preflight } from '../domain/order/events.ts';
 import { parseDataUrl } from '../domain/project/design.ts';
 import { renderPrintFile } from './pdf.ts';
+import { type Phases, timed } from './phases.ts';
 import { preflight, preflightWarnings, recordedPreflight } from './preflight.ts';
 import { defaultOutputProfile, type OutputProfile, outputProfile } from './profiles.ts';
 import { type PrintItem as CommonItem, renderPrintFile as renderPrintFileV1 } from './v1/pdf.ts';
@@ -63,7 +64,7 @@ export async function renderPdf(job: RenderJob): Promise<Uint8Array> {
 }
 
 /** Renders an item's print file as its order says, and (renderer 2) preflights it. */
-export async function renderJob(job: RenderJob): Promise<RenderedFile> {
+export async function renderJob(job: RenderJob, phases?: Phases): Promise<RenderedFile> {
   const loader = loaderOf(job);
   const common = { ...job.item, createdAt: new Date(job.item.createdAt) };
   if (job.renderer === 1) return { file: await renderPrintFileV1(common, () => {}, loader) };
@@ -72,10 +73,12 @@ export async function renderJob(job: RenderJob): Promise<RenderedFile> {
     () => {},
     loader,
   );
-  const report = await preflight(file.bytes, file.facts, {
-    maxInkCoverage: job.maxInkCoverage,
-    inks: file.facts.inks,
-  });
+  const report = await timed(phases, 'preflight', () =>
+    preflight(file.bytes, file.facts, {
+      maxInkCoverage: job.maxInkCoverage,
+      inks: file.facts.inks,
+    }),
+  );
   return {
     file: {
       bytes: file.bytes,

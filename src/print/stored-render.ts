@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Preflight } from '../domain/order/events.ts';
 import { designImages } from '../storage/design-images.ts';
 import { type StoreLocation, storeAt } from '../storage/location.ts';
+import { type Phases, timed } from './phases.ts';
 import { type RenderedFile, type RenderJob, renderJob } from './render-job.ts';
 
 /**
@@ -30,19 +31,27 @@ export interface StoredRender {
     storageKey?: string;
   };
   preflight?: Preflight;
+  /** the render process's steps, timed (phases.ts): shown as spans, never recorded */
+  phases?: Phases;
 }
 
 export async function renderStored({ job, stores, keep }: StoredRenderJob): Promise<StoredRender> {
+  const phases: Phases = [];
   const images =
     job.images.length > 0
       ? job.images
-      : await designImages(await storeAt(stores, 'images'), job.item.design);
-  const { file, preflight } = await renderJob({ ...job, images });
+      : await timed(phases, 'read images', async () =>
+          designImages(await storeAt(stores, 'images'), job.item.design),
+        );
+  const { file, preflight } = await renderJob({ ...job, images }, phases);
   const { bytes, ...facts } = file;
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const hashed = { ...facts, sha256, size: bytes.length };
-  if (keep === undefined) return { file: hashed, ...(preflight ? { preflight } : {}) };
+  const found = { ...(preflight ? { preflight } : {}), phases };
+  if (keep === undefined) return { file: hashed, ...found };
   const storageKey = `${keep}${sha256}.pdf`;
-  await (await storeAt(stores, 'print-files')).put(storageKey, bytes);
-  return { file: { ...hashed, storageKey }, ...(preflight ? { preflight } : {}) };
+  await timed(phases, 'storage put', async () =>
+    (await storeAt(stores, 'print-files')).put(storageKey, bytes),
+  );
+  return { file: { ...hashed, storageKey }, ...found };
 }

@@ -2,6 +2,7 @@ import {
   type Attributes,
   type Context,
   context,
+  type Link,
   propagation,
   ROOT_CONTEXT,
   type Span,
@@ -67,8 +68,9 @@ export function inSpan<T>(
   attributes: Attributes,
   work: (span: Span) => Promise<T>,
   parent: Context = context.active(),
+  links: Link[] = [],
 ): Promise<T> {
-  return tracer.startActiveSpan(name, { attributes }, parent, async (span) => {
+  return tracer.startActiveSpan(name, { attributes, links }, parent, async (span) => {
     try {
       return await work(span);
     } catch (err) {
@@ -113,4 +115,50 @@ export function followingEvent<T>(
 ): Promise<T> {
   if (!traceparent || !recording) return work(undefined);
   return inSpan(name, attributes, work, contextOf(traceparent));
+}
+
+/** At most this many links on a span following a batch of events. */
+const MAX_LINKS = 32;
+
+/**
+ * Runs work that follows a batch of events (a projection's transaction): a child of the
+ * first event's trace, linked to the other traces the batch holds, so each order's trace
+ * reaches the batch that projected it (as a child or through a link). No recorded
+ * traceparent, or tracing off: it just runs.
+ */
+export function followingEvents<T>(
+  traceparents: Iterable<string | undefined>,
+  name: string,
+  attributes: Attributes,
+  work: () => Promise<T>,
+): Promise<T> {
+  if (!recording) return work();
+  const distinct = new Set<string>();
+  for (const t of traceparents) {
+    if (t) distinct.add(t);
+    if (distinct.size > MAX_LINKS) break;
+  }
+  const [first, ...others] = distinct;
+  if (!first) return work();
+  const links = others.flatMap((t) => {
+    const linked = trace.getSpanContext(contextOf(t));
+    return linked ? [{ context: linked }] : [];
+  });
+  return inSpan(name, attributes, () => work(), contextOf(first), links);
+}
+
+/**
+ * Steps timed in another process (a render process's preflight and storage put, with
+ * epoch-millisecond times), as child spans of the active recorded span; `attributes`
+ * join that span. Outside a recorded trace: nothing.
+ */
+export function stepsAsSpans(
+  steps: readonly { name: string; start: number; end: number }[] | undefined,
+  attributes: Attributes = {},
+): void {
+  const active = trace.getActiveSpan();
+  if (!active?.isRecording()) return;
+  active.setAttributes(attributes);
+  for (const step of steps ?? [])
+    tracer.startSpan(step.name, { startTime: step.start }).end(step.end);
 }

@@ -144,7 +144,7 @@ suite('tracing (OpenTelemetry, Jaeger)', () => {
     const whole = await spansOf(
       traceId,
       (s) =>
-        ['render', 'webhook order.ready'].every((name) =>
+        ['render', 'preflight', 'storage put', 'project', 'webhook order.ready'].every((name) =>
           s.some((x) => x.operationName === name),
         ) &&
         s.some((x) => x.operationName.startsWith('RunWorkflow:')) &&
@@ -152,8 +152,28 @@ suite('tracing (OpenTelemetry, Jaeger)', () => {
     );
     const render = whole.find((x) => x.operationName === 'render')!;
     expect(render.tags).toEqual(
-      expect.arrayContaining([expect.objectContaining({ key: 'order.item.id' })]),
+      expect.arrayContaining([
+        expect.objectContaining({ key: 'order.item.id' }),
+        expect.objectContaining({ key: 'render.pages', value: 1 }),
+      ]),
     );
+    // the render process's preflight and its put of the print file, inside the render
+    for (const step of ['preflight', 'storage put'])
+      expect(
+        whole.filter((x) => x.operationName === step).map((x) => x.references[0]?.spanID),
+      ).toContain(render.spanID);
+    // the read models projecting the order's first event: a child of its append
+    expect(
+      whole.some(
+        (x) =>
+          x.operationName === 'project' &&
+          x.references.some((r) => r.spanID === append!.spanID) &&
+          x.tags.some(
+            (tag) => tag.key === 'projection.names' && String(tag.value).includes('orders'),
+          ),
+      ),
+      JSON.stringify(whole.filter((x) => x.operationName === 'project')),
+    ).toBe(true);
 
     // the ops order page links to the order's trace
     const cookie = await opsLogin(t.url, t.operatorKey);

@@ -51,5 +51,12 @@ export async function benchShop(
     else await new Promise((r) => setTimeout(r, 200)); // the catalogue import is still running
   }
   if (!projectId) throw new Error('the project could not be saved');
-  return { call, label, shop, projectId };
+  const saved = projectId;
+  /** the shop's sale notification of a one-item order of the project */
+  const notify = (orderId: string) =>
+    call('POST', '/webhook/notifyorder', shop.apiKey, {
+      orderId,
+      items: [{ itemId: 'l1', projectId: saved, quantity: 1 }],
+    });
+  return { call, label, shop, projectId, notify };
 }

@@ -176,38 +176,29 @@ interface EventRow {
   recorded_at: Date;
 }
 
-function toRecorded(row: EventRow): RecordedEvent {
-  return {
-    id: row.event_id,
-    streamId: row.stream_id,
-    revision: BigInt(row.revision),
-    type: row.type,
-    schemaVersion: row.schema_version,
-    data: row.data,
-    metadata: row.metadata,
-    position: { commit: BigInt(row.tx_text), prepare: BigInt(row.seq) },
-    recordedAt: row.recorded_at,
-  };
-}
+/** An event's fields from its row, but for its data and metadata. */
+const fieldsOf = (row: Omit<EventRow, 'data' | 'metadata'>) => ({
+  id: row.event_id,
+  streamId: row.stream_id,
+  revision: BigInt(row.revision),
+  type: row.type,
+  schemaVersion: row.schema_version,
+  position: { commit: BigInt(row.tx_text), prepare: BigInt(row.seq) },
+  recordedAt: row.recorded_at,
+});
+
+const toRecorded = (row: EventRow): RecordedEvent => ({
+  ...fieldsOf(row),
+  data: row.data,
+  metadata: row.metadata,
+});
 
 /** A row of a page of the log: data and metadata as their stored JSON text. */
 type TextRow = Omit<EventRow, 'data' | 'metadata'> & { data: string; metadata: string };
 
 /** The event of a page's row, with `dataText` as its data (parsed when read: port.ts). */
 const fromText = (row: TextRow, dataText: string): RecordedEvent =>
-  eventFromJsonText(
-    {
-      id: row.event_id,
-      streamId: row.stream_id,
-      revision: BigInt(row.revision),
-      type: row.type,
-      schemaVersion: row.schema_version,
-      position: { commit: BigInt(row.tx_text), prepare: BigInt(row.seq) },
-      recordedAt: row.recorded_at,
-    },
-    dataText,
-    row.metadata,
-  );
+  eventFromJsonText(fieldsOf(row), dataText, row.metadata);
 
 interface Settle<T> {
   resolve(value: T): void;

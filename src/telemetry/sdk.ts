@@ -1,5 +1,8 @@
+import { createRequire } from 'node:module';
 import { context, propagation, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -13,6 +16,23 @@ import { setTracing } from './tracing.ts';
  * Traces only: no metrics or logs go over OTLP (metrics are /metrics). Several apps in
  * one process (the tests) share one SDK, shut down with the last. Answers how to stop.
  */
+const require = createRequire(import.meta.url);
+
+/**
+ * The libraries traced as the service uses them: each PostgreSQL query (its SQL with
+ * placeholders, never the values) and each outgoing node:http request (the S3 client's),
+ * inside work that is traced already: the many queries of polls and background loops
+ * start no trace of their own. Incoming requests are fastify's (src/http/tracing.ts),
+ * whose span names the route pattern rather than a path that may hold a token.
+ */
+const libraries = () => [
+  new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),
+  new HttpInstrumentation({
+    disableIncomingRequestInstrumentation: true,
+    requireParentforOutgoingSpans: true,
+  }),
+];
+
 let running: { sdk: NodeSDK; users: number; workflows: BatchSpanProcessor } | undefined;
 
 export function startTracing(t: {
@@ -34,9 +54,14 @@ export function startTracing(t: {
       spanProcessors: [new BatchSpanProcessor(exporter)],
       metricReaders: [],
       logRecordProcessors: [],
-      instrumentations: [],
+      instrumentations: libraries(),
     });
     sdk.start();
+    // the instrumentations patch a library when it is required; this service imports pg
+    // as an ES module before the SDK starts, which no require hook sees. Required once
+    // now, its client's prototype is patched in place, under every import of it.
+    require('pg');
+    require('node:http');
     setTracing({ processor: workflows, resource });
     running = { sdk, users: 0, workflows };
   }

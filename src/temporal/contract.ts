@@ -115,3 +115,21 @@ export interface Activities {
   markSheetPrinted(batchId: string, n: number): Promise<{ printed: number; skipped: string[] }>;
   releaseBatchItems(batchId: string): Promise<void>;
 }
+
+/** A span made in a workflow, as the sink hands it to the worker. */
+export interface WorkflowSpan {
+  name: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  /** milliseconds since the epoch, by the workflow's clock */
+  start: number;
+  end: number;
+  failed: boolean;
+  attributes: Record<string, string>;
+}
+
+/** The sink a workflow's spans leave the sandbox by (workflows/tracing.ts). */
+export type TracingSinks = {
+  tracing: { spanEnded(span: WorkflowSpan): void };
+};

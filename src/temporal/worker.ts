@@ -11,9 +11,9 @@ import {
 } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { describeError } from '../subscriptions/parked.ts';
-import { clientTracing, workerTracing, workflowTracingModules } from '../telemetry/temporal.ts';
 import { closableInterceptors } from './closed-guard.ts';
 import type { Activities } from './contract.ts';
+import { clientTracing, workerTracing, workflowTracingModules } from './tracing.ts';
 
 // the sources, or the compiled output beside this compiled file (the image runs dist/)
 const WORKFLOWS = path.resolve(
@@ -107,7 +107,7 @@ export async function temporalCoreMetrics(): Promise<string> {
 const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
 /** workflows/ bundled once per process: a worker made again after a failure reuses it */
 const workflowBundle = () => {
-  // with tracing on, the workflows' interceptors go into the bundle (src/telemetry/temporal.ts)
+  // with tracing on, the workflows' interceptors go into the bundle (tracing.ts)
   const modules = workflowTracingModules();
   const key = modules.join(',');
   let made = bundles.get(key);

@@ -150,6 +150,19 @@ suite('tracing (OpenTelemetry, Jaeger)', () => {
         s.some((x) => x.operationName.startsWith('RunWorkflow:')) &&
         s.some((x) => x.operationName.startsWith('RunActivity:')),
     );
+    // the workflow under its start, each activity under the workflow's scheduling of it
+    const named = (id: string | undefined) =>
+      whole.find((x) => x.spanID === id)?.operationName ?? 'none';
+    const run = whole.find((x) => x.operationName === 'RunWorkflow:saleNotificationWorkflow')!;
+    expect(named(run.references[0]?.spanID)).toBe('StartWorkflow:saleNotificationWorkflow');
+    const activities = whole.filter((x) => x.operationName.startsWith('RunActivity:'));
+    for (const activity of activities) {
+      const scheduled = whole.find((x) => x.spanID === activity.references[0]?.spanID);
+      expect(scheduled?.operationName).toBe(
+        activity.operationName.replace('RunActivity:', 'StartActivity:'),
+      );
+      expect(scheduled?.references[0]?.spanID).toBe(run.spanID);
+    }
     const render = whole.find((x) => x.operationName === 'render')!;
     expect(render.tags).toEqual(
       expect.arrayContaining([
@@ -162,6 +175,15 @@ suite('tracing (OpenTelemetry, Jaeger)', () => {
       expect(
         whole.filter((x) => x.operationName === step).map((x) => x.references[0]?.spanID),
       ).toContain(render.spanID);
+    // the append's own statement (pg's instrumentation): the SQL with placeholders only
+    const insert = whole.find(
+      (x) =>
+        x.references[0]?.spanID === append!.spanID &&
+        x.tags.some((tag) => tag.key === 'db.system.name' && tag.value === 'postgresql'),
+    );
+    expect(insert?.tags.find((tag) => tag.key === 'db.query.text')?.value).toMatch(
+      /INSERT INTO es_events[\s\S]*\$1/,
+    );
     // the read models projecting the order's first event: a child of its append
     expect(
       whole.some(

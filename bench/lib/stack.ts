@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 // @ts-expect-error: a plain ES module of the project's scripts, without types
@@ -97,6 +97,7 @@ export async function startServiceStack(
     await new Promise((r) => setTimeout(r, 1500));
     await temporal.stop();
     cluster.stop();
+    rmSync(dataDir, { recursive: true, force: true }); // a round's print files: 0.3-0.5 GB
   };
   try {
     // the first process sets the database up; split, a role may be ready only once the

@@ -111,14 +111,18 @@ async function renderVariableItem(
     item,
     options.barcode ?? item.barcode,
   );
-  await renderLoad.begin(beat);
+  const records = options.records?.length ?? item.item.dataset!.rows;
+  const traced = { 'order.item.id': item.item.orderItemId, 'render.records': records };
+  await inChildSpan('wait for a render slot', traced, () => renderLoad.begin(beat));
   timing.began = performance.now();
   const alive = setInterval(beat, 5000);
   try {
-    const { file, preflight } = await deps.renders.renderVariable(
-      order.labelId,
-      { job, stores: deps.stores, keep: options.keep, records: options.records },
-      options.records?.length ?? item.item.dataset!.rows,
+    const { file, preflight } = await inChildSpan('render', traced, () =>
+      deps.renders.renderVariable(
+        order.labelId,
+        { job, stores: deps.stores, keep: options.keep, records: options.records },
+        records,
+      ),
     );
     const { records: _r, ...rest } = file;
     return { file: { ...rest, images: [] }, preflight };

@@ -8,6 +8,7 @@ import {
   type RecordedEvent,
   WrongExpectedRevisionError,
 } from '../eventstore/port.ts';
+import { inChildSpan } from '../telemetry/tracing.ts';
 
 export interface Handled<E, S> {
   events: E[];
@@ -56,13 +57,30 @@ export const derivedIds =
  * decided once more on the fresh state (safe: decide is pure), and a second conflict
  * goes to the caller (409).
  */
-export async function handleCommand<C, E extends { type: string; data: unknown }, S>(
+export function handleCommand<C, E extends { type: string; data: unknown }, S>(
   store: EventStore,
   aggregate: Aggregate<C, E, S, never>,
   streamId: string,
   command: C,
   metadata: EventMetadata,
   options: CommandOptions<S, C> = {},
+): Promise<Handled<E, S>> {
+  // in a trace, the command is a span around its read, its decision and its append
+  const type = (command as { type?: unknown }).type;
+  return inChildSpan(
+    `command ${typeof type === 'string' ? type : 'unnamed'}`,
+    { 'stream.id': streamId },
+    () => decideAndAppend(store, aggregate, streamId, command, metadata, options),
+  );
+}
+
+async function decideAndAppend<C, E extends { type: string; data: unknown }, S>(
+  store: EventStore,
+  aggregate: Aggregate<C, E, S, never>,
+  streamId: string,
+  command: C,
+  metadata: EventMetadata,
+  options: CommandOptions<S, C>,
 ): Promise<Handled<E, S>> {
   const eventId = options.eventIds ?? (() => randomUUID());
   const { events: registry, decider } = aggregate;

@@ -108,6 +108,8 @@ suite('tracing (OpenTelemetry, Jaeger)', () => {
       up = byId.get(up.references[0]?.spanID ?? '');
     }
     expect(ancestors).toContain('POST /webhook/notifyorder');
+    // the command that decided it (around its read, decision and append)
+    expect(ancestors[0]).toMatch(/^command [A-Z]\w+$/);
     expect(new Set(spans.map((x) => x.service))).toEqual(new Set(['editor-platform']));
 
     // the log carries the trace on: the reaction to the event, and the webhook that tells

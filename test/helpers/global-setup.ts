@@ -1,3 +1,6 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { startLocalTemporal } from '../../src/temporal/dev-server.ts';
@@ -16,7 +19,12 @@ declare module 'vitest' {
  * and a Temporal dev server (or TEMPORAL_ADDRESS). Docker is not needed.
  */
 export default async function setup(project: TestProject) {
-  const stops: (() => unknown)[] = [];
+  // every temporary directory of the run (apps' data, clusters, renders) under one that
+  // goes with it: the test files start hundreds of apps, a few GB of files in all
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'test-run-'));
+  chmodSync(scratch, 0o755); // PostgreSQL runs as its own user when the tests run as root
+  process.env.TMPDIR = scratch;
+  const stops: (() => unknown)[] = [() => rmSync(scratch, { recursive: true, force: true })];
   let postgresUrl = process.env.TEST_DATABASE_URL;
   if (!postgresUrl) {
     const cluster = await startPostgresCluster();

@@ -89,20 +89,28 @@ suite('tracing with the roles apart', () => {
     );
     expect(ready.headers.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
 
-    const serviceOf = async () =>
-      new Map((await jaeger.spans(traceId)).map((s) => [s.operationName, s.service]));
+    // each span name with the services (processes) that made it
+    const servicesOf = async () => {
+      const m = new Map<string, Set<string>>();
+      for (const s of await jaeger.spans(traceId))
+        m.set(s.operationName, (m.get(s.operationName) ?? new Set()).add(s.service));
+      return m;
+    };
+    const wanted = ['POST /webhook/notifyorder', 'render', 'storage put', 'project'];
     const where = await until(
-      'the trace from both processes in Jaeger',
+      'the trace from every process in Jaeger',
       async () => {
-        const m = await serviceOf();
-        return m.has('POST /webhook/notifyorder') && m.has('render') && m.has('webhook order.ready')
+        const m = await servicesOf();
+        return [...wanted, 'webhook order.ready'].every((name) => m.has(name)) &&
+          m.get('project')!.has('editor-projector')
           ? m
           : undefined;
       },
       60_000,
     );
-    expect(where.get('POST /webhook/notifyorder')).toBe('editor-api');
-    expect(where.get('render')).toBe('editor-worker');
-    expect(new Set(where.values()).size).toBeGreaterThanOrEqual(2);
+    expect([...where.get('POST /webhook/notifyorder')!]).toEqual(['editor-api']);
+    expect([...where.get('render')!]).toEqual(['editor-worker']);
+    expect([...where.get('storage put')!]).toEqual(['editor-worker']);
+    expect(where.get('project')).toContain('editor-projector');
   });
 });

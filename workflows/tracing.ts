@@ -35,23 +35,27 @@ const { tracing } = proxySinks<TracingSinks>();
 
 /** The header Temporal's OpenTelemetry interceptors carry a trace's context in. */
 const TRACE_HEADER = '_tracer-data';
-const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
 type Context = { traceId: string; spanId: string };
 
-function contextOf(headers: Headers): Context | undefined {
+/** The trace a workflow was started in, and whether the trace is sampled (recorded). */
+function contextOf(headers: Headers): (Context & { sampled: boolean }) | undefined {
   const payload = headers[TRACE_HEADER];
   if (!payload) return undefined;
   const carrier = defaultPayloadConverter.fromPayload<{ traceparent?: unknown }>(payload);
   const found =
     typeof carrier?.traceparent === 'string' ? TRACEPARENT.exec(carrier.traceparent) : null;
-  return found ? { traceId: found[1]!, spanId: found[2]! } : undefined;
+  if (!found) return undefined;
+  // W3C trace flags: bit 0 says the caller records the trace
+  const sampled = (Number.parseInt(found[3]!, 16) & 1) === 1;
+  return { traceId: found[1]!, spanId: found[2]!, sampled };
 }
 
-const withContext = (headers: Headers, c: Context): Headers => ({
+const withContext = (headers: Headers, c: Context, sampled = true): Headers => ({
   ...headers,
   [TRACE_HEADER]: defaultPayloadConverter.toPayload({
-    traceparent: `00-${c.traceId}-${c.spanId}-01`,
+    traceparent: `00-${c.traceId}-${c.spanId}-${sampled ? '01' : '00'}`,
   }),
 });
 
@@ -99,14 +103,20 @@ async function inSpan<T>(
 }
 
 export const interceptors: WorkflowInterceptorsFactory = () => {
-  // the workflow's own span, once it runs in a trace
+  // the workflow's own span, once it runs in a sampled trace; the trace it was started
+  // in when that is not sampled (handed on as it came: nothing under it records either)
   let running: Context | undefined;
+  let unsampled: Context | undefined;
   let spans = 0;
   const spanId = () => spanIdOf(workflowInfo().runId, spans++);
   const inbound: WorkflowInboundCallsInterceptor = {
     execute(input: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>) {
       const parent = contextOf(input.headers);
       if (!parent) return next(input);
+      if (!parent.sampled) {
+        unsampled = parent;
+        return next(input);
+      }
       const { workflowType, workflowId, runId } = workflowInfo();
       return inSpan(
         spanId,
@@ -127,7 +137,9 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
         ? inSpan(spanId, running, `StartActivity:${input.activityType}`, (c) =>
             next({ ...input, headers: withContext(input.headers, c) }),
           )
-        : next(input);
+        : next(
+            unsampled ? { ...input, headers: withContext(input.headers, unsampled, false) } : input,
+          );
   const outbound: WorkflowOutboundCallsInterceptor = {
     scheduleActivity: (input, next) => activity(next)(input),
     scheduleLocalActivity: (input, next) => activity(next)(input),

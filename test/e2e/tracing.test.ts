@@ -288,6 +288,46 @@ suite('tracing (OpenTelemetry, Jaeger)', () => {
     );
   });
 
+  it('records nothing of a trace its caller does not sample, its workflow included', async () => {
+    const notify = (orderId: string, traceparent: string) =>
+      call('POST', '/webhook/notifyorder', {
+        key: shop.shopKey,
+        headers: { traceparent },
+        body: { orderId, items: [{ itemId: 'l0', projectId: shop.projects[0], quantity: 1 }] },
+      });
+    const unsampled = randomBytes(16).toString('hex');
+    const notSampled = () => `00-${unsampled}-${randomBytes(8).toString('hex')}-00`;
+    const quiet = `TU-${randomUUID().slice(0, 8)}`;
+    const sent = await notify(quiet, notSampled());
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+    const item = (await orderDone(call, shop, quiet)).items[0];
+    // a press run, whose workflow the request starts (the trace's context in its header)
+    const batch = await call('POST', '/v1/production/batches', {
+      key: shop.fulfillmentKey,
+      headers: { traceparent: notSampled() },
+      body: { items: [item.orderItemId], media: { preset: 'SRA3' }, mode: 'gang' },
+    });
+    expect(batch.status, JSON.stringify(batch.body)).toBe(202);
+    await until('the press run imposed', async () => {
+      const r = await call('GET', `/v1/production/batches/${batch.body.batchId}`, {
+        key: shop.fulfillmentKey,
+      });
+      return r.body?.status === 'imposed' ? r.body : undefined;
+    });
+    // an order sampled after them, whose workflow's spans went out later than theirs would
+    const sampled = randomBytes(16).toString('hex');
+    const loud = `TS-${randomUUID().slice(0, 8)}`;
+    await notify(loud, `00-${sampled}-${randomBytes(8).toString('hex')}-01`);
+    expect((await orderDone(call, shop, loud)).status).toBe('ready');
+    await spansOf(
+      sampled,
+      (s) =>
+        s.some((x) => x.operationName.startsWith('RunActivity:')) &&
+        s.some((x) => x.operationName === 'webhook order.ready'),
+    );
+    expect((await jaeger.spans(unsampled)).map((x) => x.operationName)).toEqual([]);
+  });
+
   it('puts no key, secret or personal data in any span of the run', async () => {
     const all = await jaeger.allSpans('editor-platform');
     expect(all.length).toBeGreaterThan(20);

@@ -551,6 +551,12 @@ describe('press runs', () => {
     expect(filled.status, filled.failure).toBe('imposed');
     expect(filled.sheetCount).toBeGreaterThan(1);
     expect(filled.items.every((i: { sku: string }) => i.sku === stickerSkus[2]!.sku)).toBe(true);
+    // the rules go, or they would batch the later tests' stickers before those tests do
+    const none = await call('PUT', '/api/production/batching', {
+      key: shop.adminKey,
+      body: { rules: [], hotFolder: null },
+    });
+    expect(none.status, JSON.stringify(none.body)).toBe(200);
   }, 400_000);
 
   it('refuses bad batches with problem details and records nothing', async () => {

@@ -30,9 +30,15 @@ export function watchLoop(baseUrl: string): LoopWatch {
   const poll = (async () => {
     while (polling) {
       const began = performance.now();
-      const r = await fetch(`${baseUrl}/readyz`);
-      await r.arrayBuffer();
-      readyz.push({ status: r.status, ms: performance.now() - began });
+      // a service that stopped answering is a status of 0, not an unhandled failure
+      const status = await fetch(`${baseUrl}/readyz`).then(
+        async (r) => {
+          await r.arrayBuffer();
+          return r.status;
+        },
+        () => 0,
+      );
+      readyz.push({ status, ms: performance.now() - began });
       await new Promise((res) => setTimeout(res, 200));
     }
   })();

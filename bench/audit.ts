@@ -2,7 +2,8 @@
 // What the audit log's tree costs the appends, and how far it trails them: 8 appenders of
 // 1-event batches into the PostgreSQL event store for SECONDS, with the tree's
 // projection following the log (building leaves and subtrees) and without it, A-B-B-A
-// twice in the same run, on a throwaway cluster with fsync on. While the tree runs, the gap
+// BENCH_BLOCKS times (4) in the same run after a round that warms up, each round just
+// after a checkpoint, on a throwaway cluster with fsync on. While the tree runs, the gap
 // between the log's head and the tree is sampled every 100 ms (events, and seconds at
 // the append rate); after the appends, how long the tree takes to reach the head. Then
 // an order-sized bundle: the inclusion proofs of a stream of 200 events from the stored
@@ -25,6 +26,9 @@ import { createDatabase, startPostgresCluster } from '../test/helpers/postgres-c
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WORKERS = 8;
+/** A-B-B-A blocks: one round's rate swings by a tenth on this machine, so several of them */
+const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 4);
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 const newEvent = (): NewEvent => ({
   id: randomUUID(),
@@ -60,6 +64,9 @@ async function main() {
     const appendFor = async (withTree: boolean) => {
       const r = round++;
       const gaps: number[] = [];
+      // every round starts just after a checkpoint: one that fell inside some rounds and not
+      // others (the log's pages written again in full after it) swung them by a tenth
+      await db.pool.query('CHECKPOINT');
       // the log's head as the appenders make it: counting the table while they append
       // would cost the appends more than the tree does
       const base = await head();
@@ -105,20 +112,43 @@ async function main() {
     };
 
     console.log(
-      `appends, ${WORKERS} appenders of 1-event batches, ${SECONDS} s a round, A-B-B-A twice, fsync on`,
+      `appends, ${WORKERS} appenders of 1-event batches, ${SECONDS} s a round, A-B-B-A ${BLOCKS} times, fsync on`,
     );
-    const rounds = [];
-    for (const withTree of [false, true, true, false, false, true, true, false])
-      rounds.push({ withTree, ...(await appendFor(withTree)) });
-    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    // a round first that counts for neither: the first round warms the process and the
+    // cluster up, and was always the slowest
+    await appendFor(false);
+    type Round = { withTree: boolean } & Awaited<ReturnType<typeof appendFor>>;
+    const rounds: Round[] = [];
+    const blockRatios: number[] = [];
+    for (let b = 0; b < BLOCKS; b++) {
+      const block: Round[] = [];
+      for (const withTree of [false, true, true, false]) {
+        const one = await appendFor(withTree);
+        block.push({ withTree, ...one });
+      }
+      const rate = (w: boolean) =>
+        mean(block.filter((x) => x.withTree === w).map((x) => x.perSecond));
+      blockRatios.push(rate(true) / rate(false));
+      console.log(
+        `  block ${b + 1}: without ${block
+          .filter((x) => !x.withTree)
+          .map((x) => x.perSecond.toFixed(0))
+          .join(', ')}; with ${block
+          .filter((x) => x.withTree)
+          .map((x) => x.perSecond.toFixed(0))
+          .join(', ')} appends/s; ratio ${blockRatios.at(-1)!.toFixed(3)}`,
+      );
+      rounds.push(...block);
+    }
     const without = mean(rounds.filter((x) => !x.withTree).map((x) => x.perSecond));
     const withTree = mean(rounds.filter((x) => x.withTree).map((x) => x.perSecond));
     const followed = rounds.filter((x) => x.withTree);
     const gaps = followed.flatMap((x) => x.gaps).sort((x, y) => x - y);
     const maxGap = gaps.at(-1) ?? 0;
     const p50Gap = gaps[Math.floor(gaps.length / 2)] ?? 0;
+    const sortedRatios = [...blockRatios].sort((x, y) => x - y);
     console.log(
-      `  without the tree: ${without.toFixed(0)} appends/s; with it: ${withTree.toFixed(0)} appends/s; ratio ${(withTree / without).toFixed(3)} (goal >= 0.95)`,
+      `  without the tree: ${without.toFixed(0)} appends/s; with it: ${withTree.toFixed(0)} appends/s; ratio ${(withTree / without).toFixed(3)} (goal >= 0.95); the blocks' ratios from ${sortedRatios[0]!.toFixed(3)} to ${sortedRatios.at(-1)!.toFixed(3)}`,
     );
     console.log(
       `  the tree behind the head: p50 ${p50Gap} events (${(p50Gap / withTree).toFixed(3)} s), max ${maxGap} events (${(maxGap / withTree).toFixed(3)} s) (goal < 2 s); caught up ${Math.max(...followed.map((x) => x.catchUpMs)).toFixed(0)} ms after the last append`,

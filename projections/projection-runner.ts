@@ -180,13 +180,14 @@ export class ProjectionRunner extends SubscriptionRunner<Projection> {
     const from = this.committed.get(p.name) ?? (await this.checkpoint(p.name));
     const page = await this.store.readAll({
       after: from,
-      limit: this.batchSize,
+      limit: this.pageSize(p),
       ...(typesOf(p.handles) ? { dataOf: typesOf(p.handles) } : {}),
+      ...(p.views ? { views: true } : {}),
     });
     if (page.length === 0) return 0;
     const handled = page.filter((e) => p.handles.has(e.type));
     const outcome = await this.commit({ p, from, page, handled }, client);
-    if (outcome === 'moved') return this.batchSize;
+    if (outcome === 'moved') return this.pageSize(p);
     this.sinceAnalyze.set(p.name, (this.sinceAnalyze.get(p.name) ?? 0) + page.length);
     return page.length;
   }

@@ -21,6 +21,10 @@ export interface Projection {
   handles: ReadonlySet<string>;
   /** after catching up, wait this long before looking again (subscription-runner.ts) */
   gatherMs?: number;
+  /** pages of up to this many events (the runner's batch size otherwise) */
+  pageSize?: number;
+  /** gets its events as views over the stored rows (port.ts ReadAllOptions.views) */
+  views?: true;
   /**
    * Work queued from the log rather than a view of it: built once from the first event,
    * never rebuilt (while a rebuild replays, work done long ago would look queued again).

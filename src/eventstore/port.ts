@@ -48,8 +48,47 @@ export interface RecordedEvent extends NewEvent {
   recordedAt: Date;
 }
 
-/** the stored JSON text of events read as text, while their data and metadata are as read */
-const jsonTexts = new WeakMap<RecordedEvent, { data?: string; metadata?: string }>();
+/** Where an event read as text keeps its stored JSON text and what was parsed of it. */
+const TEXTS = Symbol('stored JSON text');
+interface Texts {
+  dataText: string | undefined;
+  metadataText: string | undefined;
+  data: Record<string, unknown> | undefined;
+  metadata: EventMetadata | undefined;
+}
+type TextEvent = RecordedEvent & { [TEXTS]: Texts };
+
+/*
+ * Own, enumerable accessors (so a copy made by spreading an event has its data), but the
+ * same two functions for every event: an object literal with getters makes four closures
+ * an event, which made reading a page of the log cost three times as much.
+ */
+const lazyJson: PropertyDescriptorMap = {
+  data: {
+    enumerable: true,
+    get(this: TextEvent) {
+      const t = this[TEXTS];
+      t.data ??= JSON.parse(t.dataText!) as Record<string, unknown>;
+      return t.data;
+    },
+    set(this: TextEvent, value: Record<string, unknown>) {
+      this[TEXTS].data = value;
+      this[TEXTS].dataText = undefined;
+    },
+  },
+  metadata: {
+    enumerable: true,
+    get(this: TextEvent) {
+      const t = this[TEXTS];
+      t.metadata ??= JSON.parse(t.metadataText!) as EventMetadata;
+      return t.metadata;
+    },
+    set(this: TextEvent, value: EventMetadata) {
+      this[TEXTS].metadata = value;
+      this[TEXTS].metadataText = undefined;
+    },
+  },
+};
 
 /**
  * An event whose data and metadata are parsed from their stored JSON text when first
@@ -62,35 +101,54 @@ export function eventFromJsonText(
   dataText: string,
   metadataText: string,
 ): RecordedEvent {
-  let data: Record<string, unknown> | undefined;
-  let metadata: EventMetadata | undefined;
-  const texts: { data?: string; metadata?: string } = { data: dataText, metadata: metadataText };
-  const e: RecordedEvent = {
-    ...event,
-    get data() {
-      data ??= JSON.parse(dataText) as Record<string, unknown>;
-      return data;
-    },
-    set data(value) {
-      data = value;
-      texts.data = undefined;
-    },
-    get metadata() {
-      metadata ??= JSON.parse(metadataText) as EventMetadata;
-      return metadata;
-    },
-    set metadata(value) {
-      metadata = value;
-      texts.metadata = undefined;
-    },
+  const e = {
+    id: event.id,
+    type: event.type,
+    schemaVersion: event.schemaVersion,
+    streamId: event.streamId,
+    revision: event.revision,
+    position: event.position,
+    recordedAt: event.recordedAt,
   };
-  jsonTexts.set(e, texts);
-  return e;
+  const texts: Texts = { dataText, metadataText, data: undefined, metadata: undefined };
+  Object.defineProperty(e, TEXTS, { value: texts });
+  return Object.defineProperties(e, lazyJson) as RecordedEvent;
 }
 
 /** An event's data or metadata as JSON text: as stored when read so, else as the service writes it. */
 export const storedJson = (e: RecordedEvent, field: 'data' | 'metadata'): string =>
-  jsonTexts.get(e)?.[field] ?? JSON.stringify(e[field]);
+  (field === 'data'
+    ? (e as Partial<TextEvent>)[TEXTS]?.dataText
+    : (e as Partial<TextEvent>)[TEXTS]?.metadataText) ?? JSON.stringify(e[field]);
+
+/** An event's seven fields as the store keeps their text, in an audit leaf's order (leaf.ts). */
+export type StoredFields = readonly [
+  stream: string,
+  revision: string,
+  id: string,
+  type: string,
+  schemaVersion: string,
+  data: string,
+  metadata: string,
+];
+
+/** Where an event read as a view over its stored row (ReadAllOptions.views) has its fields. */
+export const STORED = Symbol('fields as stored');
+
+/** An event's fields as stored: as read when read as a view or as text, else as the service writes them. */
+export function storedFields(e: RecordedEvent): StoredFields {
+  const view = (e as { [STORED]?: StoredFields })[STORED];
+  if (view) return view;
+  return [
+    e.streamId,
+    e.revision.toString(),
+    e.id,
+    e.type,
+    String(e.schemaVersion),
+    storedJson(e, 'data'),
+    storedJson(e, 'metadata'),
+  ];
+}
 
 /** no_stream: the stream must not exist; any: no check; bigint: the stream's current revision. */
 export type ExpectedRevision = 'no_stream' | 'any' | bigint;
@@ -127,6 +185,13 @@ export interface ReadAllOptions {
    * payloads to readers that skip them.
    */
   dataOf?: string[];
+  /**
+   * Events as views over the rows as stored, every field read when first asked for: for
+   * a reader of every event that looks at few of their fields (the audit tree hashes
+   * them as stored: `storedFields`). A copy made by spreading one has none of its
+   * fields. Stores that keep no such rows give ordinary events.
+   */
+  views?: boolean;
 }
 
 export interface Subscription {

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import type pg from 'pg';
+import pg from 'pg';
 import { STREAM_CHANNEL } from '../db/change-feed.ts';
 import { inChildSpan, traced } from '../telemetry/tracing.ts';
 import {
   type AppendResult,
   comparePositions,
+  type EventMetadata,
   type EventStore,
   type ExpectedRevision,
   eventFromJsonText,
@@ -13,6 +14,8 @@ import {
   type ReadAllOptions,
   type RecordedEvent,
   START,
+  STORED,
+  type StoredFields,
   type SubscribeOptions,
   type Subscription,
   WrongExpectedRevisionError,
@@ -177,13 +180,16 @@ interface EventRow {
 }
 
 /** An event's fields from its row, but for its data and metadata. */
-const fieldsOf = (row: Omit<EventRow, 'data' | 'metadata'>) => ({
+const fieldsOf = (
+  row: Omit<EventRow, 'data' | 'metadata'>,
+  position: Position = { commit: BigInt(row.tx_text), prepare: BigInt(row.seq) },
+) => ({
   id: row.event_id,
   streamId: row.stream_id,
   revision: BigInt(row.revision),
   type: row.type,
   schemaVersion: row.schema_version,
-  position: { commit: BigInt(row.tx_text), prepare: BigInt(row.seq) },
+  position,
   recordedAt: row.recorded_at,
 });
 
@@ -193,12 +199,89 @@ const toRecorded = (row: EventRow): RecordedEvent => ({
   metadata: row.metadata,
 });
 
-/** A row of a page of the log: data and metadata as their stored JSON text. */
-type TextRow = Omit<EventRow, 'data' | 'metadata'> & { data: string; metadata: string };
+/**
+ * A row of a page of the log as PostgreSQL's text, nothing parsed (PAGE_COLUMNS): the
+ * seven fields of an event as stored (port.ts StoredFields), then its position and time.
+ */
+type PageRow = [...StoredFields, seq: string, tx: string, recordedAt: string];
+const PAGE_COLUMNS = `stream_id, revision::text, event_id::text, type, schema_version::text`;
+const [STREAM, REVISION, ID, TYPE, VERSION, DATA, METADATA, SEQ, TX, RECORDED_AT] = [
+  0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+] as const;
+/** pages come as arrays of text: pg's parsers would make objects most readers never look at */
+const pageQuery = {
+  rowMode: 'array',
+  types: { getTypeParser: () => (text: string) => text },
+} as const;
+const parseTimestamp = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ, 'text') as (
+  text: string,
+) => Date;
 
-/** The event of a page's row, with `dataText` as its data (parsed when read: port.ts). */
-const fromText = (row: TextRow, dataText: string): RecordedEvent =>
-  eventFromJsonText(fieldsOf(row), dataText, row.metadata);
+/** The event of a page's row at `position`, with `dataText` as its data (parsed when read: port.ts). */
+const fromText = (row: PageRow, position: Position, dataText: string): RecordedEvent =>
+  eventFromJsonText(
+    {
+      id: row[ID],
+      streamId: row[STREAM],
+      revision: BigInt(row[REVISION]),
+      type: row[TYPE],
+      schemaVersion: Number(row[VERSION]),
+      position,
+      recordedAt: parseTimestamp(row[RECORDED_AT]),
+    },
+    dataText,
+    row[METADATA],
+  );
+
+/**
+ * An event of a page as a view over its row (ReadAllOptions.views): a field is parsed
+ * when first read, so a reader of every event that hashes them as stored (the audit
+ * tree) makes no object an event but this one.
+ */
+class RowEvent implements RecordedEvent {
+  #data: Record<string, unknown> | undefined;
+  #metadata: EventMetadata | undefined;
+  constructor(
+    private readonly row: PageRow,
+    readonly position: Position,
+  ) {}
+  get id() {
+    return this.row[ID];
+  }
+  get streamId() {
+    return this.row[STREAM];
+  }
+  get revision() {
+    return BigInt(this.row[REVISION]);
+  }
+  get type() {
+    return this.row[TYPE];
+  }
+  get schemaVersion() {
+    return Number(this.row[VERSION]);
+  }
+  get recordedAt() {
+    return parseTimestamp(this.row[RECORDED_AT]);
+  }
+  get data() {
+    this.#data ??= JSON.parse(this.row[DATA]) as Record<string, unknown>;
+    return this.#data;
+  }
+  get metadata() {
+    this.#metadata ??= JSON.parse(this.row[METADATA]) as EventMetadata;
+    return this.#metadata;
+  }
+  get [STORED](): StoredFields {
+    const r = this.row;
+    return [r[STREAM], r[REVISION], r[ID], r[TYPE], r[VERSION], r[DATA], r[METADATA]];
+  }
+  /** written out (a parked event, a log line) with its fields, as an ordinary event is */
+  toJSON() {
+    const { id, streamId, revision, type, schemaVersion, position, recordedAt, data, metadata } =
+      this;
+    return { id, streamId, revision, type, schemaVersion, position, recordedAt, data, metadata };
+  }
+}
 
 interface Settle<T> {
   resolve(value: T): void;
@@ -210,6 +293,7 @@ interface PageRequest {
   after: Position;
   limit: number;
   dataOf: string[] | undefined;
+  views: boolean | undefined;
   settle: Settle<RecordedEvent[]>;
 }
 
@@ -364,7 +448,7 @@ export class PostgresEventStore implements EventStore {
    * and the probe's next query is spared. Events appended here count too: their readers
    * were told at the append, but may have read before the events became visible.
    */
-  private sawHead(from: Position, rows: { type: string }[], positions: Position[]): void {
+  private sawHead(from: Position, rows: PageRow[], positions: Position[]): void {
     const known = this.appended.head;
     if (known === undefined) return;
     const head = headOf(known);
@@ -376,7 +460,7 @@ export class PostgresEventStore implements EventStore {
     }
     const types = new Set<string>();
     for (const [i, row] of rows.entries())
-      if (comparePositions(positions[i]!, head) > 0) types.add(row.type);
+      if (comparePositions(positions[i]!, head) > 0) types.add(row[TYPE]);
     this.appended.observed(headKey(last), [...types]);
   }
 
@@ -491,9 +575,9 @@ export class PostgresEventStore implements EventStore {
    * When it did not, a reader left short is asked again (with the others left short) in
    * the next turn. Each caller gets events of its own (data copied for all but the first).
    */
-  readAll({ after, limit, dataOf }: ReadAllOptions): Promise<RecordedEvent[]> {
+  readAll({ after, limit, dataOf, views }: ReadAllOptions): Promise<RecordedEvent[]> {
     return new Promise<RecordedEvent[]>((resolve, reject) => {
-      this.requestPage({ after, limit, dataOf, settle: { resolve, reject } });
+      this.requestPage({ after, limit, dataOf, views, settle: { resolve, reject } });
     });
   }
 
@@ -504,7 +588,7 @@ export class PostgresEventStore implements EventStore {
 
   private async sendPageRequests(): Promise<void> {
     const requests = this.pageRequests.splice(0);
-    let rows: TextRow[];
+    let rows: PageRow[];
     const from = requests.reduce(
       (min, q) => (comparePositions(q.after, min) < 0 ? q.after : min),
       requests[0]!.after,
@@ -520,7 +604,7 @@ export class PostgresEventStore implements EventStore {
       return;
     }
     const complete = rows.length < limit;
-    const positions = rows.map((r) => ({ commit: BigInt(r.tx_text), prepare: BigInt(r.seq) }));
+    const positions = rows.map((r) => ({ commit: BigInt(r[TX]), prepare: BigInt(r[SEQ]) }));
     if (complete) this.sawHead(from, rows, positions);
     for (const q of requests) {
       // a reader gets the data of the types it looks into, parsed when it reads them (so
@@ -536,7 +620,11 @@ export class PostgresEventStore implements EventStore {
       const page: RecordedEvent[] = [];
       for (; i < end; i++) {
         const row = rows[i]!;
-        page.push(fromText(row, wanted && !wanted.has(row.type) ? '{}' : row.data));
+        page.push(
+          q.views
+            ? new RowEvent(row, positions[i]!)
+            : fromText(row, positions[i]!, wanted && !wanted.has(row[TYPE]) ? '{}' : row[DATA]),
+        );
       }
       q.settle.resolve(page);
     }
@@ -547,20 +635,21 @@ export class PostgresEventStore implements EventStore {
     from: Position,
     limit: number,
     requests: PageRequest[],
-  ): Promise<TextRow[]> {
-    const r = await this.pool.query<TextRow>(
-      `SELECT seq, tx_id::text AS tx_text, event_id, stream_id, revision, type, schema_version,
+  ): Promise<PageRow[]> {
+    const r = await this.pool.query<PageRow>({
+      ...pageQuery,
+      text: `SELECT ${PAGE_COLUMNS},
          CASE WHEN EXISTS (
            SELECT 1 FROM unnest($4::xid8[], $5::bigint[], $6::text[]) AS c(tx, seq, types)
            WHERE (e.tx_id, e.seq) > (c.tx, c.seq)
              AND (c.types IS NULL OR e.type = ANY(string_to_array(c.types, ',')))
-         ) THEN data::text ELSE '{}' END AS data,
-         metadata::text AS metadata, recorded_at
+         ) THEN data::text ELSE '{}' END,
+         metadata::text, seq, tx_id, recorded_at
        FROM es_events e
        WHERE (tx_id, seq) > ($1::xid8, $2::bigint)
          AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
        ORDER BY tx_id, seq LIMIT $3`,
-      [
+      values: [
         xid(from),
         from.prepare.toString(),
         limit,
@@ -568,7 +657,7 @@ export class PostgresEventStore implements EventStore {
         requests.map((q) => q.after.prepare.toString()),
         requests.map((q) => (q.dataOf ? q.dataOf.join(',') : null)),
       ],
-    );
+    });
     return r.rows;
   }
 
@@ -576,17 +665,18 @@ export class PostgresEventStore implements EventStore {
     after: Position,
     limit: number,
     dataOf: string[] | null,
-  ): Promise<TextRow[]> {
-    const r = await this.pool.query<TextRow>(
-      `SELECT seq, tx_id::text AS tx_text, event_id, stream_id, revision, type, schema_version,
-         CASE WHEN $4::text[] IS NULL OR type = ANY($4::text[]) THEN data::text ELSE '{}' END AS data,
-         metadata::text AS metadata, recorded_at
+  ): Promise<PageRow[]> {
+    const r = await this.pool.query<PageRow>({
+      ...pageQuery,
+      text: `SELECT ${PAGE_COLUMNS},
+         CASE WHEN $4::text[] IS NULL OR type = ANY($4::text[]) THEN data::text ELSE '{}' END,
+         metadata::text, seq, tx_id, recorded_at
        FROM es_events
        WHERE (tx_id, seq) > ($1::xid8, $2::bigint)
          AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
        ORDER BY tx_id, seq LIMIT $3`,
-      [xid(after), after.prepare.toString(), limit, dataOf],
-    );
+      values: [xid(after), after.prepare.toString(), limit, dataOf],
+    });
     return r.rows;
   }
 

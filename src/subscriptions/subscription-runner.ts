@@ -33,6 +33,11 @@ export interface Subscriber {
    * taken in one page (fewer, larger transactions for a subscriber of every append).
    */
   gatherMs?: number;
+  /**
+   * Pages of up to this many events (the runner's batch size otherwise): a subscriber of
+   * every append whose cost is mostly per transaction takes larger ones.
+   */
+  pageSize?: number;
 }
 
 export interface SubscriptionStatus {
@@ -220,7 +225,7 @@ export abstract class SubscriptionRunner<S extends Subscriber> {
           while (this.running && this.owned.has(s.name)) {
             const n = await this.advance(s);
             transientFailures = 0;
-            if (n < this.batchSize) {
+            if (n < this.pageSize(s)) {
               await this.afterCatchUp(s);
               if (s.gatherMs) await delay(s.gatherMs);
               await wait.next();
@@ -271,6 +276,11 @@ export abstract class SubscriptionRunner<S extends Subscriber> {
     client.release(false);
     this.failing.delete(s.name);
     return n;
+  }
+
+  /** How many events a subscriber's step reads at most. */
+  protected pageSize(s: S): number {
+    return s.pageSize ?? this.batchSize;
   }
 
   /** Hook when this process takes a subscriber (again): drop what it remembered of it. */

@@ -6,6 +6,7 @@ import {
   type NewEvent,
   type RecordedEvent,
   START,
+  storedFields,
   WrongExpectedRevisionError,
 } from '../../src/eventstore/port.ts';
 
@@ -251,6 +252,49 @@ export function eventStoreContract(name: string, open: () => Promise<StoreUnderT
       expect(page.map((e) => e.type)).toEqual(['Wanted', 'Other']);
       expect(page[0]!.data).toEqual({ n: 1 });
       expect(page[1]!.data.big).toBeUndefined();
+    });
+
+    it('gives a reader asking for views the same events, their fields as stored', async () => {
+      const s = stream('Views');
+      const head = await store.headPosition();
+      const { position } = await store.append(
+        s,
+        [ev('Viewed', { text: 'caf\u00e9 \u{1F600}', n: [1, 2] }), ev('Viewed', {})],
+        'no_stream',
+      );
+      await visible(store, position);
+      const ours = (page: RecordedEvent[]) => page.filter((e) => e.streamId === s);
+      const [plain, views] = await Promise.all([
+        store.readAll({ after: head, limit: 100 }).then(ours),
+        store.readAll({ after: head, limit: 100, views: true }).then(ours),
+      ]);
+      const fields = (e: RecordedEvent) => ({
+        id: e.id,
+        streamId: e.streamId,
+        revision: e.revision,
+        type: e.type,
+        schemaVersion: e.schemaVersion,
+        position: e.position,
+        recordedAt: e.recordedAt,
+        data: e.data,
+        metadata: e.metadata,
+      });
+      expect(views).toHaveLength(2);
+      expect(views.map(fields)).toEqual(plain.map(fields));
+      expect(views.map(storedFields)).toEqual(plain.map(storedFields));
+      expect(storedFields(views[0]!)).toEqual([
+        s,
+        '0',
+        views[0]!.id,
+        'Viewed',
+        '1',
+        JSON.stringify({ text: 'caf\u00e9 \u{1F600}', n: [1, 2] }),
+        JSON.stringify({ correlationId: 'c-1', actor: 'test' }),
+      ]);
+      // written out whole, as an ordinary event is
+      const written = (e: RecordedEvent) =>
+        JSON.stringify(e, (_, v) => (typeof v === 'bigint' ? v.toString() : v));
+      expect(JSON.parse(written(views[0]!))).toEqual(JSON.parse(written(plain[0]!)));
     });
 
     it('gives readers at one position at once the same page, each the data it looks into, each its own', async () => {

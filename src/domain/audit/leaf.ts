@@ -33,26 +33,37 @@ export const leafFields = (e: StoredEventFacts): string[] => [
 ];
 
 /** The bytes of an event's leaf (hashed with RFC 9162's 0x00 prefix: merkle.ts leafHash). */
-export const leafBytes = (e: StoredEventFacts): Buffer => encoded(leafFields(e), 0);
+export const leafBytes = (e: StoredEventFacts): Buffer => encoded(leafFields(e));
 
 /**
  * A leaf's hash from its fields (RFC 9162: SHA-256 of 0x00 and the leaf's bytes): the
- * same as merkle.ts leafHash(leafBytes(e)), in one buffer and one call, for the tree's
- * pages of thousands of leaves.
+ * same as merkle.ts leafHash(leafBytes(e)), encoded into one buffer kept for the next
+ * leaf and hashed with one call, for the tree's pages of thousands of leaves.
  */
-export function leafHashOfFields(fields: string[]): Buffer {
-  const bytes = encoded(fields, 1);
-  bytes[0] = 0;
-  return hash('sha256', bytes, 'buffer');
+export function leafHashOfFields(fields: readonly string[]): Buffer {
+  // a UTF-16 unit is at most 3 bytes of UTF-8
+  let most = 1;
+  for (const f of fields) most += 4 + 3 * f.length;
+  if (scratch.length < most) scratch = Buffer.allocUnsafe(Math.max(most, 2 * scratch.length));
+  scratch[0] = 0;
+  let at = 1;
+  for (const f of fields) {
+    // the text first, then its length before it: no pass over it to measure it
+    const n = scratch.write(f, at + 4, 'utf8');
+    scratch.writeUInt32BE(n, at);
+    at += 4 + n;
+  }
+  return hash('sha256', scratch.subarray(0, at), 'buffer');
 }
+let scratch = Buffer.allocUnsafe(16 * 1024);
 
-/** The fields, each its UTF-8 bytes after their length (4 bytes, big-endian), after `skip` bytes. */
-function encoded(fields: string[], skip: number): Buffer {
-  let size = skip;
+/** The fields, each its UTF-8 bytes after their length (4 bytes, big-endian). */
+function encoded(fields: string[]): Buffer {
+  let size = 0;
   const lengths = fields.map((f) => Buffer.byteLength(f, 'utf8'));
   for (const n of lengths) size += 4 + n;
   const out = Buffer.allocUnsafe(size);
-  let at = skip;
+  let at = 0;
   for (const [i, f] of fields.entries()) {
     at = out.writeUInt32BE(lengths[i]!, at);
     at += out.write(f, at, 'utf8');

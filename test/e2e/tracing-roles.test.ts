@@ -1,14 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { connectPostgres, type Database } from '../../src/db/database.ts';
-import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
-import { client } from '../helpers/app.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/database.ts';
+import { client, shopOfProcesses, testEnv } from '../helpers/app.ts';
 import { type Jaeger, jaegerBinary, startJaeger } from '../helpers/jaeger.ts';
-import { orderDone, type Shop, setUpShop, until } from '../helpers/orders.ts';
-import { createDatabase } from '../helpers/postgres-cluster.ts';
+import { orderDone, type Shop, until } from '../helpers/orders.ts';
 import { type AppProcess, spawnApp } from '../helpers/spawn-app.ts';
 import { startReceiver } from '../helpers/webhook-receiver.ts';
 
@@ -30,32 +25,19 @@ suite('tracing with the roles apart', () => {
   beforeAll(async () => {
     jaeger = await startJaeger(binary!);
     receiver = await startReceiver();
-    const databaseUrl = await createDatabase(inject('postgresUrl'));
-    const env = {
-      DATABASE_URL: databaseUrl,
-      DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'roles-')),
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      TEMPORAL_TASK_QUEUE: `roles-${randomUUID()}`,
-      OPERATOR_API_KEY: randomBytes(32).toString('base64url'),
-      EDITOR_TOKEN_SECRET: randomBytes(32).toString('base64url'),
+    const env = await testEnv({
+      LOG_LEVEL: 'warn',
       WEBHOOK_ALLOW_PRIVATE: 'on',
       WEBHOOK_ALLOW_HTTP: 'on',
       OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint,
       OTEL_BSP_SCHEDULE_DELAY: '200',
-      PORT: '0',
-    };
+    });
     const roles = ['api', 'worker', 'projector'] as const;
     const started = await Promise.all(
       roles.map((role) => spawnApp(role, { ...env, OTEL_SERVICE_NAME: `editor-${role}` })),
     );
     for (const [i, role] of roles.entries()) procs[role] = started[i]!;
-    db = await connectPostgres(databaseUrl, 2);
-    shop = await setUpShop(client(procs.api!.url), {
-      operatorKey: env.OPERATOR_API_KEY,
-      editorTokenSecret: env.EDITOR_TOKEN_SECRET,
-      store: new PostgresEventStore(db.pool),
-      pool: db.pool,
-    });
+    ({ db, shop } = await shopOfProcesses(procs.api!.url, env));
   }, 300_000);
   afterAll(async () => {
     await Promise.all(Object.values(procs).map((p) => p.kill('SIGTERM')));

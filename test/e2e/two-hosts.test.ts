@@ -4,11 +4,10 @@ import { readdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { connectPostgres, type Database } from '../../src/db/database.ts';
-import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
-import { client } from '../helpers/app.ts';
+import type { Database } from '../../src/db/database.ts';
+import { client, shopOfProcesses } from '../helpers/app.ts';
 import { type Minio, minioBinary, startMinio } from '../helpers/minio.ts';
-import { orderDone, type Shop, setUpShop, until } from '../helpers/orders.ts';
+import { orderDone, type Shop, until } from '../helpers/orders.ts';
 import { createDatabase } from '../helpers/postgres-cluster.ts';
 import { type AppProcess, spawnApp } from '../helpers/spawn-app.ts';
 
@@ -57,13 +56,7 @@ suite(`two hosts sharing S3 storage, one process per role${binary ? '' : ' (no M
       spawnApp('api', { ...env, DATA_DIR: hosts.b, PRINT_FILE_DOWNLOADS: 'redirect' }),
     ]);
     Object.assign(procs, { apiA, projector, workerA, apiB });
-    db = await connectPostgres(databaseUrl, 2);
-    shop = await setUpShop(client(apiA.url), {
-      operatorKey: env.OPERATOR_API_KEY!,
-      editorTokenSecret: env.EDITOR_TOKEN_SECRET!,
-      store: new PostgresEventStore(db.pool),
-      pool: db.pool,
-    });
+    ({ db, shop } = await shopOfProcesses(apiA.url, env));
   }, 300_000);
   afterAll(async () => {
     await Promise.all(Object.values(procs).map((p) => p.kill('SIGTERM')));

@@ -6,6 +6,9 @@ import { inject } from 'vitest';
 import { createLogger } from '../../src/app/logger.ts';
 import { type App, type StartOptions, startApp } from '../../src/bootstrap/start.ts';
 import { type Config, loadConfig, type Role } from '../../src/config.ts';
+import { connectPostgres } from '../../src/db/database.ts';
+import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
+import { setUpShop } from './orders.ts';
 import { createDatabase } from './postgres-cluster.ts';
 
 export interface TestApp {
@@ -62,6 +65,21 @@ export const joiningEnv = (t: TestApp): Record<string, string> => ({
   OPERATOR_API_KEY: t.operatorKey,
   EDITOR_TOKEN_SECRET: t.editorTokenSecret,
 });
+
+/**
+ * A shop set up through an app spawned as processes of its own (the API at `apiUrl`, the
+ * others beside it on `env`), and a connection to the database they share.
+ */
+export async function shopOfProcesses(apiUrl: string, env: Record<string, string | undefined>) {
+  const db = await connectPostgres(env.DATABASE_URL!, 2);
+  const shop = await setUpShop(client(apiUrl), {
+    operatorKey: env.OPERATOR_API_KEY!,
+    editorTokenSecret: env.EDITOR_TOKEN_SECRET!,
+    store: new PostgresEventStore(db.pool),
+    pool: db.pool,
+  });
+  return { db, shop };
+}
 
 export async function startTestApp(
   env: Record<string, string> = {},

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderPath } from '../../src/http/routes/ops/views/orders.ts';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
@@ -328,6 +329,55 @@ suite('tracing (OpenTelemetry, Jaeger)', () => {
     expect((await jaeger.spans(unsampled)).map((x) => x.operationName)).toEqual([]);
   });
 
+  it('starts a trace of its own for a malformed traceparent, and answers as ever', async () => {
+    const bad = randomBytes(16).toString('hex');
+    const span = randomBytes(8).toString('hex');
+    const malformed = [
+      `00-${'0'.repeat(32)}-${span}-01`, // the all-zero trace id
+      `00-${bad.toUpperCase()}-${span}-01`, // upper-case hex
+      `00-${bad}-${span}-01-extra`, // more fields than version 00 has
+      `00-%${bad.slice(2)}-${span}-01`, // a malformed escape
+      `zz-${bad}-${span}-01`,
+      `00-${bad}-${'0'.repeat(16)}-01`, // the all-zero parent
+    ];
+    for (const traceparent of malformed) {
+      const orderId = `TM-${randomUUID().slice(0, 8)}`;
+      const r = await call('POST', '/webhook/notifyorder', {
+        key: shop.shopKey,
+        headers: { traceparent },
+        body: { orderId, items: [{ itemId: 'l0', projectId: shop.projects[0], quantity: 1 }] },
+      });
+      expect(r.status, `${traceparent}: ${JSON.stringify(r.body)}`).toBe(200);
+      const { rows } = await t.app.db.pool.query<{ traceparent: string }>(
+        `SELECT metadata->>'traceparent' AS traceparent FROM es_events
+         WHERE type = 'OrderReceived' AND data->>'orderId' = $1`,
+        [orderId],
+      );
+      // a trace of the service's own, sampled: nothing of the header taken
+      const own = rows[0]?.traceparent ?? '';
+      expect(own, traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+      expect(own).not.toContain(bad);
+      expect(own).not.toContain(`00-${'0'.repeat(32)}`);
+      const traceId = own.split('-')[1]!;
+      const spans = await spansOf(traceId, (x) =>
+        x.some((y) => y.operationName === 'POST /webhook/notifyorder'),
+      );
+      const post = spans.find((x) => x.operationName === 'POST /webhook/notifyorder')!;
+      expect(post.references, traceparent).toEqual([]);
+    }
+    // a NUL in the header never reaches the service's code: Node's HTTP parser refuses
+    // the request with 400, and the service goes on answering
+    const raw = await rawRequest(
+      t.url,
+      `POST /webhook/notifyorder HTTP/1.1\r\nHost: x\r\nx-api-key: ${shop.shopKey}\r\n` +
+        `traceparent: 00-${bad}\u0000-${span}-01\r\ncontent-type: application/json\r\n` +
+        'content-length: 2\r\nconnection: close\r\n\r\n{}',
+    );
+    expect(raw).toMatch(/^HTTP\/1\.1 400 /);
+    expect(raw).not.toContain(shop.shopKey);
+    expect((await fetch(`${t.url}/readyz`)).status).toBe(200);
+  });
+
   it('puts no key, secret or personal data in any span of the run', async () => {
     const all = await jaeger.allSpans('editor-platform');
     expect(all.length).toBeGreaterThan(20);
@@ -336,4 +386,36 @@ suite('tracing (OpenTelemetry, Jaeger)', () => {
       expect(said).not.toContain(secret);
     expect(said).not.toMatch(/whsec_|buyer@example\.com|Customer [0-9a-f]{8}/);
   });
+
+  // last: Jaeger does not come back
+  it('goes on serving when Jaeger stops: its spans are dropped, never waited for', async () => {
+    await jaeger.stop();
+    const orderId = `TJ-${randomUUID().slice(0, 8)}`;
+    const r = await call('POST', '/webhook/notifyorder', {
+      key: shop.shopKey,
+      headers: {
+        traceparent: `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`,
+      },
+      body: { orderId, items: [{ itemId: 'l0', projectId: shop.projects[0], quantity: 1 }] },
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect((await orderDone(call, shop, orderId)).status).toBe('ready');
+    const ready = await fetch(`${t.url}/readyz`);
+    expect(ready.status).toBe(200);
+    const read = await call('GET', `/api/orders/${orderId}`, { key: shop.adminKey });
+    expect(read.status).toBe(200);
+  });
 });
+
+/** One request written by hand on a socket (what fetch refuses to send), and the whole answer. */
+function rawRequest(baseUrl: string, request: string): Promise<string> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.end(request));
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (d) => (answer += d));
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}

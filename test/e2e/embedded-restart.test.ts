@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -58,7 +59,7 @@ describe('embedded default (PGlite + local Temporal), as a process', () => {
   });
 
   it('is ready within 60 s and keeps a shop integration across a restart', async () => {
-    const port = await freePort();
+    const port = await freePortAndNext();
     const firstStart = await start(port);
     expect(firstStart).toBeLessThan(60_000);
     const operatorKey = readFileSync(path.join(dataDir, 'operator-api-key'), 'utf8').trim();
@@ -133,7 +134,7 @@ describe('embedded default (PGlite + local Temporal), as a process', () => {
   });
 
   it('runs the newcomer’s demo against it: seed:demo follows DATA_DIR and PORT and ends with a printed order', async () => {
-    if (!proc) await start(await freePort());
+    if (!proc) await start(await freePortAndNext());
     // the port of the service running now (the output holds every start's)
     const port = [...output.matchAll(/"url":"http:\/\/127\.0\.0\.1:(\d+)"/g)].at(-1)?.[1];
     expect(port).toBeDefined();
@@ -150,6 +151,9 @@ describe('embedded default (PGlite + local Temporal), as a process', () => {
         encoding: 'utf8',
         timeout: 240_000,
       });
+    // the demo logs in through the partner simulator the service started beside itself
+    const sims = [...output.matchAll(/partner simulator (started|not started)/g)];
+    expect(sims.at(-1)?.[1], output.slice(-2000)).toBe('started');
     // another data folder than the service's: one plain line, no stack
     const wrong = seed({ PORT: port!, DATA_DIR: path.join(dataDir, 'elsewhere') });
     expect(wrong.status, wrong.stderr).toBe(1);
@@ -171,3 +175,21 @@ describe('embedded default (PGlite + local Temporal), as a process', () => {
     expect((await fetch(ops!, { redirect: 'manual' })).status).toBe(303); // to the login page
   }, 300_000);
 });
+
+/**
+ * A free port whose next port is free too: the embedded default puts its partner
+ * simulator on the next one, and leaves it out when that port is busy (another test
+ * file's server took it once, and the demo user could not log in).
+ */
+async function freePortAndNext(): Promise<number> {
+  const free = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+  for (;;) {
+    const port = await freePort();
+    if (await free(port + 1)) return port;
+  }
+}

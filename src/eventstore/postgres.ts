@@ -179,22 +179,14 @@ interface EventRow {
   recorded_at: Date;
 }
 
-/** An event's fields from its row, but for its data and metadata. */
-const fieldsOf = (
-  row: Omit<EventRow, 'data' | 'metadata'>,
-  position: Position = { commit: BigInt(row.tx_text), prepare: BigInt(row.seq) },
-) => ({
+const toRecorded = (row: EventRow): RecordedEvent => ({
   id: row.event_id,
   streamId: row.stream_id,
   revision: BigInt(row.revision),
   type: row.type,
   schemaVersion: row.schema_version,
-  position,
+  position: { commit: BigInt(row.tx_text), prepare: BigInt(row.seq) },
   recordedAt: row.recorded_at,
-});
-
-const toRecorded = (row: EventRow): RecordedEvent => ({
-  ...fieldsOf(row),
   data: row.data,
   metadata: row.metadata,
 });

@@ -1,9 +1,12 @@
 // npm run bench:audit
 // What the audit log's tree costs the appends, and how far it trails them: 8 appenders of
-// 1-event batches into the PostgreSQL event store for SECONDS, with the tree's
+// 1-event batches into the PostgreSQL event store for BENCH_SECONDS (2), with the tree's
 // projection following the log (building leaves and subtrees) and without it, A-B-B-A
-// BENCH_BLOCKS times (4) in the same run after a round that warms up, each round just
-// after a checkpoint, on a throwaway cluster with fsync on. While the tree runs, the gap
+// BENCH_BLOCKS times (16) in the same run after a round that warms up, each round just
+// after a checkpoint, on a throwaway cluster with fsync on. Short rounds, many of them:
+// this machine's rate drifts by a third over five to ten seconds (its host's other
+// tenants), so rounds as long as that drift compared little but the drift. The ratio is
+// printed with the standard error of the blocks' ratios. While the tree runs, the gap
 // between the log's head and the tree is sampled every 100 ms (events, and seconds at
 // the append rate); after the appends, how long the tree takes to reach the head. Then
 // an order-sized bundle: the inclusion proofs of a stream of 200 events from the stored
@@ -24,10 +27,10 @@ import type { NewEvent } from '../src/eventstore/port.ts';
 import { PostgresEventStore } from '../src/eventstore/postgres.ts';
 import { createDatabase, startPostgresCluster } from '../test/helpers/postgres-cluster.ts';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const WORKERS = 8;
-/** A-B-B-A blocks: one round's rate swings by a tenth on this machine, so several of them */
-const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 4);
+/** A-B-B-A blocks: one round's rate swings by a fifth on this machine, so many of them */
+const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 16);
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 const newEvent = (): NewEvent => ({
@@ -129,15 +132,16 @@ async function main() {
       const rate = (w: boolean) =>
         mean(block.filter((x) => x.withTree === w).map((x) => x.perSecond));
       blockRatios.push(rate(true) / rate(false));
-      console.log(
-        `  block ${b + 1}: without ${block
-          .filter((x) => !x.withTree)
-          .map((x) => x.perSecond.toFixed(0))
-          .join(', ')}; with ${block
-          .filter((x) => x.withTree)
-          .map((x) => x.perSecond.toFixed(0))
-          .join(', ')} appends/s; ratio ${blockRatios.at(-1)!.toFixed(3)}`,
-      );
+      if (process.env.BENCH_VERBOSE)
+        console.log(
+          `  block ${b + 1}: without ${block
+            .filter((x) => !x.withTree)
+            .map((x) => x.perSecond.toFixed(0))
+            .join(', ')}; with ${block
+            .filter((x) => x.withTree)
+            .map((x) => x.perSecond.toFixed(0))
+            .join(', ')} appends/s; ratio ${blockRatios.at(-1)!.toFixed(3)}`,
+        );
       rounds.push(...block);
     }
     const without = mean(rounds.filter((x) => !x.withTree).map((x) => x.perSecond));
@@ -147,8 +151,14 @@ async function main() {
     const maxGap = gaps.at(-1) ?? 0;
     const p50Gap = gaps[Math.floor(gaps.length / 2)] ?? 0;
     const sortedRatios = [...blockRatios].sort((x, y) => x - y);
+    const blockMean = mean(blockRatios);
+    const stderr = Math.sqrt(
+      blockRatios.reduce((a, r) => a + (r - blockMean) ** 2, 0) /
+        (blockRatios.length - 1) /
+        blockRatios.length,
+    );
     console.log(
-      `  without the tree: ${without.toFixed(0)} appends/s; with it: ${withTree.toFixed(0)} appends/s; ratio ${(withTree / without).toFixed(3)} (goal >= 0.95); the blocks' ratios from ${sortedRatios[0]!.toFixed(3)} to ${sortedRatios.at(-1)!.toFixed(3)}`,
+      `  without the tree: ${without.toFixed(0)} appends/s; with it: ${withTree.toFixed(0)} appends/s; ratio ${(withTree / without).toFixed(3)} (goal >= 0.95); the blocks' ratios: mean ${blockMean.toFixed(3)} +/- ${stderr.toFixed(3)} (standard error), median ${sortedRatios[Math.floor(sortedRatios.length / 2)]!.toFixed(3)}, from ${sortedRatios[0]!.toFixed(3)} to ${sortedRatios.at(-1)!.toFixed(3)}`,
     );
     console.log(
       `  the tree behind the head: p50 ${p50Gap} events (${(p50Gap / withTree).toFixed(3)} s), max ${maxGap} events (${(maxGap / withTree).toFixed(3)} s) (goal < 2 s); caught up ${Math.max(...followed.map((x) => x.catchUpMs)).toFixed(0)} ms after the last append`,

@@ -1,10 +1,9 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/db/database.ts';
+import { freePort, portFree } from '../../src/db/database.ts';
 import { client } from '../helpers/app.ts';
 
 /**
@@ -182,14 +181,8 @@ describe('embedded default (PGlite + local Temporal), as a process', () => {
  * file's server took it once, and the demo user could not log in).
  */
 async function freePortAndNext(): Promise<number> {
-  const free = (port: number) =>
-    new Promise<boolean>((resolve) => {
-      const server = createServer();
-      server.once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-    });
   for (;;) {
     const port = await freePort();
-    if (await free(port + 1)) return port;
+    if (await portFree(port + 1)) return port;
   }
 }

@@ -95,7 +95,21 @@ export function auditTreeContract(name: string, open: () => Promise<TreeUnderTes
           ),
         ),
       );
-      const log = await wholeLog(t.store);
+      const appended =
+        streams.reduce((sum, _, n) => sum + 1 + (n % 4), 0) +
+        Array.from({ length: 100 }, (_, n) => 1 + (n % 7) * 10).reduce((a, b) => a + b, 0);
+      // an append that resolved is not yet visible to every reader: a reader of all events
+      // sees only those below the cluster's snapshot horizon, which other transactions (the
+      // tree's own, in its database) can hold back for a moment. Wait to see them all.
+      const log = await until(
+        `all ${appended} appended events visible to a reader of the whole log`,
+        async () => {
+          const whole = await wholeLog(t.store);
+          return whole.length >= appended ? whole : undefined;
+        },
+        60_000,
+      );
+      expect(log.length).toBe(appended);
       expect(log.length).toBeGreaterThan(11 * 256);
       const size = await until(
         'the tree to hold the whole log',

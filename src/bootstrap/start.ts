@@ -283,7 +283,10 @@ export async function startApp(
             ...options,
             observeRender: (seconds, outcome) =>
               metrics.renderDuration.observe({ outcome }, seconds),
-            observeWebhook: (outcome) => metrics.webhookAttempts.inc({ outcome }),
+            observeWebhook: (outcome, _seconds, answerBytes) => {
+              metrics.webhookAttempts.inc({ outcome });
+              metrics.webhookAnswerBytes.inc(answerBytes);
+            },
             observeWorkflowStart: (firstTask) =>
               metrics.orderWorkflowStarts.inc({ first_task: firstTask }),
             observeRenderAhead: (outcome) => metrics.rendersAhead.inc({ outcome }),

@@ -106,7 +106,7 @@ export interface WorkerOptions {
   /** told what became of each render started ahead of its activity */
   observeRenderAhead?: (outcome: AheadOutcome) => void;
   /** told each webhook attempt's outcome */
-  observeWebhook?: (outcome: string, seconds: number) => void;
+  observeWebhook?: (outcome: string, seconds: number, answerBytes: number) => void;
   /** wraps the worker's activities (fault injection in tests) */
   wrapActivities?: (activities: Activities) => Activities;
   /** wraps the workflow starts the reactor makes (fault injection in tests) */

@@ -68,6 +68,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly webhookAnswerBytes = new Counter({
+    name: `${PREFIX}webhook_answer_bytes_read_total`,
+    help: "Bytes of webhook receivers' answers read by the deliveries (each answer is read up to 64 KiB and one chunk, then its connection is closed)",
+    registers: [this.registry],
+  });
+
   readonly renderDuration = new Histogram({
     name: `${PREFIX}render_duration_seconds`,
     help: "Rendering one order item's print file (images, barcode, PDF, preview)",

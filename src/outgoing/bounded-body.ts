@@ -11,6 +11,11 @@ export interface BoundedBody {
   text: string;
   /** the answer went on past the limit (the rest was not read) */
   truncated: boolean;
+  /**
+   * bytes taken from the body's stream, the chunk that crossed the limit included: what
+   * the answer cost this process, whatever the server went on sending
+   */
+  bytesRead: number;
 }
 
 /** Reads at most `limit` bytes of a response's body; past that it cancels the body, which closes the connection. */
@@ -19,18 +24,19 @@ export async function readBounded(
   limit: number = OUTSIDE_ANSWER_LIMIT,
 ): Promise<BoundedBody> {
   const reader = res.body?.getReader();
-  if (!reader) return { text: '', truncated: false };
+  if (!reader) return { text: '', truncated: false, bytesRead: 0 };
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) return { text: Buffer.concat(chunks).toString('utf8'), truncated: false };
+      const text = () => Buffer.concat(chunks).toString('utf8');
+      if (done) return { text: text(), truncated: false, bytesRead: size };
       const room = limit - size;
       if (value.length > room) {
         if (room > 0) chunks.push(value.subarray(0, room));
         await reader.cancel().catch(() => {});
-        return { text: Buffer.concat(chunks).toString('utf8'), truncated: true };
+        return { text: text(), truncated: true, bytesRead: size + value.length };
       }
       chunks.push(value);
       size += value.length;

@@ -30,7 +30,7 @@ export interface DispatcherDeps {
   scale: number;
   log: Logger;
   /** told each attempt's outcome */
-  observe?: (outcome: string, seconds: number) => void;
+  observe?: (outcome: string, seconds: number, answerBytes: number) => void;
   /** deliveries in flight at once in this process, over all endpoints (default 256) */
   maxInFlight?: number;
   /** adds each approver's link to a proof's messages as they leave (never stored) */
@@ -260,7 +260,7 @@ export class WebhookDispatcher {
     // to read the record
     if (row.ordered && outcome !== 'retrying')
       this.settled.set(`${row.delivery_id}:${row.run}`, Date.now() + this.leaseMs);
-    this.deps.observe?.(outcome, r.latencyMs / 1000);
+    this.deps.observe?.(outcome, r.latencyMs / 1000, r.answerBytes);
     if (outcome === 'gone')
       await disableEndpoint(
         this.deps.store,

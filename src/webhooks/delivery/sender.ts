@@ -41,6 +41,8 @@ export interface Posted {
   error?: string;
   latencyMs: number;
   response: string;
+  /** bytes of the answer's body read (it is read up to a small limit) */
+  answerBytes: number;
   retryAfterMs?: number | undefined;
 }
 
@@ -106,7 +108,7 @@ export async function post(
   { endpoint, secrets, problem }: Target,
   timeoutMs: number,
 ): Promise<Posted> {
-  if (problem) return { error: problem, latencyMs: 0, response: '' };
+  if (problem) return { error: problem, latencyMs: 0, response: '', answerBytes: 0 };
   const now = new Date();
   const body = JSON.stringify({
     type: row.message.type,
@@ -129,14 +131,12 @@ export async function post(
       body,
     });
     // read up to a small limit, then the connection is closed: an endless answer costs nothing
-    const response = (await readBounded(r).catch(() => ({ text: '' }))).text.slice(
-      0,
-      RESPONSE_KEPT,
-    );
+    const answer = await readBounded(r).catch(() => ({ text: '', bytesRead: 0 }));
     return {
       status: r.status,
       latencyMs: Math.round(performance.now() - began),
-      response,
+      response: answer.text.slice(0, RESPONSE_KEPT),
+      answerBytes: answer.bytesRead,
       retryAfterMs: parseRetryAfter(r.headers.get('retry-after'), Date.now()),
     };
   } catch (err) {
@@ -148,6 +148,7 @@ export async function post(
           : `${(err as Error).message}${cause ? `: ${cause.message}` : ''}`,
       latencyMs: Math.round(performance.now() - began),
       response: '',
+      answerBytes: 0,
     };
   }
 }

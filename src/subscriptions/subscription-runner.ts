@@ -63,6 +63,11 @@ export interface RunnerOptions {
   idleMs?: number;
   /** woken by this process's appends, to cut an idle wait short */
   wakeups?: WakeSignal;
+  /**
+   * with wakeups, how long a reader waits for one before it looks anyway (default 5 s); a
+   * test sets it far above any wake's delay, so that a reaction it sees came from a wake
+   */
+  wakeLimitMs?: number;
   /** attempts on an event that keeps failing before it is parked (default 3) */
   parkAfter?: number;
   /** back-off before attempt n+1 of an event, and between transient failures (ms) */
@@ -101,6 +106,7 @@ export abstract class SubscriptionRunner<S extends Subscriber> {
   protected readonly parkAfter: number;
   protected readonly backoffMs: (attempt: number) => number;
   private readonly wakeups: WakeSignal | undefined;
+  private readonly wakeLimitMs: number;
   /** per subscriber: the event being retried and how often it failed */
   private readonly attempts = new Map<string, { eventId: string; count: number }>();
   private readonly failing = new Map<string, { since: Date; error: string }>();
@@ -120,6 +126,7 @@ export abstract class SubscriptionRunner<S extends Subscriber> {
     this.parkAfter = Math.max(1, options.parkAfter ?? 3);
     this.backoffMs = options.backoffMs ?? defaultBackoff;
     this.wakeups = options.wakeups;
+    this.wakeLimitMs = options.wakeLimitMs ?? WAKE_LIMIT_MS;
   }
 
   get names(): string[] {
@@ -306,7 +313,7 @@ export abstract class SubscriptionRunner<S extends Subscriber> {
   private waitForEvents(s: S): { next(): Promise<void>; close(): void } {
     const reader = this.wakeups?.reader((types) => types.some((t) => s.handles.has(t)));
     return reader
-      ? { next: () => reader.wait(WAKE_LIMIT_MS), close: () => reader.close() }
+      ? { next: () => reader.wait(this.wakeLimitMs), close: () => reader.close() }
       : { next: () => delay(this.idleMs), close: () => {} };
   }
 

@@ -233,8 +233,11 @@ describe('projection runner (PostgreSQL)', () => {
     expect(await runner.waitFor('counting', position, 5000)).toBe(true);
     const other = await store.append(`S-${randomUUID()}`, [ev('NotCounted')], 'no_stream');
     const began = Date.now();
-    expect(await runner.waitFor('counting', other.position, 3000, { readsOnly: true })).toBe(true);
-    expect(Date.now() - began).toBeLessThan(2000);
+    // it knows at once, or only when the wait ends: a wait far longer than knowing takes
+    expect(await runner.waitFor('counting', other.position, 30_000, { readsOnly: true })).toBe(
+      true,
+    );
+    expect(Date.now() - began).toBeLessThan(15_000);
     await runner.stop();
   });
 
@@ -250,14 +253,14 @@ describe('projection runner (PostgreSQL)', () => {
       runner as unknown as { nothingToTake: (...a: unknown[]) => Promise<unknown> },
       'nothingToTake',
     );
-    const waiting = runner.waitFor('counting', other.position, 5000, { readsOnly: true });
+    const waiting = runner.waitFor('counting', other.position, 30_000, { readsOnly: true });
     await new Promise((r) => setTimeout(r, 1000));
     // its checkpoint is read every 50 ms meanwhile, the log asked once
     expect(asked).toHaveBeenCalledTimes(1);
     const began = Date.now();
     runner.start();
     expect(await waiting).toBe(true);
-    expect(Date.now() - began).toBeLessThan(2000);
+    expect(Date.now() - began).toBeLessThan(15_000);
     await runner.stop();
   });
 

@@ -178,9 +178,10 @@ describe('webhook deliveries at speed', () => {
     const latencies = [...appended].map(([id, at]) => hooks.got.find((g) => g.id === id)!.at - at);
     expect(latencies).toHaveLength(200);
     // not held behind the slow one: a delivery that waited for it would take SLOW_MS (how
-    // fast deliveries are is the webhooks bench's to measure; 1 s was missed once under
-    // a loaded CI, at 1.2 s)
-    expect(p95(latencies)).toBeLessThan(SLOW_MS / 4);
+    // fast deliveries are is the webhooks bench's to measure: tens of ms when idle, 1.2 s
+    // seen under a loaded CI); the bound is half of it
+    console.log(`[fast beside slow] p95 ${p95(latencies)} ms`);
+    expect(p95(latencies)).toBeLessThan(SLOW_MS / 2);
     // the slow one was sent to meanwhile, and the dead one is retried on its schedule
     expect(hooks.got.some((g) => g.path === '/slow/1')).toBe(true);
     const deliveries = await call(

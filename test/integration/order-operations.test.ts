@@ -270,14 +270,15 @@ describe('order lists, lateness, retry, cancel and metrics', () => {
       expect(unread.status).toBe(304);
       expect(unread.headers.get('preference-applied')).toBeNull();
       // without If-None-Match there is nothing to wait for
+      // (each asks to wait 30 s: an answer well before that was not held)
       const plain = Date.now();
-      expect((await get(orderId, { prefer: 'wait=5' })).status).toBe(200);
-      expect(Date.now() - plain).toBeLessThan(1000);
+      expect((await get(orderId, { prefer: 'wait=30' })).status).toBe(200);
+      expect(Date.now() - plain).toBeLessThan(15_000);
       // an order that does not exist is not waited for
       const missing = Date.now();
-      const none = await get('NO-SUCH-ORDER', { 'if-none-match': etag, prefer: 'wait=5' });
+      const none = await get('NO-SUCH-ORDER', { 'if-none-match': etag, prefer: 'wait=30' });
       expect(none.status).toBe(404);
-      expect(Date.now() - missing).toBeLessThan(1000);
+      expect(Date.now() - missing).toBeLessThan(15_000);
       expect(
         (await get(orderId, { 'if-none-match': 'x'.repeat(1025) })).headers.get('content-type'),
       ).toMatch(/problem\+json/);
@@ -315,7 +316,6 @@ describe('order lists, lateness, retry, cancel and metrics', () => {
       } finally {
         gate.open();
       }
-      const began = Date.now();
       // each answer is a change: the first file, then the order ready with the second
       let requests = 0;
       let next = waiting;
@@ -335,7 +335,7 @@ describe('order lists, lateness, retry, cancel and metrics', () => {
       const changes = (await history(a, orderId)).length - before;
       expect(requests).toBeGreaterThanOrEqual(1);
       expect(requests).toBeLessThanOrEqual(Math.min(changes, 5));
-      expect(Date.now() - began).toBeLessThan(15_000);
+      // and each was a change, not a wait run out (that answers 304, refused above)
       expect(
         seen.body.items.every((i: { printFiles: unknown[] }) => i.printFiles.length === 1),
       ).toBe(true);

@@ -34,7 +34,7 @@ describe('a service stopped while a client waits for an order to change', () => 
     await settled(app);
     const etag = (await get()).headers.get('etag')!;
     let answeredAt = 0;
-    const waiting = get({ 'if-none-match': etag, prefer: 'wait=25' }).then((a) => {
+    const waiting = get({ 'if-none-match': etag, prefer: 'wait=30' }).then((a) => {
       answeredAt = Date.now();
       return a;
     });
@@ -48,8 +48,10 @@ describe('a service stopped while a client waits for an order to change', () => 
     const answer = await waiting;
     expect(answer.status).toBe(304);
     expect(answer.headers.get('etag')).toBe(etag);
-    expect(answer.headers.get('preference-applied')).toBe('wait=25');
-    expect(answeredAt - began).toBeLessThan(5000);
-    expect(stoppedAt - began).toBeLessThan(15_000);
+    expect(answer.headers.get('preference-applied')).toBe('wait=30');
+    // the stop answered it (1 s at most here), long before its 30 s were out; the stop did
+    // not wait them out either
+    expect(answeredAt - began).toBeLessThan(20_000);
+    expect(stoppedAt - began).toBeLessThan(25_000);
   }, 180_000);
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { WakeSignal } from '../../src/eventstore/subscription.ts';
 
+// A wake is told from a wait run out by waits of 30 s against bounds of 15 s: far above
+// what a wake takes on a loaded machine, far below the limit.
 const elapsed = async (p: Promise<void>) => {
   const began = performance.now();
   await p;
@@ -15,7 +17,7 @@ describe('WakeSignal', () => {
     const reader = signal.reader(wantsOrders);
     // the reader read a page and is handling it; meanwhile an order is appended
     signal.notify(['OrderReceived']);
-    expect(await elapsed(reader.wait(5000))).toBeLessThan(100);
+    expect(await elapsed(reader.wait(30_000))).toBeLessThan(15_000);
     // that append was taken: the wait after it waits again
     expect(await elapsed(reader.wait(150))).toBeGreaterThanOrEqual(140);
     reader.close();
@@ -35,14 +37,14 @@ describe('WakeSignal', () => {
     const signal = new WakeSignal();
     const orders = signal.reader(wantsOrders);
     const any = signal.reader();
-    const forOrders = elapsed(orders.wait(5000));
-    const forAny = elapsed(any.wait(5000));
+    const forOrders = elapsed(orders.wait(30_000));
+    const forAny = elapsed(any.wait(30_000));
     signal.notify(['OrderReceived']);
-    expect(await forOrders).toBeLessThan(100);
-    expect(await forAny).toBeLessThan(100);
-    const again = elapsed(orders.wait(5000));
+    expect(await forOrders).toBeLessThan(15_000);
+    expect(await forAny).toBeLessThan(15_000);
+    const again = elapsed(orders.wait(30_000));
     signal.notify();
-    expect(await again).toBeLessThan(100);
+    expect(await again).toBeLessThan(15_000);
   });
 
   it('a one-off wait counts appends from its start only; closing a reader ends its wait', async () => {
@@ -50,10 +52,10 @@ describe('WakeSignal', () => {
     signal.notify(['OrderReceived']);
     expect(await elapsed(signal.wait(150, wantsOrders))).toBeGreaterThanOrEqual(140);
     const reader = signal.reader(wantsOrders);
-    const waiting = elapsed(reader.wait(5000));
+    const waiting = elapsed(reader.wait(30_000));
     reader.close();
-    expect(await waiting).toBeLessThan(100);
-    expect(await elapsed(reader.wait(5000))).toBeLessThan(100);
+    expect(await waiting).toBeLessThan(15_000);
+    expect(await elapsed(reader.wait(30_000))).toBeLessThan(15_000);
   });
 
   it('probes only while someone waits, one probe at a time, and wakes the readers of the types it found', async () => {
@@ -77,9 +79,9 @@ describe('WakeSignal', () => {
     await sleep(200);
     expect(probes).toBe(whileWaiting);
     // another process appended: the next probe sees the head move
-    const woken = elapsed(reader.wait(5000));
+    const woken = elapsed(reader.wait(30_000));
     head++;
-    expect(await woken).toBeLessThan(1000);
+    expect(await woken).toBeLessThan(15_000);
     expect(probes).toBeGreaterThan(whileWaiting);
     reader.close();
   });
@@ -105,9 +107,9 @@ describe('WakeSignal', () => {
     expect(await waiting).toBeGreaterThanOrEqual(190);
     expect(probes).toBe(probed);
     // a reader saw other processes' orders past the head: the readers of orders wake
-    const woken = elapsed(orders.wait(5000));
+    const woken = elapsed(orders.wait(30_000));
     signal.observed('h1', ['OrderReceived']);
-    expect(await woken).toBeLessThan(100);
+    expect(await woken).toBeLessThan(15_000);
     expect(signal.head).toBe('h1');
     // and events of other types past it wake nobody of orders
     const untouched = elapsed(orders.wait(150));

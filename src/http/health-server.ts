@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger } from 'fastify';
+import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import type { ReadinessCheck } from '../health/readiness.ts';
@@ -18,7 +18,8 @@ export async function startHealthServer(
 ): Promise<{ url: string; close(): Promise<void> }> {
   const app = Fastify({
     loggerInstance: log.child({ part: 'health' }) as FastifyBaseLogger,
-    disableRequestLogging: true,
+    // no line per request: orchestrators poll these every few seconds
+    logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<ZodTypeProvider>();
   answerWithProblems(app);
   await app.register(systemRoutes, { readiness });

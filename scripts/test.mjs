@@ -7,11 +7,18 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { ensureDependencies, ensureTemporalCli, ensureXjdfSchema, root } from './lib/prepare.mjs';
+import { ensureDependencies, ensureTestTools, root } from './lib/prepare.mjs';
+import { ensureSystemPackages } from './lib/system-packages.mjs';
 
+// a bare machine is set up first (as root), or told what it lacks before anything runs;
+// Debian's packages install while npm ci runs, the tools build once both are done (the
+// XJDF schema's fetch may need Debian's Maven)
+const packages = ensureSystemPackages();
 ensureDependencies();
-ensureTemporalCli();
-ensureXjdfSchema();
+await packages;
+await ensureTestTools();
+// `.ci/run` prepares first, then runs its own checks, then the tests
+if (process.argv[2] === '--prepare-only') process.exit(0);
 
 const nodes = (process.env.TEST_NODES ?? process.execPath).split(',').filter(Boolean);
 let passed = 0;
@@ -23,24 +30,47 @@ let code = 0;
 const failures = [];
 // Tests named *.alone.test.ts load the machine so much (100,000 events) that the timing
 // of the others running beside them suffers: they run after the rest, one at a time.
-// Arguments given (a file, a filter) are one run as vitest would do it.
 const ALONE = 'test/**/*.alone.test.ts';
+// With several Nodes (CI: Node 24, then the machine's Node 20), unit, contract and
+// integration tests run on each: they load every module of the service in-process, so
+// they are where a Node version shows. Each end-to-end file runs once: what it adds is
+// the whole service driven from outside, which a second Node does not change. Those that
+// run the embedded default as `npm start` runs it here (restarts, stops, kill -9,
+// outages) run on the machine's Node, which is the one that runs `npm start`, with the
+// two browser files to even the halves; the rest, the tests run alone among them, on the
+// first Node.
+const ON_MACHINE_NODE = [
+  'test/e2e/stop.test.ts',
+  'test/e2e/embedded-restart.test.ts',
+  'test/e2e/faults.test.ts',
+  'test/e2e/outages.test.ts',
+  'test/e2e/two-hosts.test.ts',
+  'test/e2e/orders.test.ts',
+  'test/e2e/audit-daily-head.test.ts',
+  'test/e2e/ops-page.test.ts',
+  'test/e2e/approvals.test.ts',
+];
 const args = process.argv.slice(2);
-const phases =
-  args.length > 0
-    ? [args]
-    : [
-        ['--exclude', ALONE],
-        // a filter, not a glob: vitest matches it against the file names
-        ['--maxWorkers=1', '--passWithNoTests', '.alone.test.ts'],
-      ];
+const alonePhase = ['--maxWorkers=1', '--passWithNoTests', '.alone.test.ts'];
+/** what Node `i` of `n` runs: vitest's arguments per phase */
+function phasesOf(i, n) {
+  // arguments given (a file, a filter) are one run as vitest would do it
+  if (args.length > 0) return [args];
+  // a filter, not a glob: vitest matches it against the file names
+  if (n === 1) return [['--exclude', ALONE], alonePhase];
+  if (i === 0)
+    return [['--exclude', ALONE, ...ON_MACHINE_NODE.flatMap((f) => ['--exclude', f])], alonePhase];
+  return [
+    ['test/unit', 'test/contract', 'test/integration', ...ON_MACHINE_NODE, '--exclude', ALONE],
+  ];
+}
 for (const [i, node] of nodes.entries()) {
   const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
   console.log(`\n== tests on Node ${version} (${node})`);
   let p = 0;
   let f = 0;
   let s = 0;
-  for (const [k, phase] of phases.entries()) {
+  for (const [k, phase] of phasesOf(i, nodes.length).entries()) {
     const report = path.join(root, `test-results/vitest-${i}-${k}.json`);
     mkdirSync(path.dirname(report), { recursive: true });
     rmSync(report, { force: true });

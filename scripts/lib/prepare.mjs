@@ -1,5 +1,5 @@
 // Shared by `npm start` and `npm test`: make a fresh clone runnable.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,15 +40,49 @@ function installedBy(script) {
   }
 }
 
+/** What an install script printed last (a path), run beside others; undefined when it failed. */
+function installing(script) {
+  return new Promise((resolve) => {
+    const child = spawn('bash', [path.join(root, 'scripts', script)], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.on('error', () => resolve(undefined));
+    child.on('close', (code) => resolve(code === 0 ? out.trim().split('\n').pop() : undefined));
+  });
+}
+
 /**
- * Sets XJDF_SCHEMA_DIR to CIP4's XJDF 2.x schemas (scripts/install-xjdf-schema.sh, cached
- * under ~/.cache): the tests validate every job ticket they make with xmllint against them.
+ * The tools the tests use, each built or fetched by its install script (cached under
+ * ~/.cache, so only the first run pays), all at once: the Temporal CLI, CIP4's XJDF
+ * schemas, MinIO and Jaeger. Each sets its variable unless it is set already. The
+ * Temporal CLI is needed unless TEMPORAL_ADDRESS names a server; the XJDF schema always
+ * (the job-ticket tests fail without it); MinIO and Jaeger only by the suites that use
+ * them, which are skipped when they could not be built (said here).
  */
-export function ensureXjdfSchema() {
-  if (process.env.XJDF_SCHEMA_DIR) return;
-  const dir = installedBy('install-xjdf-schema.sh');
-  if (dir) process.env.XJDF_SCHEMA_DIR = dir;
-  else console.error('[prepare] no XJDF schema: the job-ticket tests will fail');
+export async function ensureTestTools() {
+  const tools = [
+    [
+      'TEMPORAL_CLI_PATH',
+      'install-temporal-cli.sh',
+      'no local Temporal CLI; the SDK will try to download one',
+    ],
+    ['XJDF_SCHEMA_DIR', 'install-xjdf-schema.sh', 'no XJDF schema: the job-ticket tests will fail'],
+    ['MINIO_PATH', 'install-minio.sh', 'no MinIO: the S3 storage tests will be skipped'],
+    ['JAEGER_PATH', 'install-jaeger.sh', 'no Jaeger: the tracing tests will be skipped'],
+  ].filter(
+    ([variable]) =>
+      !process.env[variable] && !(variable === 'TEMPORAL_CLI_PATH' && process.env.TEMPORAL_ADDRESS),
+  );
+  const paths = await Promise.all(tools.map(([, script]) => installing(script)));
+  for (const [i, [variable, , missing]] of tools.entries()) {
+    if (paths[i]) process.env[variable] = paths[i];
+    else console.error(`[prepare] ${missing}`);
+  }
 }
 
 /** The newest modification time under a folder, ms. */

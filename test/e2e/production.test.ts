@@ -676,6 +676,10 @@ describe('the shop floor', () => {
     expectOthersServed(seen, elsewhere);
     const grew = (process.memoryUsage().rss - rssBefore) / 1024 / 1024;
     console.log(`[logo bombs] the service's RSS grew ${grew.toFixed(1)} MiB`);
-    expect(grew).toBeLessThan(20);
+    // decoding either here would take 600 MB (100 megapixels, three 16-bit channels) or
+    // 1.5 GB (the iCCP chunk inflated); this process's RSS also holds whatever else it did
+    // meanwhile (15 MiB seen, 20 was the bound and too close), so the bound tells a decode
+    // from that, not how lean the process is
+    expect(grew).toBeLessThan(300);
   }, 180_000);
 });

@@ -52,8 +52,10 @@ export function verifyProofToken(secret: string, token: string, now = new Date()
   if (parts.length !== 3 || parts[0] !== 'p1' || token.length > 600)
     return { ok: false, why: 'invalid' };
   const [, body, sig] = parts as [string, string, string];
-  const expected = mac(secret, body);
-  const given = Buffer.from(sig, 'base64url');
+  // the signature as text, in the one encoding the service writes: a base64url decoder
+  // skips what it cannot read ('=', '!', 'é' appended), which would make one link many
+  const expected = Buffer.from(mac(secret, body).toString('base64url'));
+  const given = Buffer.from(sig);
   if (given.length !== expected.length || !timingSafeEqual(given, expected))
     return { ok: false, why: 'invalid' };
   const parsed = payloadSchema.safeParse(

@@ -30,14 +30,33 @@ const FIELDS: Record<string, keyof ShipTo> = {
 export const isCountryCode = (code: string) =>
   /^[A-Z]{2}$/.test(code) && address.isValidCountryCode(code);
 
+/** A value as an error may quote it: its first 40 characters, then how long it was. */
+export const excerpt = (value: string) =>
+  value.length <= 40 ? value : `${value.slice(0, 40)}... (${value.length} characters)`;
+
+/**
+ * A country as sent, read as ISO 3166-1 alpha-2 in ASCII: two ASCII letters, either
+ * case (no case folding beyond ASCII: 'ß' would become 'SS', 'ſe' 'SE'); undefined when
+ * it is not a code.
+ */
+export function countryCode(sent: string): string | undefined {
+  const trimmed = sent.trim();
+  if (!/^[A-Za-z]{2}$/.test(trimmed)) return undefined;
+  const code = trimmed.toUpperCase();
+  return isCountryCode(code) ? code : undefined;
+}
+
+/** The error for a value that is not a country code, quoting an excerpt of it. */
+export const notACountry = (sent: string) =>
+  `${excerpt(sent)} is not an ISO 3166-1 alpha-2 country code`;
+
 /**
  * The address as it is kept: checked against its country's rules (a 400 naming the
  * field and the rule otherwise), the country upper-cased, the region as its code.
  */
 export function checkShipTo(input: ShipTo): ShipTo {
-  const country = input.country.trim().toUpperCase();
-  if (!isCountryCode(country))
-    throw invalid('country', `${input.country} is not an ISO 3166-1 alpha-2 country code`);
+  const country = countryCode(input.country);
+  if (!country) throw invalid('country', notACountry(input.country));
   const data = address.getCountryData(country as LibAddress.CountryCode);
   const fields = address.getCountryFields(country as LibAddress.CountryCode) ?? {};
   const regions = data.sub_regions ?? [];

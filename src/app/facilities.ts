@@ -5,7 +5,7 @@ import { type FacilitySettings, facilityStream, WEEKDAYS } from '../domain/facil
 import { DomainError } from '../domain/shared/decider.ts';
 import { issueKey } from '../domain/shared/keys.ts';
 import type { EventMetadata } from '../eventstore/port.ts';
-import { isCountryCode } from './addresses.ts';
+import { countryCode, notACountry } from './addresses.ts';
 import { handleCommand } from './command-handler.ts';
 import type { AppContext } from './context.ts';
 
@@ -25,9 +25,8 @@ const invalid = (field: string, message: string) =>
 
 /** The settings as kept: the country upper-cased and real, the time zone one Intl knows. */
 function settingsOf(input: FacilityInput): FacilitySettings {
-  const country = input.country.trim().toUpperCase();
-  if (!isCountryCode(country))
-    throw invalid('country', `${input.country} is not an ISO 3166-1 alpha-2 country code`);
+  const country = countryCode(input.country);
+  if (!country) throw invalid('country', notACountry(input.country));
   try {
     new Intl.DateTimeFormat('en', { timeZone: input.timezone });
   } catch {

@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Transform } from 'node:stream';
@@ -50,10 +50,24 @@ export const datasetCheckSchema = z
   })
   .meta({ id: 'DatasetCheck', description: 'every row checked against a design' });
 
-/** The body into a file of this machine as it arrives: at most 50 MB (413 past it). */
-async function bodyToFile(request: FastifyRequest): Promise<string> {
+/**
+ * The body into a file of this machine as it arrives, at most 50 MB (413 past it), and
+ * `use` given that file; the file's folder is removed however it ends: taken, refused
+ * past the limit, cut off by the client, or refused as invalid.
+ */
+async function withBodyInFile<T>(
+  request: FastifyRequest,
+  use: (file: string) => Promise<T>,
+): Promise<T> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'dataset-'));
-  const file = path.join(dir, 'body');
+  try {
+    return await use(await bodyToFile(request, path.join(dir, 'body')));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function bodyToFile(request: FastifyRequest, file: string): Promise<string> {
   let bytes = 0;
   const limit = new Transform({
     transform(chunk: Buffer, _enc, done) {
@@ -102,13 +116,8 @@ export const datasetRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (a
           'unsupported_media_type',
           'send text/csv or application/x-ndjson',
         );
-      const file = await bodyToFile(request);
-      const answer = await uploadDataset(
-        deps.app,
-        labelIdOf(request),
-        format,
-        file,
-        metadataOf(request),
+      const answer = await withBodyInFile(request, (file) =>
+        uploadDataset(deps.app, labelIdOf(request), format, file, metadataOf(request)),
       );
       return reply.code(201).send(answer);
     },

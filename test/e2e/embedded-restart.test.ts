@@ -57,6 +57,7 @@ describe('embedded default (PGlite + local Temporal), as a process', () => {
     if (proc) await stop();
   });
 
+  // two starts of up to 60 s each and a stop: the test's own limit is far above their sum
   it('is ready within 60 s and keeps a shop integration across a restart', async () => {
     const port = await freePortAndNext();
     const firstStart = await start(port);
@@ -130,7 +131,7 @@ describe('embedded default (PGlite + local Temporal), as a process', () => {
       webhooks: { ok: true },
       worker: { ok: true },
     });
-  });
+  }, 300_000);
 
   it('runs the newcomer’s demo against it: seed:demo follows DATA_DIR and PORT and ends with a printed order', async () => {
     if (!proc) await start(await freePortAndNext());

@@ -83,6 +83,7 @@ const envSchema = z.object({
     z.coerce.number().int().min(1).max(256).default(os.availableParallelism()),
   ),
   RENDER_AHEAD: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).default('on')),
+  RENDER_WARM_UP: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).default('on')),
   IMAGE_CHECK_PROCESSES: z.preprocess(
     emptyAsUndefined,
     z.coerce.number().int().min(1).max(64).default(os.availableParallelism()),
@@ -285,6 +286,8 @@ export interface Config {
   renderConcurrency: number;
   /** a new order's items start rendering on free render slots before its workflow asks */
   renderAhead: boolean;
+  /** the render processes start with the worker and compile their code on a few small renders */
+  renderWarmUp: boolean;
   /** print methods that print with inks (screen, pad, engraving): spot colours, limited colours */
   inkMethods: string[];
   /** the image processes that check images at project save (IMAGE_CHECK_*) */
@@ -428,6 +431,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       },
       renderConcurrency: e.RENDER_CONCURRENCY,
       renderAhead: e.RENDER_AHEAD === 'on',
+      renderWarmUp: e.RENDER_WARM_UP === 'on',
       storage: e.STORAGE_URL ? parseStorageUrl(e.STORAGE_URL, env) : undefined,
       downloads: { mode: e.PRINT_FILE_DOWNLOADS, ttlSeconds: e.PRINT_FILE_URL_TTL_SECONDS },
       suppliers: [...e.SUPPLIERS, e.PRINTSHOP_SUPPLIER],

@@ -159,7 +159,7 @@ export function startWorkerRole(
   renderAhead: OrderReceivedHook;
 } {
   renderLoad.setLimit(config.renderConcurrency);
-  const renders = new Renders(config.renderConcurrency, RENDER_LIMIT_MS);
+  const renders = new Renders(config.renderConcurrency, RENDER_LIMIT_MS, config.renderWarmUp);
   stops.add(() => renders.close());
   const impositions = new Impositions();
   stops.add(() => impositions.close());

@@ -121,7 +121,8 @@ export class Renders {
 
   private readonly deadlineMs: number;
 
-  constructor(processes: number, timeoutMs: number) {
+  /** `warmUp`: the processes start at once and render a few small items (else at the first render, cold) */
+  constructor(processes: number, timeoutMs: number, warmUp = true) {
     this.deadlineMs = timeoutMs;
     this.pool = new ProcessPool({
       name: 'render',
@@ -130,7 +131,7 @@ export class Renders {
       deadlineMs: timeoutMs,
       maxHeapMiB: 1024,
       v8Flags: IMAGE_V8_FLAGS,
-      warmUp: 'warmUpRenders',
+      ...(warmUp ? { warmUp: 'warmUpRenders' } : {}),
     });
   }
 

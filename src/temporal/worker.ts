@@ -2,18 +2,18 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import {
-  bundleWorkflowCode,
   DefaultLogger,
   NativeConnection,
   Runtime,
   Worker,
-  type WorkflowBundleWithSourceMap,
+  type WorkflowBundleOption,
 } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { describeError } from '../subscriptions/parked.ts';
 import { closableInterceptors } from './closed-guard.ts';
 import type { Activities } from './contract.ts';
 import { clientTracing, workerTracing, workflowTracingModules } from './tracing.ts';
+import { workflowBundleFor } from './workflow-bundle.ts';
 
 // the sources, or the compiled output beside this compiled file (the image runs dist/)
 const WORKFLOWS = path.resolve(
@@ -104,19 +104,15 @@ export async function temporalCoreMetrics(): Promise<string> {
   }
 }
 
-const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
-/** workflows/ bundled once per process: a worker made again after a failure reuses it */
+const bundles = new Map<string, Promise<WorkflowBundleOption>>();
+/** workflows/ bundled once per process (or kept on disk): a worker made again after a failure reuses it */
 const workflowBundle = () => {
   // with tracing on, the workflows' interceptors go into the bundle (tracing.ts)
   const modules = workflowTracingModules();
   const key = modules.join(',');
   let made = bundles.get(key);
   if (!made) {
-    made = bundleWorkflowCode({
-      workflowsPath: WORKFLOWS,
-      workflowInterceptorModules: modules,
-      logger: new DefaultLogger('WARN'),
-    });
+    made = workflowBundleFor(WORKFLOWS, modules);
     bundles.set(key, made);
   }
   return made;

@@ -310,7 +310,8 @@ describe('a flaky barcode activity', () => {
 describe('a render process killed while it renders', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp();
+    // the render processes are there, warm, before the sale: the test kills those
+    t = await startTestApp({ RENDER_WARM_UP: 'on' });
   });
   afterAll(async () => t?.stop());
 

@@ -87,7 +87,8 @@ describe('variable data', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'vdp-test-'));
 
   beforeAll(async () => {
-    t = await startTestApp();
+    // warm render processes from the start: a test kills them mid-render
+    t = await startTestApp({ RENDER_WARM_UP: 'on' });
     call = client(t.url);
     a = await setUpShop(call, accessOf(t), 0);
     b = await setUpShop(call, accessOf(t), 0);

@@ -47,6 +47,9 @@ export async function testEnv(env: Record<string, string> = {}): Promise<Record<
     // the daily tree heads are appended at a time of their own: a test of "nothing
     // changed" would see one (test/e2e/audit-daily-head.test.ts turns them on)
     AUDIT_DAILY_HEAD_CHECK_MS: '0',
+    // render processes start at the first render: most test apps render nothing, and each
+    // warm-up is about 2 s of CPU a process (the tests of render processes turn it on)
+    RENDER_WARM_UP: 'off',
     ...env,
   };
 }

@@ -16,7 +16,12 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
  * means it never came.
  */
 const FAR_MS = 120_000;
-const SCREENSHOTS = path.resolve(import.meta.dirname, '../../docs');
+// the README's screenshots are taken again with UPDATE_SCREENSHOTS=1; a plain run leaves
+// the working tree as it found it and puts them in test-results/
+const SCREENSHOTS = path.resolve(
+  import.meta.dirname,
+  process.env.UPDATE_SCREENSHOTS === '1' ? '../../docs' : '../../test-results/screenshots',
+);
 
 /**
  * The ops page in a real browser (Debian's chromium driven by playwright-core) against

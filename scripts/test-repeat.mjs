@@ -8,7 +8,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { ensureDependencies, ensureTestTools, root } from './lib/prepare.mjs';
+import { ensureBuilt, ensureDependencies, ensureTestTools, root } from './lib/prepare.mjs';
 import { ensureSystemPackages } from './lib/system-packages.mjs';
 
 const args = process.argv.slice(2);
@@ -29,6 +29,8 @@ const packages = ensureSystemPackages();
 ensureDependencies();
 await packages;
 await ensureTestTools();
+// as npm test does: the files that run `npm start` find dist/ compiled, not compiled in their wait
+ensureBuilt();
 
 const spinner = busy
   ? spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' })

@@ -4,9 +4,10 @@
 // own PostgreSQL cluster and Temporal dev server, as `npm test` makes them), and prints
 // each test that failed at least once with its failures out of N, then one line per file.
 // --busy keeps one core busy with another process for the whole hunt (a spinning Node),
-// as a loaded CI machine would. The reports stay in test-results/repeat/ for reading.
+// as a loaded CI machine would. Files named *.alone.test.ts run after the rest, one at a
+// time, as in `npm test`. The reports stay in test-results/repeat/ for reading.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ensureBuilt, ensureDependencies, ensureTestTools, root } from './lib/prepare.mjs';
 import { ensureSystemPackages } from './lib/system-packages.mjs';
@@ -50,9 +51,25 @@ mkdirSync(dir, { recursive: true });
 const results = new Map();
 const files = new Map();
 const began = Date.now();
-for (let n = 1; n <= times; n++) {
-  const report = path.join(dir, `run-${n}.json`);
-  const runBegan = Date.now();
+// as `npm test` does: the files that load the whole machine (*.alone.test.ts) run after
+// the rest, one at a time, so they neither slow the others nor are slowed by them
+const isAlone = (f) => f.endsWith('.alone.test.ts');
+const alone = targets.flatMap((t) => {
+  const full = path.resolve(root, t);
+  if (!existsSync(full)) return [];
+  if (!statSync(full).isDirectory()) return isAlone(full) ? [path.relative(root, full)] : [];
+  return readdirSync(full, { recursive: true })
+    .map(String)
+    .filter(isAlone)
+    .map((f) => path.relative(root, path.join(full, f)));
+});
+const phases = [
+  [...targets, '--exclude', 'test/**/*.alone.test.ts', '--passWithNoTests'],
+  ...(alone.length > 0 ? [['--maxWorkers=1', ...alone]] : []),
+];
+
+/** One vitest run of `args`, its JSON report (undefined when vitest wrote none). */
+function vitest(args, report) {
   spawnSync(
     process.execPath,
     [
@@ -61,15 +78,25 @@ for (let n = 1; n <= times; n++) {
       '--reporter=dot',
       '--reporter=json',
       `--outputFile.json=${report}`,
-      ...targets,
+      ...args,
     ],
     { cwd: root, stdio: 'inherit' },
   );
-  if (!existsSync(report)) {
+  return existsSync(report) ? JSON.parse(readFileSync(report, 'utf8')) : undefined;
+}
+
+for (let n = 1; n <= times; n++) {
+  const runBegan = Date.now();
+  const reports = phases.map((args, k) => vitest(args, path.join(dir, `run-${n}-${k}.json`)));
+  if (reports.some((r) => r === undefined)) {
     console.error(`run ${n}: vitest wrote no report`);
     continue;
   }
-  const json = JSON.parse(readFileSync(report, 'utf8'));
+  const json = {
+    testResults: reports.flatMap((r) => r.testResults),
+    numPassedTests: reports.reduce((s, r) => s + r.numPassedTests, 0),
+    numFailedTests: reports.reduce((s, r) => s + r.numFailedTests, 0),
+  };
   for (const file of json.testResults) {
     const name = path.relative(root, file.name);
     const f = files.get(name) ?? { runs: 0, failedRuns: 0 };

@@ -26,7 +26,8 @@ export GOPATH="$shared/go" GOFLAGS=-modcacherw GOTOOLCHAIN=local
   cd "$shared/module"
   [ -f go.mod ] || go mod init jaeger-build >&2
   go get -tool "github.com/jaegertracing/jaeger/cmd/jaeger@$version" >&2
-  go build -o "$shared/bin/jaeger" github.com/jaegertracing/jaeger/cmd/jaeger >&2
+  # -s -w: no symbol table or DWARF, a shorter link of a binary nobody debugs here
+  go build -ldflags="-s -w" -o "$shared/bin/jaeger" github.com/jaegertracing/jaeger/cmd/jaeger >&2
 )
 runs "$shared/bin/jaeger"
 # the module cache is only needed to build

@@ -21,7 +21,8 @@ command -v go >/dev/null 2>&1 || { log "needs the Go toolchain"; exit 1; }
 log "building github.com/minio/minio@$version with go install (several minutes)"
 mkdir -p "$shared"
 GOBIN="$shared/bin" GOPATH="$shared/go" GOFLAGS=-modcacherw GOTOOLCHAIN=local \
-  go install "github.com/minio/minio@$version" >&2
+  # -s -w: no symbol table or DWARF, a shorter link of a binary nobody debugs here
+  go install -ldflags="-s -w" "github.com/minio/minio@$version" >&2
 runs "$shared/bin/minio"
 # the module cache is only needed to build
 rm -rf "$shared/go"

@@ -27,9 +27,10 @@ if (!Number.isInteger(times) || times < 1 || targets.length === 0) {
 }
 
 const packages = ensureSystemPackages();
+const tools = ensureTestTools(packages);
 ensureDependencies();
 await packages;
-await ensureTestTools();
+await tools;
 // as npm test does: the files that run `npm start` find dist/ compiled, not compiled in their wait
 ensureBuilt();
 

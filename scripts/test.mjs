@@ -11,12 +11,13 @@ import { ensureBuilt, ensureDependencies, ensureTestTools, root } from './lib/pr
 import { ensureSystemPackages } from './lib/system-packages.mjs';
 
 // a bare machine is set up first (as root), or told what it lacks before anything runs;
-// Debian's packages install while npm ci runs, the tools build once both are done (the
-// XJDF schema's fetch may need Debian's Maven)
+// Debian's packages, npm ci and the Go builds of the tools run at once (the first two
+// mostly wait on the network; the XJDF schema's fetch waits for Debian's Maven)
 const packages = ensureSystemPackages();
+const tools = ensureTestTools(packages);
 ensureDependencies();
 await packages;
-await ensureTestTools();
+await tools;
 // the e2e tests run `npm start`, which compiles dist/ when it is missing: compiled once
 // here, a test's wait for the service to be ready is not a compile on a loaded machine
 // (the first such test on a fresh clone ran past its 300 s)

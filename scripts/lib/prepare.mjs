@@ -58,31 +58,43 @@ function installing(script) {
 
 /**
  * The tools the tests use, each built or fetched by its install script (cached under
- * ~/.cache, so only the first run pays), all at once: the Temporal CLI, CIP4's XJDF
- * schemas, MinIO and Jaeger. Each sets its variable unless it is set already. The
- * Temporal CLI is needed unless TEMPORAL_ADDRESS names a server; the XJDF schema always
- * (the job-ticket tests fail without it); MinIO and Jaeger only by the suites that use
- * them, which are skipped when they could not be built (said here).
+ * ~/.cache, so only the first run pays): the Temporal CLI, MinIO and Jaeger, built with Go
+ * at once from the call, and CIP4's XJDF schemas, fetched once `systemPackages` has
+ * settled (its fetch may need Debian's Maven). Call it before `npm ci` and await it
+ * after: the Go builds then overlap the package installs, which mostly wait on the
+ * network. Each sets its variable unless it is set already. The Temporal CLI is needed
+ * unless TEMPORAL_ADDRESS names a server; the XJDF schema always (the job-ticket tests
+ * fail without it); MinIO and Jaeger only by the suites that use them, which are skipped
+ * when they could not be built (said here).
  */
-export async function ensureTestTools() {
+export function ensureTestTools(systemPackages = Promise.resolve()) {
   const tools = [
     [
       'TEMPORAL_CLI_PATH',
       'install-temporal-cli.sh',
       'no local Temporal CLI; the SDK will try to download one',
     ],
-    ['XJDF_SCHEMA_DIR', 'install-xjdf-schema.sh', 'no XJDF schema: the job-ticket tests will fail'],
     ['MINIO_PATH', 'install-minio.sh', 'no MinIO: the S3 storage tests will be skipped'],
     ['JAEGER_PATH', 'install-jaeger.sh', 'no Jaeger: the tracing tests will be skipped'],
+    [
+      'XJDF_SCHEMA_DIR',
+      'install-xjdf-schema.sh',
+      'no XJDF schema: the job-ticket tests will fail',
+      systemPackages,
+    ],
   ].filter(
     ([variable]) =>
       !process.env[variable] && !(variable === 'TEMPORAL_CLI_PATH' && process.env.TEMPORAL_ADDRESS),
   );
-  const paths = await Promise.all(tools.map(([, script]) => installing(script)));
-  for (const [i, [variable, , missing]] of tools.entries()) {
-    if (paths[i]) process.env[variable] = paths[i];
-    else console.error(`[prepare] ${missing}`);
-  }
+  const paths = tools.map(([, script, , after]) =>
+    after ? after.then(() => installing(script)) : installing(script),
+  );
+  return Promise.all(paths).then((found) => {
+    for (const [i, [variable, , missing]] of tools.entries()) {
+      if (found[i]) process.env[variable] = found[i];
+      else console.error(`[prepare] ${missing}`);
+    }
+  });
 }
 
 /** The newest modification time under a folder, ms. */

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import {
   DEFAULT_RENDER_WITHIN_MINUTES,
+  DEFAULT_SHARE_FACTOR,
   DEFAULT_SHIP_WITHIN_HOURS,
   labelEvents,
 } from '../src/domain/label/events.ts';
@@ -10,7 +11,8 @@ export const labelsProjection: Projection = {
   name: 'labels',
   // 2: the render deadline
   // 3: the ship-by deadline
-  version: 3,
+  // 4: the share factor
+  version: 4,
   tables: ['rm_labels'],
   schema: `
     CREATE TABLE IF NOT EXISTS rm_labels (
@@ -19,9 +21,15 @@ export const labelsProjection: Projection = {
       partner_id integer NOT NULL UNIQUE,
       render_within_minutes integer NOT NULL DEFAULT ${DEFAULT_RENDER_WITHIN_MINUTES},
       ship_within_hours integer NOT NULL DEFAULT ${DEFAULT_SHIP_WITHIN_HOURS},
+      share_factor integer NOT NULL DEFAULT ${DEFAULT_SHARE_FACTOR},
       created_at timestamptz NOT NULL
     );`,
-  handles: new Set(['LabelCreated', 'LabelRenderDeadlineSet', 'LabelShipDeadlineSet']),
+  handles: new Set([
+    'LabelCreated',
+    'LabelRenderDeadlineSet',
+    'LabelShipDeadlineSet',
+    'LabelShareSet',
+  ]),
   async apply(tx, stored) {
     const labels = [];
     for (const s of stored) {
@@ -38,6 +46,12 @@ export const labelsProjection: Projection = {
         await tx.query('UPDATE rm_labels SET ship_within_hours = $2 WHERE label_id = $1', [
           e.data.labelId,
           e.data.shipWithinHours,
+        ]);
+      } else if (e.type === 'LabelShareSet') {
+        await insertLabels(tx, labels.splice(0));
+        await tx.query('UPDATE rm_labels SET share_factor = $2 WHERE label_id = $1', [
+          e.data.labelId,
+          e.data.factor,
         ]);
       }
     }
@@ -103,4 +117,12 @@ export async function listLabels(pool: pg.Pool, labelId?: string): Promise<Label
     [labelId ?? null],
   );
   return r.rows;
+}
+
+/** The labels whose share the operator changed, with their factor (few: the rest have 1). */
+export async function changedShares(pool: pg.Pool): Promise<Map<string, number>> {
+  const r = await pool.query<{ label_id: string; share_factor: number }>(
+    `SELECT label_id, share_factor FROM rm_labels WHERE share_factor <> ${DEFAULT_SHARE_FACTOR}`,
+  );
+  return new Map(r.rows.map((row) => [row.label_id, row.share_factor]));
 }

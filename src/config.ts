@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import type { ImageCheckSettings } from './print/image-work.ts';
+import { parseShares, type Shares } from './shares/door.ts';
 import { parseStorageUrl, type S3Location } from './storage/s3.ts';
 
 const DEFAULT_SUPPLIERS = 'supplier-a,supplier-b,supplier-c,supplier-d';
@@ -84,6 +85,24 @@ const envSchema = z.object({
   ),
   RENDER_AHEAD: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).default('on')),
   RENDER_WARM_UP: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).default('on')),
+  LABEL_SHARES: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .max(500)
+      .optional()
+      .superRefine((v, ctx) => {
+        try {
+          parseShares(v);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        }
+      }),
+  ),
+  DOOR_WAIT_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(0).max(60_000).default(10_000),
+  ),
   IMAGE_CHECK_PROCESSES: z.preprocess(
     emptyAsUndefined,
     z.coerce.number().int().min(1).max(64).default(os.availableParallelism()),
@@ -288,6 +307,8 @@ export interface Config {
   renderAhead: boolean;
   /** the render processes start with the worker and compile their code on a few small renders */
   renderWarmUp: boolean;
+  /** what each label may have running and waiting per cost class, and how long one waits */
+  door: { shares: Shares; waitMs: number };
   /** print methods that print with inks (screen, pad, engraving): spot colours, limited colours */
   inkMethods: string[];
   /** the image processes that check images at project save (IMAGE_CHECK_*) */
@@ -432,6 +453,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       renderConcurrency: e.RENDER_CONCURRENCY,
       renderAhead: e.RENDER_AHEAD === 'on',
       renderWarmUp: e.RENDER_WARM_UP === 'on',
+      door: { shares: parseShares(e.LABEL_SHARES), waitMs: e.DOOR_WAIT_MS },
       storage: e.STORAGE_URL ? parseStorageUrl(e.STORAGE_URL, env) : undefined,
       downloads: { mode: e.PRINT_FILE_DOWNLOADS, ttlSeconds: e.PRINT_FILE_URL_TTL_SECONDS },
       suppliers: [...e.SUPPLIERS, e.PRINTSHOP_SUPPLIER],

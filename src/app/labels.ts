@@ -131,3 +131,21 @@ export async function labelDeadlines(
 /** Every label (the operator), or one label (its admin), by name. */
 export const labelList = (ctx: AppContext, labelId?: string): Promise<LabelRow[]> =>
   listLabels(ctx.pool, labelId);
+
+/** Sets a label's factor on the deployment's share of every cost class (the operator's call). */
+export async function setLabelShare(
+  ctx: AppContext,
+  labelId: string,
+  factor: number,
+  metadata: EventMetadata,
+): Promise<{ labelId: string; factor: number }> {
+  const r = await handleCommand(
+    ctx.store,
+    labelAggregate,
+    labelStream(labelId),
+    { type: 'SetShare', factor, at: new Date() },
+    { ...metadata, labelId },
+  );
+  await ctx.readModels.seen('labels', r.appended?.position);
+  return { labelId, factor };
+}

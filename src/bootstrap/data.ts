@@ -5,6 +5,7 @@ import { type CachedReads, cachedReads } from '../app/cached-reads.ts';
 import { FoldedStates } from '../app/folded-states.ts';
 import { StreamStateCache } from '../app/stream-state-cache.ts';
 import type { Config } from '../config.ts';
+import { API_PROCESSES_SCHEMA } from '../db/api-processes.ts';
 import { AUDIT_HEADS_SCHEMA } from '../db/audit-heads.ts';
 import { ChangeFeed } from '../db/change-feed.ts';
 import { connectPostgres, type Database, inTransaction, openPglite } from '../db/database.ts';
@@ -98,6 +99,7 @@ export async function migrateSchema(
     await tx.query(ENCRYPTION_KEYS_SCHEMA);
     await tx.query(AUDIT_HEADS_SCHEMA);
     await tx.query(AUTH_THROTTLE_SCHEMA);
+    await tx.query(API_PROCESSES_SCHEMA);
     for (const r of runners) await r.migrate(tx as unknown as Database['pool']);
   });
 }

@@ -11,9 +11,11 @@ import { CommandBatches } from '../app/command-batches.ts';
 import type { AppContext } from '../app/context.ts';
 import { FoldedStates } from '../app/folded-states.ts';
 import { scheduleImageCleanup } from '../app/image-cleanup.ts';
+import { DeploymentShares } from '../app/label-shares.ts';
 import { markLateShipments, markOverdueOrders } from '../app/order-operations.ts';
 import { readYourWrites } from '../app/read-your-writes.ts';
 import { type Config, persistedSecret, type Role } from '../config.ts';
+import { ApiProcesses } from '../db/api-processes.ts';
 import { auditSigner } from '../db/audit-heads.ts';
 import type { Database } from '../db/database.ts';
 import { orderAggregate } from '../domain/order/decider.ts';
@@ -42,6 +44,7 @@ import { every } from '../processes.ts';
 import { ReactionRunner } from '../reactions/reactor.ts';
 import { routingReactor } from '../reactions/routing.ts';
 import type { OrderReceivedHook } from '../reactions/workflow-starts.ts';
+import { LabelDoor } from '../shares/door.ts';
 import type { FileStorage } from '../storage/port.ts';
 import { describeError } from '../subscriptions/parked.ts';
 import { startTracing } from '../telemetry/sdk.ts';
@@ -71,6 +74,8 @@ export interface App {
   /** the reactor runner of the worker role */
   reactions: ReactionRunner | undefined;
   http: FastifyInstance | undefined;
+  /** where the API charges each request to its label's share, when the role serves the API */
+  door: LabelDoor | undefined;
   temporal: TemporalParts | undefined;
   /** the bound address of the API server, when the role serves the API */
   url: string | undefined;
@@ -354,7 +359,17 @@ export async function startApp(
     let http: FastifyInstance | undefined;
     let url: string | undefined;
     let healthUrl: string | undefined;
+    let door: LabelDoor | undefined;
     if (has(role, 'api')) {
+      // a label's share is the deployment's: each API process takes its part
+      const shares = new DeploymentShares(data.db.pool, data.feed, new ApiProcesses(data.db.pool));
+      await shares.start();
+      stops.add(() => shares.stop());
+      door = new LabelDoor({
+        ...config.door,
+        factorOf: shares.factorOf,
+        processes: shares.processCount,
+      });
       http = await buildHttpServer(
         {
           config,
@@ -365,6 +380,7 @@ export async function startApp(
           // the worker's appends (print files, ready) are told in its own process only
           appendsOnFeed: !config.eventStoreUrl && has(role, 'worker'),
           readiness,
+          door,
           throttle: new AuthThrottle(data.db.pool),
           metrics: metricsRoute,
           pollers,
@@ -395,6 +411,7 @@ export async function startApp(
       runner,
       reactions,
       http,
+      door,
       temporal,
       url,
       healthUrl,

@@ -69,6 +69,8 @@ export interface WaitFor<T> {
   waitMs: number;
   /** the client went away, or the server is closing */
   signal: AbortSignal;
+  /** told when the wait is taken (its place among the held ones given) */
+  onHeld?: () => void;
 }
 
 /**
@@ -124,6 +126,7 @@ export class AnswerWaits {
       return { answer, changed: w.changed(answer), waited: false };
     }
     this.held++;
+    w.onHeld?.();
     const slowMs = this.options.appendsOnFeed ? 1000 : 100;
     let settle: (r: Waited<T>) => void = () => {};
     let fail: (err: unknown) => void = () => {};

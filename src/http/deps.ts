@@ -5,6 +5,7 @@ import type { Runners } from '../app/subscriptions.ts';
 import type { Config } from '../config.ts';
 import type { ChangeFeed } from '../db/change-feed.ts';
 import type { ReadinessCheck } from '../health/readiness.ts';
+import type { LabelDoor } from '../shares/door.ts';
 import type { Poller } from '../temporal/pollers.ts';
 import type { MetricsRouteOptions } from './routes/system/metrics.ts';
 
@@ -25,6 +26,8 @@ export interface HttpDeps {
   /** API key owners' states; absent when the event store's appends are not on the feed */
   principals: StreamStateCache | undefined;
   readiness: ReadinessCheck[];
+  /** where every request with a label is charged to that label's share */
+  door: LabelDoor;
   /** limits on signup, login and forgot password, shared by every instance */
   throttle: AuthThrottle;
   /** this process's metrics and who may read them */

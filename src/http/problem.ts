@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { DomainError, type DomainErrorKind } from '../domain/shared/decider.ts';
 import { unavailableDependency } from '../errors.ts';
 import { WrongExpectedRevisionError } from '../eventstore/port.ts';
+import { COST_CLASSES } from '../shares/door.ts';
 
 /** RFC 9457 problem details, the body of every error answer. */
 export const problemSchema = z
@@ -17,6 +18,10 @@ export const problemSchema = z
     status: z.number().int().min(400).max(599),
     detail: z.string(),
     code: z.string().optional(),
+    costClass: z
+      .enum(COST_CLASSES)
+      .optional()
+      .describe("with 429 over_share: the cost class whose share the label's requests took up"),
     errors: z
       .array(
         z

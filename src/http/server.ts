@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { resolveApiKey } from '../app/auth.ts';
 import { authPlugin } from './auth.ts';
 import type { HttpDeps } from './deps.ts';
+import { doorPlugin } from './door.ts';
 import {
   answerUnrouted,
   clientErrorHandler,
@@ -70,6 +71,9 @@ export async function buildHttpServer(deps: HttpDeps, logger: Logger): Promise<F
 
   // a span per request, continuing a caller's traceparent, before any other hook
   if (deps.config.tracing.endpoint) await app.register(requestSpans().plugin());
+
+  // before any route is added: each gets its cost class as it is
+  await app.register(doorPlugin, { door: deps.door });
 
   const allowed = methodsByPath(app);
   answerWithProblems(app, notFoundOrNotAllowed(allowed));

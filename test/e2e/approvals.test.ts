@@ -113,10 +113,16 @@ describe('proof approvals', () => {
 
   /** the order once its item's proof waits for the approvers, and its mockup is drawn */
   const proofed = async (orderId: string) => {
-    const order = await until(`the proof of ${orderId}`, async () => {
-      const r = await call('GET', `/api/orders/${orderId}`, { key: a.adminKey });
-      return r.body?.items?.[0]?.approval?.status === 'awaiting_approval' ? r.body : undefined;
-    });
+    // the first is the service's first render and proof: on a loaded machine (a hunt's
+    // busy core, two other files) it took past a minute once
+    const order = await until(
+      `the proof of ${orderId}`,
+      async () => {
+        const r = await call('GET', `/api/orders/${orderId}`, { key: a.adminKey });
+        return r.body?.items?.[0]?.approval?.status === 'awaiting_approval' ? r.body : undefined;
+      },
+      180_000,
+    );
     await mockupsOf(order.items[0].orderItemId, order.items[0].printFiles.at(-1).sha256);
     return order;
   };

@@ -578,10 +578,15 @@ describe('mockups', () => {
       expect(order.status).toBe('ready');
       const item = order.items[0];
       // both templates match the product (one by SKU, one by base SKU and colour)
-      const mockups = await until('two mockups', async () => {
-        const list = await call('GET', `/api/orderitem/${item.orderItemId}/mockups`, admin());
-        return list.body.length === 2 ? list.body : undefined;
-      });
+      // drawn after the print file, in image processes a loaded machine may keep waiting
+      const mockups = await until(
+        'two mockups',
+        async () => {
+          const list = await call('GET', `/api/orderitem/${item.orderItemId}/mockups`, admin());
+          return list.body.length === 2 ? list.body : undefined;
+        },
+        180_000,
+      );
       expect(mockups.map((m: { templateId: string }) => m.templateId).sort()).toEqual([
         'tee-flat',
         'tee-shaded',
@@ -665,5 +670,5 @@ describe('mockups', () => {
     } finally {
       await hooks.close();
     }
-  }, 240_000);
+  }, 360_000);
 });

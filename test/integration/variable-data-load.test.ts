@@ -127,7 +127,8 @@ describe('variable data under load', () => {
     expect(taken.length).toBeGreaterThan(0);
     for (const r of refused) {
       expect(r.status).toBe(429);
-      expect(r.body.code).toBe('too_many_jobs');
+      // past the label's upload share at the door, or past the image processes' queue
+      expect(['over_share', 'too_many_jobs']).toContain(r.body.code);
       expect(Number(r.retryAfter)).toBeGreaterThan(0);
     }
     // one DatasetUploaded and one key per data set taken: a refused one keeps neither

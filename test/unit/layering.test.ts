@@ -24,6 +24,7 @@ const LAYERS: [name: string, folders: string[]][] = [
       'src/partner',
       'src/outgoing',
       'src/metrics',
+      'src/shares',
       'src/telemetry',
       'src/errors.ts',
       'src/processes.ts',

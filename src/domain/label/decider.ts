@@ -9,6 +9,7 @@ import {
   DEFAULT_BRANDING,
   DEFAULT_PRINT_SETTINGS,
   DEFAULT_RENDER_WITHIN_MINUTES,
+  DEFAULT_SHARE_FACTOR,
   DEFAULT_SHIP_WITHIN_HOURS,
   type Environment,
   type LabelEvent,
@@ -42,6 +43,7 @@ export type LabelCommand =
     }
   | { type: 'SetRenderDeadline'; renderWithinMinutes: number; at: Date }
   | { type: 'SetShipDeadline'; shipWithinHours: number; at: Date }
+  | { type: 'SetShare'; factor: number; at: Date }
   | {
       type: 'SetBranding';
       /** fields left out stay as they are */
@@ -70,6 +72,8 @@ export type LabelState =
       renderWithinMinutes: number;
       /** how long its orders may take from receipt to shipment before they are late */
       shipWithinHours: number;
+      /** its factor on the deployment's share per cost class */
+      shareFactor: number;
       print: PrintSettings;
       branding: Branding;
       batching: Batching;
@@ -127,6 +131,20 @@ export const labelDecider: Decider<LabelCommand, LabelEvent, LabelState> = {
             data: {
               labelId: state.labelId,
               shipWithinHours: command.shipWithinHours,
+              setAt: command.at.toISOString(),
+            },
+          },
+        ];
+      }
+      case 'SetShare': {
+        if (!state.exists) throw new DomainError('not_found', 'label not found', 'label_not_found');
+        if (state.shareFactor === command.factor) return [];
+        return [
+          {
+            type: 'LabelShareSet',
+            data: {
+              labelId: state.labelId,
+              factor: command.factor,
               setAt: command.at.toISOString(),
             },
           },
@@ -214,6 +232,7 @@ export const labelDecider: Decider<LabelCommand, LabelEvent, LabelState> = {
           fulfillmentKey,
           renderWithinMinutes: DEFAULT_RENDER_WITHIN_MINUTES,
           shipWithinHours: DEFAULT_SHIP_WITHIN_HOURS,
+          shareFactor: DEFAULT_SHARE_FACTOR,
           print: DEFAULT_PRINT_SETTINGS,
           branding: DEFAULT_BRANDING,
           batching: { rules: [], hotFolder: null },
@@ -227,6 +246,8 @@ export const labelDecider: Decider<LabelCommand, LabelEvent, LabelState> = {
           : state;
       case 'LabelShipDeadlineSet':
         return state.exists ? { ...state, shipWithinHours: event.data.shipWithinHours } : state;
+      case 'LabelShareSet':
+        return state.exists ? { ...state, shareFactor: event.data.factor } : state;
       case 'LabelApprovalPolicySet': {
         if (!state.exists) return state;
         const { labelId: _l, setAt: _s, ...policy } = event.data;

@@ -56,6 +56,19 @@ export const LabelRenderDeadlineSet = defineEvent(
   }),
 );
 
+/**
+ * A label's share of the service: a factor on every cost class's running and waiting
+ * places (the deployment's `LABEL_SHARES`); 1 unless the operator raised it.
+ */
+export const DEFAULT_SHARE_FACTOR = 1;
+export const shareFactorSchema = z.number().int().min(1).max(64);
+
+export const LabelShareSet = defineEvent(
+  'LabelShareSet',
+  1,
+  z.object({ labelId: z.uuid(), factor: shareFactorSchema, setAt: z.iso.datetime() }),
+);
+
 /** The total area coverage a print shop's output condition takes, percent. */
 export const DEFAULT_MAX_INK_COVERAGE = 300;
 
@@ -196,7 +209,8 @@ export type LabelEvent =
   | EventOf<typeof LabelShipDeadlineSet>
   | EventOf<typeof LabelBrandingSet>
   | EventOf<typeof LabelBatchingSet>
-  | EventOf<typeof LabelApprovalPolicySet>;
+  | EventOf<typeof LabelApprovalPolicySet>
+  | EventOf<typeof LabelShareSet>;
 export const labelEvents = new EventRegistry<LabelEvent>([
   LabelCreated,
   LabelCallbacksConfigured,
@@ -206,6 +220,7 @@ export const labelEvents = new EventRegistry<LabelEvent>([
   LabelBrandingSet,
   LabelBatchingSet,
   LabelApprovalPolicySet,
+  LabelShareSet,
 ]);
 export type PartnerIdEvent = EventOf<typeof PartnerIdReserved>;
 export const partnerIdEvents = new EventRegistry<PartnerIdEvent>([PartnerIdReserved]);

@@ -33,6 +33,7 @@ export async function openApiDocument(): Promise<Record<string, unknown>> {
       principals: undefined,
       appendsOnFeed: false,
       readiness: [],
+      door: unused,
       throttle: unused,
       metrics: { metrics: unused, operatorKey: config.operatorApiKey },
       pollers: undefined,

@@ -17,6 +17,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'POST /operator/labels/{labelId}/callbacks': 'setLabelCallbacks',
   'PUT /operator/labels/{labelId}/render-deadline': 'setLabelRenderDeadline',
   'PUT /operator/labels/{labelId}/ship-deadline': 'setLabelShipDeadline',
+  'PUT /operator/labels/{labelId}/share': 'setLabelShare',
   'GET /operator/labels/{labelId}/print-settings': 'getLabelPrintSettings',
   'PUT /operator/labels/{labelId}/print-settings': 'setLabelPrintSettings',
   'PUT /operator/labels/{labelId}/print-settings/output-profile': 'setLabelOutputProfile',

@@ -1,5 +1,6 @@
 import type { RouteOptions } from 'fastify';
 import { z } from 'zod';
+import { mayBeCharged } from '../door.ts';
 import { problemSchema, TITLES } from '../problem.ts';
 
 export const idParams = z.object({ id: z.uuid({ message: 'must be a UUID' }) }).strict();
@@ -42,6 +43,8 @@ export function addCommonProblems(route: RouteOptions): void {
   add(400);
   if (route.url.includes(':')) add(414);
   if (!['/livez', '/healthz'].includes(route.url)) add(503);
+  // a label's key or session: the door may refuse it past the label's share
+  if (mayBeCharged(route.url, (schema as { security?: unknown[] }).security)) add(429);
   route.schema = { ...schema, response };
 }
 

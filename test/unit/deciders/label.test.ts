@@ -48,6 +48,19 @@ describe('label decider', () => {
       .thenEvents([]);
   });
 
+  it("records a label's share factor when it changes, nothing when it is the same", () => {
+    const set: LabelEvent = {
+      type: 'LabelShareSet',
+      data: { labelId, factor: 4, setAt: at.toISOString() },
+    };
+    specFor(labelDecider)([created]).when({ type: 'SetShare', factor: 1, at }).thenEvents([]);
+    specFor(labelDecider)([created]).when({ type: 'SetShare', factor: 4, at }).thenEvents([set]);
+    specFor(labelDecider)([created, set]).when({ type: 'SetShare', factor: 4, at }).thenEvents([]);
+    specFor(labelDecider)([])
+      .when({ type: 'SetShare', factor: 4, at })
+      .thenFails('label_not_found');
+  });
+
   it('records the whole branding on each change, what was left out as it was', () => {
     const logo = { sha256: 'c'.repeat(64), width: 300, height: 100 };
     const first: LabelEvent = {

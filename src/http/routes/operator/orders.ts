@@ -1,12 +1,21 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { MAX_PARTNER_ID } from '#projections/labels';
-import { labelList, setRenderDeadline, setShipDeadline } from '../../../app/labels.ts';
+import {
+  labelList,
+  setLabelShare,
+  setRenderDeadline,
+  setShipDeadline,
+} from '../../../app/labels.ts';
 import { orderPage } from '../../../app/order-lists.ts';
 import { cancelOrder, retryOrder } from '../../../app/order-operations.ts';
 import { orderHistory, orderView } from '../../../app/orders.ts';
 import { proofLinkMaker } from '../../../app/proof-links.ts';
-import { renderWithinMinutesSchema, shipWithinHoursSchema } from '../../../domain/label/events.ts';
+import {
+  renderWithinMinutesSchema,
+  shareFactorSchema,
+  shipWithinHoursSchema,
+} from '../../../domain/label/events.ts';
 import { orderIdSchema } from '../../../domain/order/events.ts';
 import { metadataOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
@@ -122,6 +131,31 @@ export const operatorOrderRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = as
         request.body.renderWithinMinutes,
         metadataOf(request),
       ),
+  );
+
+  app.put(
+    '/labels/:labelId/share',
+    {
+      schema: {
+        tags,
+        security: apiKeySecurity,
+        summary:
+          "The label's share of the service: a factor on the running and waiting places of every cost class (1 by default)",
+        params: labelParams,
+        body: z
+          .object({ factor: shareFactorSchema })
+          .strict()
+          .meta({ id: 'LabelShareChange', example: { factor: 4 } }),
+        response: {
+          200: z
+            .object({ labelId: z.uuid(), factor: shareFactorSchema })
+            .meta({ id: 'LabelShare' }),
+          ...problems(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request) =>
+      setLabelShare(deps.app, request.params.labelId, request.body.factor, metadataOf(request)),
   );
 
   app.get(

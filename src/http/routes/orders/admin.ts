@@ -241,6 +241,8 @@ export const orderAdminRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
             return { body, version: versionOf(body) };
           }),
         changed: (a) => !versionKnown(known, a.version),
+        // a held wait is bounded by the process's places for waits, not by the label's reads
+        onHeld: () => request.leaveDoor(),
         readModel: ORDERS_READ_MODEL,
         streamId: orderStream(labelId, orderId),
         waitMs: (wait ?? 0) * 1000,

@@ -279,3 +279,12 @@ export async function facilityMetrics(db: Pick<pg.Pool, 'query'>) {
     late: Number(x.late),
   }));
 }
+
+/** How many facilities a label has registered. */
+export async function facilityCount(db: Pick<pg.Pool, 'query'>, labelId: string): Promise<number> {
+  const r = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM rm_facilities WHERE label_id = $1',
+    [labelId],
+  );
+  return r.rows[0]?.n ?? 0;
+}

@@ -193,3 +193,16 @@ export async function findOrderItemMockup(
   );
   return r.rows[0];
 }
+
+/** How many mockup templates a label has besides the one named (a replacement is not one more). */
+export async function templateCountBesides(
+  pool: Pick<pg.Pool, 'query'>,
+  labelId: string,
+  templateId: string,
+): Promise<number> {
+  const r = await pool.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM rm_mockup_templates WHERE label_id = $1 AND template_id <> $2',
+    [labelId, templateId],
+  );
+  return r.rows[0]?.n ?? 0;
+}

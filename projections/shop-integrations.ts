@@ -169,3 +169,15 @@ export async function labelsWithShops(pool: Pick<pg.Pool, 'query'>): Promise<str
   );
   return r.rows.map((x) => x.label_id);
 }
+
+/** How many shop integrations a label has. */
+export async function shopIntegrationCount(
+  pool: Pick<pg.Pool, 'query'>,
+  labelId: string,
+): Promise<number> {
+  const r = await pool.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM rm_shop_integrations WHERE label_id = $1',
+    [labelId],
+  );
+  return r.rows[0]?.n ?? 0;
+}

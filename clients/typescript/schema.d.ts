@@ -10257,6 +10257,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Content Too Large */
             413: {
                 headers: {
@@ -13614,6 +13632,24 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
@@ -17981,6 +18017,24 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "string",
+                     *       "title": "string",
+                     *       "status": 400,
+                     *       "detail": "string"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
                     [name: string]: unknown;

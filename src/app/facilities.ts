@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { type FacilityRow, facilitiesOf, facilityRow } from '#projections/facilities';
+import {
+  type FacilityRow,
+  facilitiesOf,
+  facilityCount,
+  facilityRow,
+} from '#projections/facilities';
 import { facilityAggregate } from '../domain/facility/decider.ts';
 import { type FacilitySettings, facilityStream, WEEKDAYS } from '../domain/facility/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
@@ -8,6 +13,7 @@ import type { EventMetadata } from '../eventstore/port.ts';
 import { countryCode, notACountry } from './addresses.ts';
 import { handleCommand } from './command-handler.ts';
 import type { AppContext } from './context.ts';
+import { addingTo } from './label-collections.ts';
 
 /*
  * A label's production facilities: registered with a fulfillment key of their own,
@@ -59,21 +65,29 @@ export async function registerFacility(
 ): Promise<{ facility: FacilityRow; fulfillmentApiKey: string }> {
   const facilityId = randomUUID();
   const key = issueKey('fac', facilityId);
-  const r = await handleCommand(
-    ctx.store,
-    facilityAggregate,
-    facilityStream(facilityId),
-    {
-      type: 'RegisterFacility',
-      facilityId,
-      labelId,
-      settings: settingsOf(input),
-      apiKey: key.stored,
-      at: new Date(),
+  await addingTo(
+    labelId,
+    'facilities',
+    () => facilityCount(ctx.pool, labelId),
+    async () => {
+      const added = await handleCommand(
+        ctx.store,
+        facilityAggregate,
+        facilityStream(facilityId),
+        {
+          type: 'RegisterFacility',
+          facilityId,
+          labelId,
+          settings: settingsOf(input),
+          apiKey: key.stored,
+          at: new Date(),
+        },
+        { ...metadata, labelId },
+      );
+      // the next one counts this one
+      await ctx.readModels.seen('facilities', added.appended?.position);
     },
-    { ...metadata, labelId },
   );
-  await ctx.readModels.seen('facilities', r.appended?.position);
   return {
     facility: await getFacility(ctx, labelId, facilityId),
     fulfillmentApiKey: key.plaintext,

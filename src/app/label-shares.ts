@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { changedShares } from '../../projections/labels.ts';
+import { changedShares } from '#projections/labels';
 import type { ApiProcesses } from '../db/api-processes.ts';
 import type { ChangeFeed } from '../db/change-feed.ts';
 

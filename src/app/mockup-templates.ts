@@ -1,4 +1,9 @@
-import { findTemplate, listTemplates, type TemplateRow } from '#projections/mockups';
+import {
+  findTemplate,
+  listTemplates,
+  type TemplateRow,
+  templateCountBesides,
+} from '#projections/mockups';
 import { configurationsMatching } from '#projections/offerings';
 import { mockupTemplateAggregate } from '../domain/mockup-template/decider.ts';
 import {
@@ -14,6 +19,7 @@ import { handleCommand } from './command-handler.ts';
 import type { AppContext } from './context.ts';
 import { imageFailure } from './image-failure.ts';
 import { storeImage } from './images.ts';
+import { addingTo } from './label-collections.ts';
 
 /** A template as an admin sends it: the photo and masks inline as data URLs. */
 export interface TemplateInput {
@@ -83,7 +89,23 @@ async function checkedImage(
  * PNG or JPEG of at most MAX_PHOTO_PIXELS, a mask is a PNG of the photo's size. The
  * images go into the image store; the event keeps their sha256.
  */
-export async function putTemplate(
+/** Sets a mockup template (new, or replacing the one of that id); a new one counts against the label's maximum. */
+export function putTemplate(
+  ctx: AppContext,
+  labelId: string,
+  templateId: string,
+  input: TemplateInput,
+  metadata: EventMetadata,
+): Promise<TemplateRow> {
+  return addingTo(
+    labelId,
+    'mockupTemplates',
+    () => templateCountBesides(ctx.pool, labelId, templateId),
+    () => putTemplateNow(ctx, labelId, templateId, input, metadata),
+  );
+}
+
+async function putTemplateNow(
   ctx: AppContext,
   labelId: string,
   templateId: string,

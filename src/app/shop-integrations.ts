@@ -3,6 +3,7 @@ import {
   findShopIntegration,
   listShopIntegrations as listRows,
   type ShopIntegrationRow,
+  shopIntegrationCount,
 } from '#projections/shop-integrations';
 import { DomainError } from '../domain/shared/decider.ts';
 import { issueKey } from '../domain/shared/keys.ts';
@@ -15,6 +16,7 @@ import { type Permission, shopIntegrationStream } from '../domain/shop-integrati
 import type { EventMetadata } from '../eventstore/port.ts';
 import { handleCommand } from './command-handler.ts';
 import type { AppContext } from './context.ts';
+import { addingTo } from './label-collections.ts';
 
 const PROJECTION = 'shop-integrations';
 const notFound = () =>
@@ -43,21 +45,29 @@ export async function createShopIntegration(
 ): Promise<{ row: ShopIntegrationRow; apiKey: string }> {
   const id = randomUUID();
   const key = issueKey('int', id);
-  const { appended } = await handleCommand(
-    ctx.store,
-    shopIntegrationAggregate,
-    shopIntegrationStream(id),
-    {
-      type: 'CreateShopIntegration',
-      integrationId: id,
-      labelId,
-      fields,
-      apiKey: key.stored,
-      at: new Date(),
+  await addingTo(
+    labelId,
+    'shopIntegrations',
+    () => shopIntegrationCount(ctx.pool, labelId),
+    async () => {
+      const { appended } = await handleCommand(
+        ctx.store,
+        shopIntegrationAggregate,
+        shopIntegrationStream(id),
+        {
+          type: 'CreateShopIntegration',
+          integrationId: id,
+          labelId,
+          fields,
+          apiKey: key.stored,
+          at: new Date(),
+        },
+        metadata,
+      );
+      // the next one counts this one
+      await ctx.readModels.seen(PROJECTION, appended?.position);
     },
-    metadata,
   );
-  await ctx.readModels.seen(PROJECTION, appended?.position);
   return { row: await getShopIntegration(ctx, labelId, id), apiKey: key.plaintext };
 }
 

@@ -1,5 +1,6 @@
 import type { Aggregate, Decider } from '../shared/decider.ts';
 import { DomainError } from '../shared/decider.ts';
+import { refuseOverMaximum } from '../shared/maximums.ts';
 import { type LabelImageEvent, labelImageEvents, labelImagesStream } from './events.ts';
 
 export interface NamedImage {
@@ -33,6 +34,8 @@ function storeLabelImage(
   const now = imageNamed(state, c.name);
   // the same bytes under the same name: nothing changes
   if (now && now.sha256 === c.image.sha256) return [];
+  // a new name is one more image; a name given again replaces its image
+  if (!now) refuseOverMaximum('images', Object.keys(state.images).length);
   return [
     {
       type: 'LabelImageStored',

@@ -3,6 +3,7 @@ import { type DatasetFacts, datasetDecider } from '../../../src/domain/dataset/d
 import type { DatasetEvent } from '../../../src/domain/dataset/events.ts';
 import { labelImagesDecider } from '../../../src/domain/label-images/decider.ts';
 import type { LabelImageEvent } from '../../../src/domain/label-images/events.ts';
+import { LABEL_MAXIMUMS } from '../../../src/domain/shared/maximums.ts';
 import { specFor } from '../../helpers/decider-spec.ts';
 
 const labelId = '22222222-2222-4222-8222-222222222222';
@@ -60,6 +61,24 @@ describe('label images decider', () => {
     spec([stored(image.sha256)])
       .when(store('c'.repeat(64)))
       .thenEvents([stored('c'.repeat(64))]);
+  });
+  it('holds at most LABEL_MAXIMUMS.images names: one more is refused, a name it has is replaced', () => {
+    const full = Array.from(
+      { length: LABEL_MAXIMUMS.images },
+      (_, i): LabelImageEvent => ({
+        type: 'LabelImageStored',
+        data: { labelId, name: `n${i}`, ...image, storedAt: iso },
+      }),
+    );
+    spec(full).when(store(image.sha256)).thenFails('limit_reached');
+    spec(full)
+      .when({ ...store('c'.repeat(64)), name: 'n7' })
+      .thenEvents([
+        {
+          type: 'LabelImageStored',
+          data: { labelId, name: 'n7', ...image, sha256: 'c'.repeat(64), storedAt: iso },
+        },
+      ]);
   });
   it('removes a name it has; a name it has not (constructor included) is not found', () => {
     const removed: LabelImageEvent = {

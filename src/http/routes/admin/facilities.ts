@@ -37,7 +37,7 @@ export const facilityRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (
         security: apiKeySecurity,
         summary: 'Register a production facility: what it can make, how much a day, when it works',
         body: facilityBody,
-        response: { 201: facilityWithKeySchema, ...problems(400, 401, 403, 413, 415) },
+        response: { 201: facilityWithKeySchema, ...problems(400, 401, 403, 409, 413, 415) },
       },
     },
     async (request, reply) => {

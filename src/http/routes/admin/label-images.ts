@@ -48,7 +48,7 @@ export const labelImageRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
         consumes: [...IMAGE_TYPES],
         querystring: z.object({ name: nameSchema }).strict(),
         body: z.instanceof(Buffer).meta({ type: 'string', format: 'binary' }),
-        response: { 201: storedImage, ...problems(400, 401, 403, 413, 415) },
+        response: { 201: storedImage, ...problems(400, 401, 403, 409, 413, 415) },
       },
     },
     async (request, reply) => {

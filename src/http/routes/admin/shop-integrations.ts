@@ -50,7 +50,7 @@ export const shopIntegrationRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = 
         security: apiKeySecurity,
         summary: 'Create a shop integration for the label',
         body: createShopIntegrationBody,
-        response: { 201: shopIntegrationWithKeySchema, ...problems(400, 401, 403, 413, 415) },
+        response: { 201: shopIntegrationWithKeySchema, ...problems(400, 401, 403, 409, 413, 415) },
       },
     },
     async (request, reply) => {

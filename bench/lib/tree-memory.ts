@@ -23,6 +23,17 @@ const rssKiB = (pid: number) => {
   }
 };
 
+/** The resident memory of a process and all its descendants now, and the process's own, MiB. */
+export function treeRss(pid: number): { totalMiB: number; mainMiB: number; processes: number } {
+  const pids = tree(pid);
+  const sizes = pids.map(rssKiB);
+  return {
+    totalMiB: sizes.reduce((a, b) => a + b, 0) / 1024,
+    mainMiB: (sizes[0] ?? 0) / 1024,
+    processes: pids.length,
+  };
+}
+
 /**
  * Samples the resident memory of a process and all its descendants (the service and its
  * image processes) every `everyMs`, and answers the largest sum seen, with the main
@@ -32,11 +43,8 @@ const rssKiB = (pid: number) => {
 export function sampleTreeMemory(pid: number, everyMs = 100) {
   let peak = { totalMiB: 0, mainMiB: 0, processes: 0 };
   const sample = () => {
-    const pids = tree(pid);
-    const sizes = pids.map(rssKiB);
-    const total = sizes.reduce((a, b) => a + b, 0) / 1024;
-    if (total > peak.totalMiB)
-      peak = { totalMiB: total, mainMiB: (sizes[0] ?? 0) / 1024, processes: pids.length };
+    const now = treeRss(pid);
+    if (now.totalMiB > peak.totalMiB) peak = now;
   };
   sample();
   const timer = setInterval(sample, everyMs);

@@ -31,7 +31,13 @@ function limited<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([
     p,
     new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new NotReady(`no answer within ${ms} ms`)), ms);
+      // the refusal waits for the loop's next turn past its I/O: after the process was
+      // kept off a core for a while, timers run before the answers that came meanwhile,
+      // and an answer in time was reported as none
+      timer = setTimeout(
+        () => setImmediate(() => reject(new NotReady(`no answer within ${ms} ms`))),
+        ms,
+      );
     }),
   ]).finally(() => clearTimeout(timer));
 }

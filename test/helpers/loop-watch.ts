@@ -12,8 +12,8 @@ export interface LoopWatch {
     /** the event loop's delay, 99th percentile and worst, ms */
     p99: number;
     max: number;
-    /** every /readyz answer meanwhile: status and how long it took, ms */
-    readyz: { status: number; ms: number }[];
+    /** every /readyz answer meanwhile: status and how long it took, ms (and what failed) */
+    readyz: { status: number; ms: number; body?: string }[];
   }>;
 }
 
@@ -25,20 +25,22 @@ export interface LoopWatch {
 export function watchLoop(baseUrl: string): LoopWatch {
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
-  const readyz: { status: number; ms: number }[] = [];
+  const readyz: { status: number; ms: number; body?: string }[] = [];
   let polling = true;
   const poll = (async () => {
     while (polling) {
       const began = performance.now();
       // a service that stopped answering is a status of 0, not an unhandled failure
-      const status = await fetch(`${baseUrl}/readyz`).then(
-        async (r) => {
-          await r.arrayBuffer();
-          return r.status;
-        },
-        () => 0,
+      const answer = await fetch(`${baseUrl}/readyz`).then(
+        async (r) => ({ status: r.status, body: await r.text() }),
+        (err: unknown) => ({ status: 0, body: String(err) }),
       );
-      readyz.push({ status, ms: performance.now() - began });
+      readyz.push({
+        status: answer.status,
+        ms: performance.now() - began,
+        // what was not ready, for the failure's message
+        ...(answer.status === 200 ? {} : { body: answer.body.slice(0, 500) }),
+      });
       await new Promise((res) => setTimeout(res, 200));
     }
   })();

@@ -245,11 +245,14 @@ describe('the ops page in a browser', () => {
     // previews of the print file's pages
     const preview = page.locator('.previews img').first();
     await preview.waitFor();
+    // drawn at a low priority: a loaded machine took past poll's default second once
     await expect
-      .poll(() =>
-        preview.evaluate(
-          (img) => (img as unknown as { complete: boolean; naturalWidth: number }).naturalWidth,
-        ),
+      .poll(
+        () =>
+          preview.evaluate(
+            (img) => (img as unknown as { complete: boolean; naturalWidth: number }).naturalWidth,
+          ),
+        { timeout: 60_000 },
       )
       .toBeGreaterThan(100);
     expect(

@@ -20,8 +20,8 @@ fi
 command -v go >/dev/null 2>&1 || { log "needs the Go toolchain"; exit 1; }
 log "building github.com/minio/minio@$version with go install (several minutes)"
 mkdir -p "$shared"
+# -s -w: no symbol table or DWARF, a shorter link of a binary nobody debugs here
 GOBIN="$shared/bin" GOPATH="$shared/go" GOFLAGS=-modcacherw GOTOOLCHAIN=local \
-  # -s -w: no symbol table or DWARF, a shorter link of a binary nobody debugs here
   go install -ldflags="-s -w" "github.com/minio/minio@$version" >&2
 runs "$shared/bin/minio"
 # the module cache is only needed to build

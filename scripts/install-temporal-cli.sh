@@ -28,8 +28,8 @@ fi
 try_go() {
   command -v go >/dev/null 2>&1 || return 1
   log "building github.com/temporalio/cli/cmd/temporal@$version with go install (a few minutes)"
+  # -s -w: no symbol table or DWARF, a shorter link of a binary nobody debugs here
   GOBIN="$shared/bin" GOPATH="$shared/go" GOFLAGS=-modcacherw GOTOOLCHAIN=local \
-    # -s -w: no symbol table or DWARF, a shorter link of a binary nobody debugs here
     go install -ldflags="-s -w" "github.com/temporalio/cli/cmd/temporal@$version" >&2 || return 1
   runs "$shared/bin/temporal"
 }

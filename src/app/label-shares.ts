@@ -21,14 +21,15 @@ export class DeploymentShares {
   constructor(
     private readonly pool: pg.Pool,
     private readonly feed: ChangeFeed,
-    private readonly processes: ApiProcesses,
+    /** absent where only one API process can run (the embedded database) */
+    private readonly processes: ApiProcesses | undefined,
   ) {}
 
   readonly factorOf = (labelId: string): number => this.factors.get(labelId) ?? 1;
-  readonly processCount = (): number => this.processes.count;
+  readonly processCount = (): number => this.processes?.count ?? 1;
 
   async start(): Promise<void> {
-    await this.processes.start();
+    await this.processes?.start();
     await this.refresh();
     this.unsubscribe = this.feed.subscribe((change) => {
       const labels =
@@ -45,7 +46,7 @@ export class DeploymentShares {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.unsubscribe?.();
-    await this.processes.stop();
+    await this.processes?.stop();
   }
 
   /** Reads the factors again; a call while one read is under way makes one more after it. */

@@ -361,8 +361,14 @@ export async function startApp(
     let healthUrl: string | undefined;
     let door: LabelDoor | undefined;
     if (has(role, 'api')) {
-      // a label's share is the deployment's: each API process takes its part
-      const shares = new DeploymentShares(data.db.pool, data.feed, new ApiProcesses(data.db.pool));
+      // a label's share is the deployment's: each API process takes its part. The embedded
+      // database has one process by construction: nothing to count (a row left by a
+      // killed one would halve the shares after its restart)
+      const shares = new DeploymentShares(
+        data.db.pool,
+        data.feed,
+        config.databaseUrl ? new ApiProcesses(data.db.pool) : undefined,
+      );
       await shares.start();
       stops.add(() => shares.stop());
       door = new LabelDoor({

@@ -17,6 +17,7 @@ import { http, labelWithShop } from '../scripts/lib/demo-catalog.ts';
 import { ensureBuilt } from '../scripts/lib/prepare.mjs';
 import { freePort } from '../src/db/database.ts';
 import { CARD_AREA, cardDesign } from './lib/card.ts';
+import { editorProject } from './lib/shop.ts';
 import { waitFor } from './lib/stack.ts';
 import { treeRss } from './lib/tree-memory.ts';
 
@@ -118,26 +119,7 @@ try {
         remindAfterHours: 24,
         expireAfterHours: 168,
       });
-    const session = (await fetch(`${base}/editor/${label.labelId}/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        userName: 'demo@example.com',
-        password: 'demo-password',
-        language: 'en',
-      }),
-    }).then((r) => r.json())) as { token: string };
-    let projectId: string | undefined;
-    for (let i = 0; !projectId && i < 100; i++) {
-      const res = await fetch(`${base}/editor/projects`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${session.token}` },
-        body: JSON.stringify({ name: 'Card', sku: 'A6-CARD', supplier: 'supplier-a', design }),
-      });
-      if (res.status === 201) projectId = ((await res.json()) as { id: string }).id;
-      else await new Promise((r) => setTimeout(r, 200)); // the catalogue import is still running
-    }
-    if (!projectId) throw new Error('the project could not be saved');
+    const projectId = await editorProject(base, label.labelId, design);
     labels.push({ label, shop, projectId, orders: [], dataset: undefined, n });
   }
 

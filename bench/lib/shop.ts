@@ -31,7 +31,22 @@ export async function benchShop(
     production: { url: simUrl, apiKey: simKey },
     environment: 'production',
   });
-  const session = await fetch(`${base}/editor/${label.labelId}/login`, {
+  const saved = await editorProject(base, label.labelId, design);
+  /** the shop's sale notification of a one-item order of the project */
+  const notify = (orderId: string) =>
+    call('POST', '/webhook/notifyorder', shop.apiKey, {
+      orderId,
+      items: [{ itemId: 'l1', projectId: saved, quantity: 1 }],
+    });
+  return { call, label, shop, projectId: saved, notify };
+}
+
+/**
+ * The partner simulator's demo user logged in to a label's editor and one project of
+ * `design` saved (retried while the catalogue import is still running): its id.
+ */
+export async function editorProject(base: string, labelId: string, design: unknown) {
+  const session = await fetch(`${base}/editor/${labelId}/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
@@ -40,23 +55,14 @@ export async function benchShop(
       language: 'en',
     }),
   }).then((r) => r.json() as Promise<{ token: string }>);
-  let projectId: string | undefined;
-  for (let i = 0; !projectId && i < 100; i++) {
+  for (let i = 0; i < 100; i++) {
     const res = await fetch(`${base}/editor/projects`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${session.token}` },
       body: JSON.stringify({ name: 'Card', sku: 'A6-CARD', supplier: 'supplier-a', design }),
     });
-    if (res.status === 201) projectId = ((await res.json()) as { id: string }).id;
-    else await new Promise((r) => setTimeout(r, 200)); // the catalogue import is still running
+    if (res.status === 201) return ((await res.json()) as { id: string }).id;
+    await new Promise((r) => setTimeout(r, 200)); // the catalogue import is still running
   }
-  if (!projectId) throw new Error('the project could not be saved');
-  const saved = projectId;
-  /** the shop's sale notification of a one-item order of the project */
-  const notify = (orderId: string) =>
-    call('POST', '/webhook/notifyorder', shop.apiKey, {
-      orderId,
-      items: [{ itemId: 'l1', projectId: saved, quantity: 1 }],
-    });
-  return { call, label, shop, projectId, notify };
+  throw new Error('the project could not be saved');
 }

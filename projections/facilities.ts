@@ -192,14 +192,17 @@ export async function facilitiesForRouting(
   );
   const checkpoint = loads.rows.find((l) => l.facility_id === null);
   const asOf = checkpoint ? { commit: BigInt(checkpoint.n), prepare: BigInt(checkpoint.m) } : START;
+  // each facility's loads in one pass: linear in the loads, not in facilities times loads
+  const loadsOf = new Map<string, { byDay: Map<string, number>; open: number }>();
+  for (const l of loads.rows) {
+    if (l.facility_id === null) continue;
+    let of = loadsOf.get(l.facility_id);
+    if (!of) loadsOf.set(l.facility_id, (of = { byDay: new Map(), open: 0 }));
+    if (l.day) of.byDay.set(l.day, Number(l.n));
+    else of.open += Number(l.m);
+  }
   const facilities = rows.map((r) => {
-    const byDay = new Map<string, number>();
-    let open = 0;
-    for (const l of loads.rows)
-      if (l.facility_id === r.facility_id) {
-        if (l.day) byDay.set(l.day, Number(l.n));
-        else open += Number(l.m);
-      }
+    const { byDay, open } = loadsOf.get(r.facility_id) ?? { byDay: new Map(), open: 0 };
     const s = r.settings;
     return {
       facilityId: r.facility_id,

@@ -1,5 +1,6 @@
 import { auditTreeProjection } from './audit-tree.ts';
 import { batchesProjection } from './batches.ts';
+import { datasetsProjection } from './datasets.ts';
 import { facilitiesProjection, facilityLoadsProjection } from './facilities.ts';
 import { imageRefsProjection } from './image-refs.ts';
 import { importsProjection } from './imports.ts';
@@ -34,4 +35,5 @@ export const allProjections: Projection[] = [
   facilitiesProjection,
   facilityLoadsProjection,
   auditTreeProjection,
+  datasetsProjection,
 ];

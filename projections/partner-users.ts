@@ -90,3 +90,15 @@ export async function findUserRef(
   );
   return r.rows[0]?.user_ref;
 }
+
+/** The editor users a label has (registered, not deleted). */
+export async function editorUserCount(
+  db: Pick<pg.Pool, 'query'>,
+  labelId: string,
+): Promise<number> {
+  const r = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM rm_partner_users WHERE label_id = $1',
+    [labelId],
+  );
+  return r.rows[0]?.n ?? 0;
+}

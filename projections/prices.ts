@@ -1,4 +1,5 @@
-import { priceListEvents } from '../src/domain/price-list/events.ts';
+import type pg from 'pg';
+import { type Price, priceListEvents } from '../src/domain/price-list/events.ts';
 import type { Projection } from './projection.ts';
 
 export const pricesProjection: Projection = {
@@ -43,4 +44,30 @@ export interface PriceView {
   unitPrice: string;
   setupPrice?: string;
   currency: string;
+}
+
+/**
+ * The label's price rows now, and how many of `prices` (in `currency`) are new rather
+ * than replacing one: what an import would leave the label holding.
+ */
+export async function priceRowsAfter(
+  db: Pick<pg.Pool, 'query'>,
+  labelId: string,
+  currency: string,
+  prices: Pick<Price, 'supplier' | 'sku' | 'minQuantity'>[],
+): Promise<{ held: number; adding: number }> {
+  const r = await db.query<{ held: number; adding: number }>(
+    `SELECT (SELECT count(*)::int FROM rm_prices WHERE label_id = $1) AS held,
+            (SELECT count(*)::int FROM unnest($2::text[], $3::text[], $4::int[]) AS n(supplier, sku_lower, min_quantity)
+              WHERE NOT EXISTS (SELECT 1 FROM rm_prices p WHERE p.label_id = $1 AND p.supplier = n.supplier
+                AND p.sku_lower = n.sku_lower AND p.currency = $5 AND p.min_quantity = n.min_quantity)) AS adding`,
+    [
+      labelId,
+      prices.map((p) => p.supplier),
+      prices.map((p) => p.sku.toLowerCase()),
+      prices.map((p) => p.minQuantity),
+      currency,
+    ],
+  );
+  return r.rows[0]!;
 }

@@ -156,7 +156,10 @@ export async function listUserProjects(
   return r.rows.map(summary);
 }
 
-export async function countUserProjects(pool: pg.Pool, userRef: string): Promise<number> {
+export async function countUserProjects(
+  pool: Pick<pg.Pool, 'query'>,
+  userRef: string,
+): Promise<number> {
   const r = await pool.query<{ n: number }>(
     'SELECT count(*)::int AS n FROM rm_projects WHERE user_ref = $1',
     [userRef],

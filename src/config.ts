@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { type LabelMaximums, parseMaximums } from './domain/shared/maximums.ts';
 import type { ImageCheckSettings } from './print/image-work.ts';
 import { parseShares, type Shares } from './shares/door.ts';
 import { parseStorageUrl, type S3Location } from './storage/s3.ts';
@@ -12,6 +13,22 @@ const DEFAULT_SUPPLIERS = 'supplier-a,supplier-b,supplier-c,supplier-d';
 const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
 const optionalString = z.preprocess(emptyAsUndefined, z.string().min(1).optional());
 const optionalUrl = z.preprocess(emptyAsUndefined, z.url().optional());
+/** A short setting of the service's own syntax: refused at start with what `parse` said of it. */
+const parsedBy = (parse: (v: string | undefined) => unknown) =>
+  z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .max(500)
+      .optional()
+      .superRefine((v, ctx) => {
+        try {
+          parse(v);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        }
+      }),
+  );
 
 const envSchema = z.object({
   PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).default(3000)),
@@ -85,20 +102,8 @@ const envSchema = z.object({
   ),
   RENDER_AHEAD: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).default('on')),
   RENDER_WARM_UP: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).default('on')),
-  LABEL_SHARES: z.preprocess(
-    emptyAsUndefined,
-    z
-      .string()
-      .max(500)
-      .optional()
-      .superRefine((v, ctx) => {
-        try {
-          parseShares(v);
-        } catch (err) {
-          ctx.addIssue({ code: 'custom', message: (err as Error).message });
-        }
-      }),
-  ),
+  LABEL_SHARES: parsedBy(parseShares),
+  LABEL_MAXIMUMS: parsedBy(parseMaximums),
   DOOR_WAIT_MS: z.preprocess(
     emptyAsUndefined,
     z.coerce.number().int().min(0).max(60_000).default(10_000),
@@ -309,6 +314,8 @@ export interface Config {
   renderWarmUp: boolean;
   /** what each label may have running and waiting per cost class, and how long one waits */
   door: { shares: Shares; waitMs: number };
+  /** the most of each collection a label may hold */
+  labelMaximums: LabelMaximums;
   /** print methods that print with inks (screen, pad, engraving): spot colours, limited colours */
   inkMethods: string[];
   /** the image processes that check images at project save (IMAGE_CHECK_*) */
@@ -454,6 +461,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       renderAhead: e.RENDER_AHEAD === 'on',
       renderWarmUp: e.RENDER_WARM_UP === 'on',
       door: { shares: parseShares(e.LABEL_SHARES), waitMs: e.DOOR_WAIT_MS },
+      labelMaximums: parseMaximums(e.LABEL_MAXIMUMS),
       storage: e.STORAGE_URL ? parseStorageUrl(e.STORAGE_URL, env) : undefined,
       downloads: { mode: e.PRINT_FILE_DOWNLOADS, ttlSeconds: e.PRINT_FILE_URL_TTL_SECONDS },
       suppliers: [...e.SUPPLIERS, e.PRINTSHOP_SUPPLIER],

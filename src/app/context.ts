@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { AuditSigner } from '../db/audit-heads.ts';
 import type { OrderCommand, OrderState } from '../domain/order/decider.ts';
 import type { OrderEvent } from '../domain/order/events.ts';
+import type { LabelMaximums } from '../domain/shared/maximums.ts';
 import type { EventStore, Position } from '../eventstore/port.ts';
 import type { ImageChecks, MockupDrawing, VariableData } from '../print/image-work.ts';
 import type { StoreLocation } from '../storage/location.ts';
@@ -58,6 +59,8 @@ export interface AppContext {
   orderCommands: CommandBatches<OrderCommand, OrderEvent, OrderState>;
   /** signs the audit log's tree heads (AUDIT_SIGNING_KEY) */
   auditSigner: AuditSigner;
+  /** the most of each collection a label may hold (LABEL_MAXIMUMS, the deployment's setting applied) */
+  maximums: LabelMaximums;
   /** told when an item reaches a stage, with the time since its order's receipt (metrics) */
   observeStage?: (labelId: string, stage: string, secondsSinceReceipt: number) => void;
 }

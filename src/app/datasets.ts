@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
+import { datasetCount } from '#projections/datasets';
 import type { DatasetFormat, ParsedDataset } from '../datasets/parse.ts';
 import { destroyOwnerKey, ensureOwnerKey, ownerKey } from '../db/encryption-keys.ts';
 import { type DatasetFacts, datasetAggregate } from '../domain/dataset/decider.ts';
@@ -7,6 +8,7 @@ import { datasetStream } from '../domain/dataset/events.ts';
 import { projectAggregate } from '../domain/project/decider.ts';
 import { projectStream } from '../domain/project/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
+import { refuseOverMaximum } from '../domain/shared/maximums.ts';
 import type { EventMetadata } from '../eventstore/port.ts';
 import { JobFailedError } from '../print/errors.ts';
 import { JobCrashedError, JobDeadlineError } from '../print/process-pool.ts';
@@ -15,6 +17,7 @@ import type { DatasetRef } from '../print/vdp/jobs.ts';
 import { storeAt } from '../storage/location.ts';
 import { handleCommand, loadState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
+import { addingTo } from './label-collections.ts';
 import { labelImagesNow } from './label-images.ts';
 
 const notFound = () => new DomainError('not_found', 'data set not found', 'dataset_not_found');
@@ -32,11 +35,24 @@ function datasetFailure(err: unknown): Error {
 }
 
 /**
- * Takes a data set in (POST /api/datasets): the body, already in a file of this machine,
- * is parsed and sealed with a key of its own in an image process, then recorded. A data
- * set that cannot be read records nothing and keeps no key.
+ * Takes a data set in (POST /api/datasets): a label at its maximum is refused before the
+ * body is read; `receive` gives the body in a file of this machine, which is parsed and
+ * sealed with a key of its own in an image process, then recorded. A data set that
+ * cannot be read, or one past the maximum after all (a race of the label's uploads),
+ * records nothing and keeps no key and no sealed rows.
  */
 export async function uploadDataset(
+  ctx: AppContext,
+  labelId: string,
+  format: DatasetFormat,
+  receive: <T>(use: (file: string) => Promise<T>) => Promise<T>,
+  metadata: EventMetadata,
+): Promise<{ datasetId: string; rows: number; fields: string[]; sha256: string }> {
+  refuseOverMaximum('datasets', await datasetCount(ctx.pool, labelId), 1, ctx.maximums.datasets);
+  return receive((file) => takeDataset(ctx, labelId, format, file, metadata));
+}
+
+async function takeDataset(
   ctx: AppContext,
   labelId: string,
   format: DatasetFormat,
@@ -70,13 +86,31 @@ export async function uploadDataset(
     fields: parsed.fields,
     storageKey,
   };
-  await handleCommand(
-    ctx.store,
-    datasetAggregate,
-    datasetStream(labelId, datasetId),
-    { type: 'RecordDataset', facts, at: new Date() },
-    { ...metadata, labelId },
-  );
+  try {
+    await addingTo(
+      ctx.maximums,
+      labelId,
+      'datasets',
+      () => datasetCount(ctx.pool, labelId),
+      async () => {
+        const r = await handleCommand(
+          ctx.store,
+          datasetAggregate,
+          datasetStream(labelId, datasetId),
+          { type: 'RecordDataset', facts, at: new Date() },
+          { ...metadata, labelId },
+        );
+        // the next one counts this one
+        await ctx.readModels.seen('datasets', r.appended?.position);
+      },
+    );
+  } catch (err) {
+    if (err instanceof DomainError && err.code === 'limit_reached') {
+      await destroyOwnerKey(ctx.pool, datasetId);
+      await (await storeAt(ctx.stores, 'datasets')).remove(storageKey, new Date());
+    }
+    throw err;
+  }
   return { datasetId, rows: parsed.rows, fields: parsed.fields, sha256: parsed.sha256 };
 }
 
@@ -147,11 +181,13 @@ export async function eraseDataset(
   if (state.status === 'none' || state.facts.labelId !== labelId) throw notFound();
   await destroyOwnerKey(ctx.pool, datasetId);
   await (await storeAt(ctx.stores, 'datasets')).remove(state.facts.storageKey, new Date());
-  await handleCommand(
+  const r = await handleCommand(
     ctx.store,
     datasetAggregate,
     datasetStream(labelId, datasetId),
     { type: 'EraseDataset', labelId, datasetId, at: new Date() },
     { ...metadata, labelId },
   );
+  // the label's next upload counts one fewer
+  await ctx.readModels.seen('datasets', r.appended?.position);
 }

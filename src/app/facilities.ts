@@ -66,6 +66,7 @@ export async function registerFacility(
   const facilityId = randomUUID();
   const key = issueKey('fac', facilityId);
   await addingTo(
+    ctx.maximums,
     labelId,
     'facilities',
     () => facilityCount(ctx.pool, labelId),

@@ -1,4 +1,8 @@
-import { type LabelCollection, refuseOverMaximum } from '../domain/shared/maximums.ts';
+import {
+  type LabelCollection,
+  type LabelMaximums,
+  refuseOverMaximum,
+} from '../domain/shared/maximums.ts';
 
 /** the last creation under way per label and collection in this process */
 const underWay = new Map<string, Promise<unknown>>();
@@ -11,17 +15,22 @@ const underWay = new Map<string, Promise<unknown>>();
  * requests cannot pass the maximum; several API processes can pass it by one each.
  */
 export async function addingTo<T>(
-  labelId: string,
+  maximums: LabelMaximums,
+  /** whose collection: the label (a user, for a user's projects) */
+  owner: string,
   collection: LabelCollection,
-  held: () => Promise<number>,
+  /** what the label holds now (and, when a creation adds more than one, how many it adds) */
+  held: () => Promise<number | { held: number; adding: number }>,
   create: () => Promise<T>,
 ): Promise<T> {
-  const key = `${collection}\u0000${labelId}`;
+  const key = `${collection}\u0000${owner}`;
   const before = underWay.get(key) ?? Promise.resolve();
   const mine = before
     .catch(() => {})
     .then(async () => {
-      refuseOverMaximum(collection, await held());
+      const now = await held();
+      const { held: count, adding } = typeof now === 'number' ? { held: now, adding: 1 } : now;
+      refuseOverMaximum(collection, count, adding, maximums[collection]);
       return create();
     });
   underWay.set(key, mine);

@@ -55,6 +55,7 @@ export async function storeLabelImage(
       labelId,
       name,
       image: { type, sha256, bytes: bytes.length },
+      maximum: ctx.maximums.images,
       at: new Date(),
     },
     { ...metadata, labelId },

@@ -98,6 +98,7 @@ export function putTemplate(
   metadata: EventMetadata,
 ): Promise<TemplateRow> {
   return addingTo(
+    ctx.maximums,
     labelId,
     'mockupTemplates',
     () => templateCountBesides(ctx.pool, labelId, templateId),

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { findUserRef } from '#projections/partner-users';
+import { editorUserCount, findUserRef } from '#projections/partner-users';
 import { countUserProjects, listUserProjects } from '#projections/projects';
 import { destroyOwnerKey, encrypt, ensureOwnerKey } from '../db/encryption-keys.ts';
 import { partnerUserAggregate, userIdClaimAggregate } from '../domain/partner-user/decider.ts';
@@ -12,6 +12,7 @@ import { DomainError } from '../domain/shared/decider.ts';
 import type { EventMetadata, EventStore, Position } from '../eventstore/port.ts';
 import { handleCommand, loadState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
+import { addingTo } from './label-collections.ts';
 
 const notFound = () => new DomainError('not_found', 'user not found', 'user_not_found');
 
@@ -75,15 +76,28 @@ export async function isActiveUser(
  * name) is stored encrypted with the user's own key; a changed profile is recorded.
  */
 export async function registerPartnerUser(
-  ctx: Pick<AppContext, 'store' | 'pool' | 'readModels'>,
+  ctx: Pick<AppContext, 'store' | 'pool' | 'readModels' | 'maximums'>,
   labelId: string,
   userId: string,
   profile: Profile | undefined,
   metadata: EventMetadata,
 ): Promise<{ userRef: string }> {
-  const { userRef, position } = await register(ctx, labelId, userId, profile, metadata);
-  await ctx.readModels.seen('partner-users', position);
-  return { userRef };
+  const existing = await resolveUser(ctx.store, labelId, userId);
+  const registered = async () => {
+    const { userRef, position } = await register(ctx, labelId, userId, profile, metadata);
+    // the next one counts this one
+    await ctx.readModels.seen('partner-users', position);
+    return { userRef };
+  };
+  return existing
+    ? registered()
+    : addingTo(
+        ctx.maximums,
+        labelId,
+        'editorUsers',
+        () => editorUserCount(ctx.pool, labelId),
+        registered,
+      );
 }
 
 async function register(

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { findOffering } from '#projections/offerings';
-import { findProject } from '#projections/projects';
+import { countUserProjects, findProject } from '#projections/projects';
 import { cartItemAggregate } from '../domain/cart/decider.ts';
 import { cartItemStream } from '../domain/cart/events.ts';
 import {
@@ -26,6 +26,7 @@ import { handleCommand, loadState } from './command-handler.ts';
 import type { AppContext } from './context.ts';
 import { imageFailure } from './image-failure.ts';
 import { inlineDesignImages, storeDesignImages } from './images.ts';
+import { addingTo } from './label-collections.ts';
 
 const invalid = (field: string, message: string) =>
   new DomainError('invalid', message, 'invalid_design', { field });
@@ -202,13 +203,21 @@ export function createProject(
   metadata: EventMetadata,
 ) {
   const projectId = randomUUID();
-  return save(ctx, session, projectId, content, metadata, (stored) => ({
-    type: 'CreateProject',
-    projectId,
-    ...session,
-    content: stored,
-    at: new Date(),
-  }));
+  return addingTo(
+    ctx.maximums,
+    session.userRef,
+    'projectsPerUser',
+    () => countUserProjects(ctx.pool, session.userRef),
+    // save waits for the read model: the next creation counts this one
+    () =>
+      save(ctx, session, projectId, content, metadata, (stored) => ({
+        type: 'CreateProject',
+        projectId,
+        ...session,
+        content: stored,
+        at: new Date(),
+      })),
+  );
 }
 
 /** Replaces a project of the session's user; another's (or none) is not found. */

@@ -46,6 +46,7 @@ export async function createShopIntegration(
   const id = randomUUID();
   const key = issueKey('int', id);
   await addingTo(
+    ctx.maximums,
     labelId,
     'shopIntegrations',
     () => shopIntegrationCount(ctx.pool, labelId),

@@ -21,6 +21,7 @@ import type { Database } from '../db/database.ts';
 import { orderAggregate } from '../domain/order/decider.ts';
 import { type EventStore, START } from '../eventstore/port.ts';
 import { PostgresEventStore } from '../eventstore/postgres.ts';
+import { sweepScratch } from '../files/scratch.ts';
 import {
   databaseCheck,
   eventStoreCheck,
@@ -116,6 +117,9 @@ export async function startApp(
     const tracing = startTracing(config.tracing);
     if (tracing) stops.add(tracing);
     if (!config.databaseUrl) await makePrivate(config.dataDir);
+    // what a process of this machine left in its scratch folders when it died
+    const swept = await sweepScratch();
+    if (swept > 0) log.info({ swept }, 'removed the scratch folders of dead processes');
     const data = await openData(config, log, stops);
     const runner = new ProjectionRunner(
       data.db.pool,
@@ -170,6 +174,7 @@ export async function startApp(
       ...(data.orderStates ? { orderStates: data.orderStates } : {}),
       reads: data.reads,
       auditSigner: auditSigner(config.audit.signingKey),
+      maximums: config.labelMaximums,
       observeStage: (labelId, stage, seconds) =>
         metrics.stageReached.observe({ label: labelId, stage }, seconds),
     };

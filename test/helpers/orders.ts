@@ -5,6 +5,7 @@ import { noReadModels } from '../../src/app/context.ts';
 import { issueEditorToken } from '../../src/app/editor-token.ts';
 import { registerPartnerUser } from '../../src/app/partner-users.ts';
 import { previewKey } from '../../src/app/previews.ts';
+import { LABEL_MAXIMUMS } from '../../src/domain/shared/maximums.ts';
 import type { EventStore } from '../../src/eventstore/port.ts';
 import type { client } from './app.ts';
 import { config, importDone } from './fixtures.ts';
@@ -94,7 +95,7 @@ export async function setUpShop(
   expect(shop.status).toBe(201);
   const { userRef } = await registerPartnerUser(
     // the service (maybe another process) waits for its own read models
-    { store: access.store, pool: access.pool, readModels: noReadModels },
+    { store: access.store, pool: access.pool, readModels: noReadModels, maximums: LABEL_MAXIMUMS },
     label.body.labelId,
     `u-${randomUUID()}`,
     undefined,

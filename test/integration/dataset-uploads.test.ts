@@ -1,9 +1,9 @@
 import { mkdtempSync, readdirSync } from 'node:fs';
-import { request } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
+import { halfUpload } from '../helpers/half-upload.ts';
 import { accessOf, type Shop, setUpShop, until } from '../helpers/orders.ts';
 
 /**
@@ -55,27 +55,10 @@ describe('data set uploads leave nothing behind', () => {
   }, 120_000);
 
   it('cut off by its client halfway: no folder remains', async () => {
-    const url = new URL(`${t.url}/api/datasets`);
-    await new Promise<void>((done) => {
-      const req = request({
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname,
-        method: 'POST',
-        headers: {
-          'x-api-key': a.adminKey,
-          'content-type': 'text/csv',
-          'content-length': String(10 * 1024 * 1024),
-        },
-      });
-      req.on('error', () => done());
-      req.write(`name\n${'y\n'.repeat(1024 * 1024)}`);
-      // what arrived is on disk now; the client goes away without the rest
-      setTimeout(() => {
-        req.destroy();
-        done();
-      }, 500);
-    });
+    const req = halfUpload(t.url, a.adminKey);
+    // what arrived is on disk now; the client goes away without the rest
+    await new Promise((r) => setTimeout(r, 500));
+    req.destroy();
     await until('the cut-off upload gone from disk', async () =>
       leftovers().length === 0 ? true : undefined,
     );

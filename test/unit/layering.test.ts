@@ -25,6 +25,7 @@ const LAYERS: [name: string, folders: string[]][] = [
       'src/outgoing',
       'src/metrics',
       'src/shares',
+      'src/files',
       'src/telemetry',
       'src/errors.ts',
       'src/processes.ts',

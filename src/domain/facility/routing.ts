@@ -1,6 +1,7 @@
 import type { RoutingCandidate } from '../order/routing-events.ts';
 import type { Routing } from '../order/state.ts';
-import { WEEKDAYS, type Weekday } from './events.ts';
+import { addDays, calendarOf, DAYS_AHEAD } from './calendar.ts';
+import type { Weekday } from './events.ts';
 
 /*
  * A routing decision, made from the facilities as they are: first the facilities that can
@@ -33,33 +34,44 @@ export interface ItemForRouting {
   heightMm: number;
 }
 
-/** How far ahead a full facility's next free working day is looked for. */
-const DAYS_AHEAD = 366;
+/*
+ * A formatter costs far more to make than to use, and using one costs tens of
+ * microseconds: one per time zone, and its last answer kept for the quarter hour it holds
+ * for. A zone's date changes at its midnight, and every zone's offset (and every switch
+ * of it) falls on a quarter hour of UTC, so the date is the same throughout one.
+ */
+const QUARTER_HOUR_MS = 900_000;
+const zones = new Map<string, { format: Intl.DateTimeFormat; quarter: number; date: string }>();
 
 /** The calendar date at `now` in a time zone (YYYY-MM-DD). */
 export function dateIn(timezone: string, now: Date): string {
-  return new Intl.DateTimeFormat('en-CA', {
-    timeZone: timezone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(now);
+  const quarter = Math.floor(now.getTime() / QUARTER_HOUR_MS);
+  let zone = zones.get(timezone);
+  if (zone?.quarter === quarter) return zone.date;
+  zone ??= {
+    format: new Intl.DateTimeFormat('en-CA', {
+      timeZone: timezone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    }),
+    quarter,
+    date: '',
+  };
+  zone.quarter = quarter;
+  zone.date = zone.format.format(now);
+  zones.set(timezone, zone);
+  return zone.date;
 }
-
-const addDays = (date: string, n: number) =>
-  new Date(Date.parse(`${date}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
-const weekdayOf = (date: string): Weekday =>
-  WEEKDAYS[(new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7]!;
 
 /** Whether a facility works on a date (its working days, not its holidays). */
 export const worksOn = (f: Pick<FacilityForRouting, 'workingDays' | 'holidays'>, date: string) =>
-  f.workingDays.includes(weekdayOf(date)) && !f.holidays.includes(date);
+  calendarOf(f).worksOn(date);
 
 /** Its first working day from today (in its time zone) with capacity left; undefined: none within a year. */
 export function firstFreeDay(f: FacilityForRouting, now: Date): string | undefined {
-  let day = dateIn(f.timezone, now);
-  for (let i = 0; i < DAYS_AHEAD; i++, day = addDays(day, 1))
-    if (worksOn(f, day) && (f.routedByDay.get(day) ?? 0) < f.itemsPerDay) return day;
+  for (const day of calendarOf(f).workingDatesFrom(dateIn(f.timezone, now)))
+    if ((f.routedByDay.get(day) ?? 0) < f.itemsPerDay) return day;
   return undefined;
 }
 

@@ -16,6 +16,8 @@ export type LabelImageCommand =
       labelId: string;
       name: string;
       image: Omit<NamedImage, 'storedAt'>;
+      /** the deployment's maximum of named images (LABEL_MAXIMUMS.images otherwise) */
+      maximum?: number;
       at: Date;
     }
   | { type: 'RemoveLabelImage'; labelId: string; name: string; at: Date };
@@ -35,7 +37,7 @@ function storeLabelImage(
   // the same bytes under the same name: nothing changes
   if (now && now.sha256 === c.image.sha256) return [];
   // a new name is one more image; a name given again replaces its image
-  if (!now) refuseOverMaximum('images', Object.keys(state.images).length);
+  if (!now) refuseOverMaximum('images', Object.keys(state.images).length, 1, c.maximum);
   return [
     {
       type: 'LabelImageStored',

@@ -1,13 +1,12 @@
 import { closeSync, createReadStream, openSync, writeSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type DatasetFormat, type ParsedDataset, parseDataset } from '../../datasets/parse.ts';
 import { SealedDataset, SealedDatasetWriter } from '../../datasets/sealed-file.ts';
 import type { Preflight } from '../../domain/order/events.ts';
 import type { Design } from '../../domain/project/design.ts';
 import { imageRef } from '../../domain/project/design.ts';
-import { processAlive } from '../../processes.ts';
+import { inScratchFolder } from '../../files/scratch.ts';
 import { designImages, loadImage } from '../../storage/design-images.ts';
 import { type StoreLocation, storeAt } from '../../storage/location.ts';
 import { RenderError } from '../errors.ts';
@@ -136,29 +135,14 @@ export interface StoredVariable {
 }
 
 /**
- * A folder for one render's file, named by this process. A render process killed in the
- * middle (its deadline, kill -9, out of memory) leaves its folder behind: the next render
- * of any process deletes the folders of processes no longer alive.
- */
-async function scratchFolder(): Promise<string> {
-  const tmp = os.tmpdir();
-  for (const entry of await readdir(tmp).catch(() => [])) {
-    const pid = /^vdp-(\d+)-/.exec(entry)?.[1];
-    if (pid && !processAlive(Number(pid)))
-      await rm(path.join(tmp, entry), { recursive: true, force: true });
-  }
-  return mkdtemp(path.join(tmp, `vdp-${process.pid}-`));
-}
-
-/**
  * Renders a variable item's PDF/VT file into a file of this machine (never whole in
  * memory), puts it in the print-file store with `keep`, and preflights the first record
  * alone (its file has everything the records share).
  */
 export async function renderVariableStored(job: StoredVariableJob): Promise<StoredVariable> {
   const { item, source } = await sourceOf(job.job, job.stores);
-  const dir = await scratchFolder();
-  try {
+  // a render process killed in the middle leaves its folder: the next one sweeps it
+  return inScratchFolder('vdp', async (dir) => {
     const file = path.join(dir, 'print.pdf');
     const fd = openSync(file, 'w');
     let rendered: VariableFile;
@@ -194,9 +178,7 @@ export async function renderVariableStored(job: StoredVariableJob): Promise<Stor
       file: { ...base, ...(storageKey ? { storageKey } : {}) },
       preflight: recordedPreflight(report),
     };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 export interface RecordJob {
@@ -249,8 +231,7 @@ export async function reprintVariableStored(
   const { item, source } = await sourceOf(job.job, job.stores);
   const wanted = new Set(job.records);
   const whole = await renderVariable(item, source, () => {}, { hashRecords: wanted });
-  const dir = await scratchFolder();
-  try {
+  return inScratchFolder('vdp', async (dir) => {
     const file = path.join(dir, 'reprint.pdf');
     const fd = openSync(file, 'w');
     let part: VariableFile;
@@ -269,7 +250,5 @@ export async function reprintVariableStored(
       file: { storageKey, sha256: part.sha256, pages: part.pages, bytes: part.bytes },
       matched: job.records.every((r) => part.segmentSha256.get(r) === whole.segmentSha256.get(r)),
     };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 }

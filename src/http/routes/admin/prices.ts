@@ -46,7 +46,7 @@ export const priceRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app
           }),
         response: {
           201: z.object({ importId: z.uuid(), imported: count }).meta({ id: 'PricesImported' }),
-          ...problems(400, 401, 403, 413, 415),
+          ...problems(400, 401, 403, 409, 413, 415),
         },
       },
     },

@@ -1,6 +1,4 @@
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -9,6 +7,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { checkDataset, eraseDataset, keptDataset, uploadDataset } from '../../../app/datasets.ts';
 import { MAX_DATASET_BYTES } from '../../../datasets/parse.ts';
+import { inScratchFolder } from '../../../files/scratch.ts';
 import { PROBLEM_CODES } from '../../../print/vdp/check.ts';
 import { labelIdOf, metadataOf } from '../../auth.ts';
 import type { HttpDeps } from '../../deps.ts';
@@ -53,18 +52,13 @@ export const datasetCheckSchema = z
 /**
  * The body into a file of this machine as it arrives, at most 50 MB (413 past it), and
  * `use` given that file; the file's folder is removed however it ends: taken, refused
- * past the limit, cut off by the client, or refused as invalid.
+ * past the limit, cut off by the client, or refused as invalid (and, should the process
+ * die meanwhile, at the next start).
  */
-async function withBodyInFile<T>(
-  request: FastifyRequest,
-  use: (file: string) => Promise<T>,
-): Promise<T> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'dataset-'));
-  try {
-    return await use(await bodyToFile(request, path.join(dir, 'body')));
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+function withBodyInFile<T>(request: FastifyRequest, use: (file: string) => Promise<T>): Promise<T> {
+  return inScratchFolder('dataset', async (dir) =>
+    use(await bodyToFile(request, path.join(dir, 'body'))),
+  );
 }
 
 async function bodyToFile(request: FastifyRequest, file: string): Promise<string> {
@@ -101,7 +95,7 @@ export const datasetRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (a
           'A data set for variable items: CSV (RFC 4180, UTF-8, a header row) or NDJSON, up to 100,000 rows and 50 MB',
         consumes: Object.keys(TYPES),
         body: z.unknown().meta({ type: 'string', format: 'binary' }),
-        response: { 201: uploaded, ...problems(400, 401, 403, 413, 415) },
+        response: { 201: uploaded, ...problems(400, 401, 403, 409, 413, 415) },
       },
     },
     async (request, reply) => {
@@ -116,8 +110,12 @@ export const datasetRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (a
           'unsupported_media_type',
           'send text/csv or application/x-ndjson',
         );
-      const answer = await withBodyInFile(request, (file) =>
-        uploadDataset(deps.app, labelIdOf(request), format, file, metadataOf(request)),
+      const answer = await uploadDataset(
+        deps.app,
+        labelIdOf(request),
+        format,
+        (use) => withBodyInFile(request, use),
+        metadataOf(request),
       );
       return reply.code(201).send(answer);
     },

@@ -162,7 +162,7 @@ export const editorAuthRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async
               language: 'de-CH',
             },
           }),
-        response: { 200: sessionSchema, ...problems(400, 401, 404, 413, 415, 429, 502, 503) },
+        response: { 200: sessionSchema, ...problems(400, 401, 404, 409, 413, 415, 429, 502, 503) },
       },
     },
     async (request) =>

@@ -40,7 +40,7 @@ export const editorProjectRoutes: FastifyPluginAsyncZod<{ deps: HttpDeps }> = as
         security,
         summary: 'Save a new project (a design for a product configuration)',
         body: projectBody,
-        response: { 201: projectSchema, ...problems(400, 401, 413, 415, 429) },
+        response: { 201: projectSchema, ...problems(400, 401, 409, 413, 415, 429) },
       },
     },
     async (request, reply) =>

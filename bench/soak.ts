@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { http, labelWithShop } from '../scripts/lib/demo-catalog.ts';
 // @ts-expect-error: a plain ES module of the project's scripts, without types
-import { ensureBuilt } from '../scripts/lib/prepare.mjs';
+import { ensureBuilt, ensureTemporalCli } from '../scripts/lib/prepare.mjs';
 import { freePort } from '../src/db/database.ts';
 import { CARD_AREA, cardDesign } from './lib/card.ts';
 import { editorProject } from './lib/shop.ts';
@@ -25,6 +25,8 @@ const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 const WARMUP = Number(process.env.SOAK_WARMUP_MINUTES ?? Math.min(5, Math.floor(MINUTES / 3)));
 
 ensureBuilt();
+// as `npm start` does: the project's Temporal CLI for the embedded dev server
+ensureTemporalCli();
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'soak-'));
 const port = await freePort();
 const operatorKey = randomBytes(32).toString('base64url');

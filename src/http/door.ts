@@ -13,6 +13,11 @@ declare module 'fastify' {
      * goes on to wait for a change (`Prefer: wait`) costs its label nothing meanwhile.
      */
     leaveDoor: () => void;
+    /**
+     * The label a request with neither key nor session is charged to, set by its routes'
+     * own onRequest hook: an approver's proof link names its label.
+     */
+    chargedTo?: string;
   }
   interface FastifyContextConfig {
     /** what the route costs its label (set for every route by the door's onRoute hook) */
@@ -53,6 +58,24 @@ export const COSTS: Record<string, CostClass> = {
   'GET /api/orderitem/{orderItemId}/proofs/{version}/pages/{page}': 'drawing',
   'POST /api/projects/{id}/mockups': 'drawing',
   'POST /editor/projects/{id}/mockups': 'drawing',
+  // the approvers' pages (charged to the label their link names) and the ops pages
+  'GET /proofs/{token}': 'heavy_read',
+  'GET /proofs/{token}/pages/{page}': 'drawing',
+  'GET /proofs/{token}/mockups/{sha256}': 'drawing',
+  'GET /ops': 'heavy_read',
+  'GET /ops/orders': 'heavy_read',
+  'GET /ops/production': 'heavy_read',
+  'GET /ops/approvals': 'heavy_read',
+  'GET /ops/batches': 'heavy_read',
+  'GET /ops/sessions': 'heavy_read',
+  'GET /ops/labels/{labelId}/orders/{orderId}': 'heavy_read',
+  'GET /ops/labels/{labelId}/batches/{batchId}': 'heavy_read',
+  'GET /ops/labels/{labelId}/items/{orderItemId}/proofs/{version}/pages/{page}': 'drawing',
+  'GET /ops/labels/{labelId}/batches/{batchId}/sheets/{n}/preview': 'drawing',
+  'GET /ops/labels/{labelId}/items/{orderItemId}/mockups/{sha256}': 'drawing',
+  'GET /ops/labels/{labelId}/items/{orderItemId}/preview/{sha256}/{page}': 'drawing',
+  'GET /ops/labels/{labelId}/items/{orderItemId}/records/{record}': 'drawing',
+  'GET /ops/labels/{labelId}/items/{orderItemId}/printfile/{sha256}': 'heavy_read',
   // bodies over 1 MiB, or streamed to disk
   'POST /api/images': 'upload',
   'POST /api/datasets': 'upload',
@@ -84,9 +107,12 @@ const UNCHARGED = /^\/(operator|metrics|livez|readyz|healthz|v1\/api\/printshop)
 export const mayBeCharged = (url: string, security: unknown[] | undefined): boolean =>
   (security?.length ?? 0) > 0 && !UNCHARGED.test(url);
 
-/** The label a request is charged to: its key's or its editor session's; none for the operator and anonymous ones. */
+/**
+ * The label a request is charged to: its key's, its editor or ops session's, or the one
+ * its proof link names; none for the operator and anonymous ones.
+ */
 function labelOf(request: FastifyRequest): string {
-  return request.editorSession?.labelId ?? labelIdOf(request);
+  return request.editorSession?.labelId ?? request.chargedTo ?? labelIdOf(request);
 }
 
 /**

@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { proofToken } from '../../src/app/proof-links.ts';
+import { COSTS } from '../../src/http/door.ts';
 import { DEFAULT_SHARES, type LabelDoor } from '../../src/shares/door.ts';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
 import { anotherLabelServed, expectOthersServed, watchLoop } from '../helpers/loop-watch.ts';
@@ -51,8 +54,12 @@ describe('the label door', () => {
       Array.from({ length: share.running }, () => door.enter(a.labelId, 'heavy_read')),
     );
     // each leaves as soon as it is let in
+    // (a waiter past DOOR_WAIT_MS is refused: the page then waits, and is refused, all the same)
     const waiting = Array.from({ length: share.waiting }, () =>
-      door.enter(a.labelId, 'heavy_read').then((leave) => leave()),
+      door.enter(a.labelId, 'heavy_read').then(
+        (leave) => leave(),
+        () => {},
+      ),
     );
     const refused = await call('GET', `/api/audit/inclusion?eventId=${eventId}`, {
       key: a.fulfillmentKey,
@@ -121,6 +128,49 @@ describe('the label door', () => {
     expect(mine.status).toBe(200);
     expect(theirs.status).toBe(200);
     expect(statuses.every((s) => s === 200 || s === 429)).toBe(true);
+  });
+
+  it("charges an approver's proof page to the label its link names, before anything is looked up", async () => {
+    const door = t.app.door!;
+    const share = door.shareOf(a.labelId, 'heavy_read');
+    const link = (labelId: string) =>
+      `${t.url}/proofs/${proofToken(t.editorTokenSecret, {
+        labelId,
+        orderItemId: randomUUID(),
+        approver: 0,
+        version: 1,
+        expiresAt: new Date(Date.now() + 3_600_000),
+      })}`;
+    // every running place of label a's heavy reads taken, and every waiting one
+    const held = await Promise.all(
+      Array.from({ length: share.running }, () => door.enter(a.labelId, 'heavy_read')),
+    );
+    // (a waiter past DOOR_WAIT_MS is refused: the page then waits, and is refused, all the same)
+    const waiting = Array.from({ length: share.waiting }, () =>
+      door.enter(a.labelId, 'heavy_read').then(
+        (leave) => leave(),
+        () => {},
+      ),
+    );
+    try {
+      const page = await fetch(link(a.labelId));
+      expect(page.status).toBe(429);
+      expect(((await page.json()) as { costClass?: string }).costClass).toBe('heavy_read');
+      // label b's link is not held behind it: looked up (no such proof)
+      expect((await fetch(link(b.labelId))).status).toBe(404);
+    } finally {
+      for (const leave of held) leave();
+      await Promise.all(waiting);
+    }
+  });
+
+  it('names only routes that exist in its table of costs', () => {
+    const missing = Object.keys(COSTS).filter((key) => {
+      const [method, path] = key.split(' ') as [string, string];
+      const url = path.replace(/\{([^}]+)\}/g, ':$1');
+      return !t.app.http!.hasRoute({ method: method as 'GET', url });
+    });
+    expect(missing).toEqual([]);
   });
 
   it('gives every place back: after the floods a label has its whole share again', async () => {

@@ -87,6 +87,14 @@ export const proofSite: FastifyPluginAsyncZod<{ deps: HttpDeps }> = async (app, 
     return v.link;
   };
   const hidden = { hide: true } as const;
+  // a valid link names its label, which the door charges (a forged one is answered 404 by
+  // its route, at the price of a MAC)
+  app.addHook('onRequest', async (request) => {
+    const token = (request.params as { token?: unknown }).token;
+    if (typeof token !== 'string') return;
+    const v = verifyProofToken(secret, token);
+    if (v.ok) request.chargedTo = v.link.labelId;
+  });
 
   app.get(
     '/proofs/:token',

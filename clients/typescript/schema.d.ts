@@ -4713,7 +4713,7 @@ export interface components {
         };
         FacilityPause: {
             reason?: string;
-        };
+        } | null;
         /**
          * @example {
          *       "facilityId": "2f9c7a4e-5b1d-4c3e-9a8f-1e2d3c4b5a69",

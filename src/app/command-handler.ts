@@ -36,6 +36,13 @@ export interface CommandOptions<S, C = never> {
    * last print file and the order's completion: one append, one step.)
    */
   followedBy?: (state: S) => C | undefined;
+  /**
+   * How many conflicts with a concurrent writer are decided again on a fresh read before
+   * the next goes to the caller: 1 by default (a client is told 409 soon); a reactor that
+   * no client waits on, appending to a busy stream (routing, while an order's other items
+   * are rendered), takes more.
+   */
+  conflictRetries?: number;
 }
 
 /** A stream's state and its last revision (undefined: no stream yet). */
@@ -55,7 +62,7 @@ export const derivedIds =
  * read stream -> fold -> decide -> append at the revision that was read. A concurrent
  * writer makes the append fail with WrongExpectedRevisionError; the command is then
  * decided once more on the fresh state (safe: decide is pure), and a second conflict
- * goes to the caller (409).
+ * goes to the caller (409), unless `conflictRetries` allows more.
  */
 export function handleCommand<C, E extends { type: string; data: unknown }, S>(
   store: EventStore,
@@ -114,7 +121,11 @@ async function decideAndAppend<C, E extends { type: string; data: unknown }, S>(
       );
       return { events, state: events.reduce(decider.evolve, state), appended };
     } catch (err) {
-      if (err instanceof WrongExpectedRevisionError && (kept || conflicts++ === 0)) continue;
+            if (
+        err instanceof WrongExpectedRevisionError &&
+        (kept || conflicts++ < (options.conflictRetries ?? 1))
+      )
+        continue;
       throw err;
     }
   }

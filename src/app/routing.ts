@@ -173,6 +173,8 @@ export async function routeOrderItems(
         // one decision per item and cause (a reaction run twice appends nothing twice)
         eventIds: derivedIds(stream, 'route', item.item.orderItemId, causation),
         read,
+        // the order's other items append as their files are made: decided again on each
+        conflictRetries: 8,
       },
     );
     if (r.appended) read = { revision: r.appended.nextRevision, state: r.state };

@@ -86,6 +86,12 @@ export class RetryLater extends Error {
 }
 
 const defaultBackoff = (attempt: number) => Math.min(30_000, 500 * 2 ** Math.max(0, attempt - 1));
+/**
+ * How long a subscriber fails before /readyz says it cannot advance: past the first
+ * retries (0.5 s, then 1 s, then 2 s), so one failed step that the next one gets past
+ * leaves readiness green, and one that keeps failing turns it red within seconds.
+ */
+const FAILING_GRACE_MS = 3_000;
 export const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
@@ -436,7 +442,9 @@ export abstract class SubscriptionRunner<S extends Subscriber> {
     const out: string[] = [];
     for (const name of this.byName.keys()) {
       const failing = this.failing.get(name);
-      if (failing) {
+      // a step that failed once and is being retried (a conflict with another writer, a
+      // moment's outage) is not yet a subscriber that cannot advance
+      if (failing && Date.now() - failing.since.getTime() >= FAILING_GRACE_MS) {
         out.push(
           `${this.kind} ${name} cannot advance since ${failing.since.toISOString()}: ${failing.error}`,
         );

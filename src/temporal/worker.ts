@@ -147,6 +147,10 @@ export async function createWorker(
       activities,
       // one V8 context for all workflow runs (the SDK's default, said here as it is relied on)
       reuseV8Context: true,
+      // a stop waits for running activities, which a render in an image process does not
+      // notice being cancelled: past this the worker is let go (the pools it used are
+      // closed next, their processes with them; Temporal runs the attempt again elsewhere)
+      shutdownForceTime: '30s',
       ...(bounds.maxCachedWorkflows !== undefined
         ? { maxCachedWorkflows: bounds.maxCachedWorkflows }
         : {}),

@@ -140,7 +140,8 @@ describe('projection runner (PostgreSQL)', () => {
     runner.start();
     try {
       let problems: string[] = [];
-      for (let i = 0; i < 100 && problems.length === 0; i++) {
+      // reported once it has failed for a few seconds (a retry may get past one failure)
+      for (let i = 0; i < 600 && problems.length === 0; i++) {
         await new Promise((r) => setTimeout(r, 50));
         problems = await runner.problems(60_000);
       }

@@ -89,7 +89,7 @@ export const facilityWithKeySchema = facilitySchema
 export const pauseBody = z
   .object({ reason: z.string().trim().min(1).max(500).optional() })
   .strict()
-  .optional()
+  .nullish()
   .meta({ id: 'FacilityPause' });
 
 export const routeBody = z

@@ -17,6 +17,7 @@
 // p99 < 100 ms, main RSS growth < 300 MB.
 import { randomBytes } from 'node:crypto';
 import { http } from '../scripts/lib/demo-catalog.ts';
+import { costliestFacility } from '../test/helpers/costliest-facility.ts';
 import { CARD_AREA, cardDesign } from './lib/card.ts';
 import { benchShop } from './lib/shop.ts';
 import { type ServiceStack, startServiceStack } from './lib/stack.ts';
@@ -169,22 +170,10 @@ async function main() {
     {
       const shop = await benchShop(stack, CARD_AREA, design);
       const call = http(base);
-      const day0 = Date.now();
-      const holidays = Array.from({ length: 366 }, (_, i) =>
-        // every seventh day stays a working day: the year is searched to its end
-        new Date(day0 + (i + Math.floor(i / 6)) * 86_400_000).toISOString().slice(0, 10),
-      );
       rows.push(
         await underAttack('routing', async () => {
           for (let f = 0; f < 50; f++)
-            await call('POST', '/api/facilities', shop.label.adminApiKey, {
-              name: `Plant ${f}`,
-              country: 'DE',
-              timezone: f % 2 ? 'Europe/Berlin' : 'America/New_York',
-              capabilities: { printMethods: ['digital'] },
-              capacity: { itemsPerDay: 1 },
-              holidays,
-            });
+            await call('POST', '/api/facilities', shop.label.adminApiKey, costliestFacility(f));
           const orderId = 'ROUTED-20';
           await call('POST', '/webhook/notifyorder', shop.shop.apiKey, {
             orderId,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABEL_MAXIMUMS } from '../../src/domain/shared/maximums.ts';
 import { client, startTestApp, type TestApp } from '../helpers/app.ts';
+import { costliestFacility } from '../helpers/costliest-facility.ts';
 import { anotherLabelServed, expectOthersServed, watchLoop } from '../helpers/loop-watch.ts';
 import { accessOf, type Shop, setUpShop, until } from '../helpers/orders.ts';
 
@@ -17,10 +18,6 @@ describe('routing over a label’s most facilities', () => {
   let a: Shop;
   let b: Shop;
   const max = LABEL_MAXIMUMS.facilities;
-  const day0 = Date.now();
-  const holidays = Array.from({ length: 366 }, (_, i) =>
-    new Date(day0 + (i + Math.floor(i / 6)) * 86_400_000).toISOString().slice(0, 10),
-  );
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -43,14 +40,7 @@ describe('routing over a label’s most facilities', () => {
     for (let f = 0; f < max; f++) {
       const r = await call('POST', '/api/facilities', {
         key: a.adminKey,
-        body: {
-          name: `Plant ${f}`,
-          country: 'DE',
-          timezone: f % 2 ? 'Europe/Berlin' : 'America/New_York',
-          capabilities: { printMethods: ['digital'] },
-          capacity: { itemsPerDay: 1 },
-          holidays,
-        },
+        body: costliestFacility(f),
       });
       expect(r.status, JSON.stringify(r.body)).toBe(201);
     }

@@ -130,6 +130,7 @@ async function main() {
       const did = await attack();
       going = false;
       await Promise.all(watchers);
+      console.log(`[${name}] ${did}`);
       return {
         attack: name,
         did,

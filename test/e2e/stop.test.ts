@@ -63,6 +63,12 @@ describe('npm start, stopped', () => {
         250,
       );
     } catch (err) {
+      // the whole tree: the service killed with npm alone would outlive the test
+      for (const p of [...descendants(npm.pid!)].reverse()) {
+        try {
+          process.kill(p.pid, 'SIGKILL');
+        } catch {}
+      }
       npm.kill('SIGKILL');
       throw new Error(`${(err as Error).message}\n${out.slice(-3000)}`);
     }

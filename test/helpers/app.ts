@@ -137,6 +137,23 @@ export interface Answer<T = any> {
 }
 
 /** A small JSON client over real HTTP. */
+/**
+ * Sends as a client of the service should: told over_share (a label's share of a cost
+ * class taken, which a heavily loaded machine can make of a race), it sends the same
+ * again after Retry-After, for at most `limitMs`; any other answer is the answer.
+ */
+export async function askedAgainOverShare<T>(
+  send: () => Promise<Answer<T>>,
+  limitMs = 180_000,
+): Promise<Answer<T>> {
+  for (const end = Date.now() + limitMs; ; ) {
+    const r = await send();
+    const code = (r.body as { code?: unknown } | undefined)?.code;
+    if (r.status !== 429 || code !== 'over_share' || Date.now() > end) return r;
+    await new Promise((res) => setTimeout(res, Number(r.headers.get('retry-after') ?? 2) * 1000));
+  }
+}
+
 export function client(baseUrl: string) {
   // biome-ignore lint/suspicious/noExplicitAny: as above
   return async function call<T = any>(

@@ -197,7 +197,10 @@ export async function facilitiesForRouting(
   for (const l of loads.rows) {
     if (l.facility_id === null) continue;
     let of = loadsOf.get(l.facility_id);
-    if (!of) loadsOf.set(l.facility_id, (of = { byDay: new Map(), open: 0 }));
+    if (!of) {
+      of = { byDay: new Map(), open: 0 };
+      loadsOf.set(l.facility_id, of);
+    }
     if (l.day) of.byDay.set(l.day, Number(l.n));
     else of.open += Number(l.m);
   }

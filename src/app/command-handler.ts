@@ -121,7 +121,7 @@ async function decideAndAppend<C, E extends { type: string; data: unknown }, S>(
       );
       return { events, state: events.reduce(decider.evolve, state), appended };
     } catch (err) {
-            if (
+      if (
         err instanceof WrongExpectedRevisionError &&
         (kept || conflicts++ < (options.conflictRetries ?? 1))
       )

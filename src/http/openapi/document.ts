@@ -173,6 +173,31 @@ export function finishDocument<D extends object>(document: D, extra: { webhooks?
   }
   if (extra.webhooks) doc.webhooks = extra.webhooks;
   tidySchemas(doc);
+  optionalBodies(doc);
   addExamples(doc);
   return doc as unknown as D;
+}
+
+/**
+ * A body the route also takes as none (its schema is nullish: a pause, a cancel) is not
+ * required: the generator writes every body as required, which would document a request
+ * without one as invalid while the service takes it.
+ */
+function optionalBodies(doc: Json): void {
+  const schemas = ((doc.components as Json | undefined)?.schemas ?? {}) as Record<string, Json>;
+  const resolved = (schema: Json | undefined): Json | undefined => {
+    const ref = schema?.$ref;
+    return typeof ref === 'string' ? schemas[ref.split('/').at(-1)!] : schema;
+  };
+  for (const item of Object.values((doc.paths ?? {}) as Record<string, Record<string, Json>>))
+    for (const op of Object.values(item)) {
+      const body = op.requestBody as Json | undefined;
+      const content = Object.values((body?.content ?? {}) as Record<string, Json>);
+      const takesNone = content.some((c) =>
+        ((resolved(c.schema as Json | undefined)?.anyOf ?? []) as Json[]).some(
+          (s) => s.type === 'null',
+        ),
+      );
+      if (body && takesNone) body.required = false;
+    }
 }

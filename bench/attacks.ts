@@ -154,10 +154,15 @@ async function main() {
         .map(([s, n]) => `${n}×${s}`)
         .join(' ');
     };
-    const all = async (n: number, one: (i: number) => Promise<Response>) => {
-      const rs = await Promise.all(Array.from({ length: n }, (_, i) => one(i)));
-      await Promise.all(rs.map((r) => r.arrayBuffer()));
-      return rs;
+    /** ROUNDS rounds of `n` requests at once, each round once the one before is answered */
+    const rounds = async (n: number, one: (i: number) => Promise<Response>) => {
+      const seen: Response[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const rs = await Promise.all(Array.from({ length: n }, (_, i) => one(i)));
+        await Promise.all(rs.map((r) => r.arrayBuffer()));
+        seen.push(...rs);
+      }
+      return seen;
     };
     const items = (shop: Shop, n: number) =>
       Array.from({ length: n }, (_, i) => ({
@@ -211,18 +216,14 @@ async function main() {
       const eventId = bundle.events[0]?.event.id;
       rows.push(
         await underAttack('heavy reads', async () => {
-          const seen: Response[] = [];
-          for (let round = 0; round < ROUNDS; round++)
-            seen.push(
-              ...(await all(300, (i) =>
-                fetch(
-                  i % 2 === 0 && eventId
-                    ? `${base}/api/audit/inclusion?eventId=${eventId}`
-                    : `${base}/api/audit/consistency?from=1&to=${head.treeSize}`,
-                  { headers: { 'x-api-key': key } },
-                ),
-              )),
-            );
+          const seen = await rounds(300, (i) =>
+            fetch(
+              i % 2 === 0 && eventId
+                ? `${base}/api/audit/inclusion?eventId=${eventId}`
+                : `${base}/api/audit/consistency?from=1&to=${head.treeSize}`,
+              { headers: { 'x-api-key': key } },
+            ),
+          );
           return `${ROUNDS} rounds of 300 audit proofs: ${statuses(seen)}`;
         }),
       );
@@ -293,11 +294,9 @@ async function main() {
             links = (order.items ?? []).flatMap((i) => i.approval?.links?.map((l) => l.url) ?? []);
             if (links.length >= 50) break;
           }
-          const seen: Response[] = [];
-          for (let round = 0; round < ROUNDS; round++)
-            seen.push(
-              ...(await all(links.length, (i) => fetch(`${base}${new URL(links[i]!).pathname}`))),
-            );
+          const seen = await rounds(links.length, (i) =>
+            fetch(`${base}${new URL(links[i]!).pathname}`),
+          );
           return `a 50-item sale's proofs drawn (${links.length} links), ${ROUNDS} rounds of their pages at once: ${statuses(seen)}`;
         }),
       );
@@ -315,15 +314,11 @@ async function main() {
       ];
       rows.push(
         await underAttack('listings', async () => {
-          const seen: Response[] = [];
-          for (let round = 0; round < ROUNDS; round++)
-            seen.push(
-              ...(await all(300, (i) =>
-                fetch(`${base}${lists[i % lists.length]}`, {
-                  headers: { 'x-api-key': shop.label.adminApiKey },
-                }),
-              )),
-            );
+          const seen = await rounds(300, (i) =>
+            fetch(`${base}${lists[i % lists.length]}`, {
+              headers: { 'x-api-key': shop.label.adminApiKey },
+            }),
+          );
           return `${ROUNDS} rounds of 300 order listings: ${statuses(seen)}`;
         }),
       );

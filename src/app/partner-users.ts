@@ -84,7 +84,8 @@ export async function registerPartnerUser(
 ): Promise<{ userRef: string }> {
   const existing = await resolveUser(ctx.store, labelId, userId);
   const registered = async () => {
-    const { userRef, position } = await register(ctx, labelId, userId, profile, metadata);
+    // a new one is looked up again once its turn comes: the one before may have been it
+    const { userRef, position } = await register(ctx, labelId, userId, profile, metadata, existing);
     // the next one counts this one
     await ctx.readModels.seen('partner-users', position);
     return { userRef };
@@ -106,8 +107,10 @@ async function register(
   userId: string,
   profile: Profile | undefined,
   metadata: EventMetadata,
+  /** the user's ref, when the caller has looked it up already */
+  known?: string,
 ): Promise<{ userRef: string; position: Position | undefined }> {
-  const existing = await resolveUser(store, labelId, userId);
+  const existing = known ?? (await resolveUser(store, labelId, userId));
   const meta = { ...metadata, labelId };
   if (existing) {
     if (!profile) return { userRef: existing, position: undefined };

@@ -18,6 +18,7 @@ import {
 } from '../domain/project/design.ts';
 import { projectStream } from '../domain/project/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
+import { refuseOverMaximum } from '../domain/shared/maximums.ts';
 import type { EventMetadata } from '../eventstore/port.ts';
 import { codeProblem } from '../print/code-fit.ts';
 import { designInks, InkError } from '../print/inks.ts';
@@ -172,7 +173,8 @@ export async function getProject(ctx: AppContext, session: Session, projectId: s
 
 /**
  * Checks a design, puts its images into the image store (the events keep references)
- * and records the command made of the stored content; answers the project as read back.
+ * and records the command made of the stored content (through `recorded`, which may
+ * hold the append to a turn of its own); answers the project as read back.
  */
 async function save(
   ctx: AppContext,
@@ -181,42 +183,53 @@ async function save(
   content: ProjectContent,
   metadata: EventMetadata,
   command: (stored: ProjectContent) => ProjectCommand,
+  recorded: (append: () => Promise<void>) => Promise<void> = (append) => append(),
 ) {
   await validateDesign(ctx, `user:${session.labelId}:${session.userRef}`, content);
   const stored = { ...content, design: await storeDesignImages(ctx.images, content.design) };
-  const r = await handleCommand(
-    ctx.store,
-    projectAggregate,
-    projectStream(projectId),
-    command(stored),
-    metadata,
-  );
-  await ctx.readModels.seen('projects', r.appended?.position);
+  await recorded(async () => {
+    const r = await handleCommand(
+      ctx.store,
+      projectAggregate,
+      projectStream(projectId),
+      command(stored),
+      metadata,
+    );
+    await ctx.readModels.seen('projects', r.appended?.position);
+  });
   return getProject(ctx, session, projectId);
 }
 
-/** Saves a new project of the session's user. */
-export function createProject(
+/**
+ * Saves a new project of the session's user. A user at the maximum is refused before the
+ * design is checked; the count that holds is taken again when the project is recorded,
+ * one creation of the user after another (the checks themselves run side by side, as
+ * the image processes' queue per user expects).
+ */
+export async function createProject(
   ctx: AppContext,
   session: Session,
   content: ProjectContent,
   metadata: EventMetadata,
 ) {
+  const held = () => countUserProjects(ctx.pool, session.userRef);
+  refuseOverMaximum('projectsPerUser', await held(), 1, ctx.maximums.projectsPerUser);
   const projectId = randomUUID();
-  return addingTo(
-    ctx.maximums,
-    session.userRef,
-    'projectsPerUser',
-    () => countUserProjects(ctx.pool, session.userRef),
-    // save waits for the read model: the next creation counts this one
-    () =>
-      save(ctx, session, projectId, content, metadata, (stored) => ({
-        type: 'CreateProject',
-        projectId,
-        ...session,
-        content: stored,
-        at: new Date(),
-      })),
+  return save(
+    ctx,
+    session,
+    projectId,
+    content,
+    metadata,
+    (stored) => ({
+      type: 'CreateProject',
+      projectId,
+      ...session,
+      content: stored,
+      at: new Date(),
+    }),
+    // the append waits for the read model: the next creation counts this one
+    (append) => addingTo(ctx.maximums, session.userRef, 'projectsPerUser', held, append),
   );
 }
 

@@ -35,7 +35,16 @@ await tools;
 ensureBuilt();
 
 const spinner = busy
-  ? spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' })
+  ? // it spins, and every few million turns ends itself once this process is gone (a
+    // hunt killed with -9 leaves no core spinning behind it)
+    spawn(
+      process.execPath,
+      [
+        '-e',
+        `for (let i = 1; ; i++) if (i % 5e7 === 0 && process.ppid !== ${process.pid}) process.exit(0);`,
+      ],
+      { stdio: 'ignore' },
+    )
   : undefined;
 const stopSpinner = () => spinner?.kill('SIGKILL');
 process.on('exit', stopSpinner);

@@ -67,14 +67,18 @@ describe('the audit log', () => {
       (await call('GET', `/api/orders/${orderId}/audit-bundle`, { key: t.operatorKey })).status,
     ).toBe(403);
 
-    // one byte of the print file's sha256, changed in the database behind the service's back
+    // one byte of the print file's sha256, changed in the database behind the service's back;
+    // its first digit becomes another (a fixed 'f' left one hash in sixteen unchanged)
     const ready = bundle.body.events.find(
       (e: { event: { type: string } }) => e.event.type === 'PrintFileGenerated',
     );
-    await t.app.db.pool.query(
-      `UPDATE es_events SET data = replace(data::text, $2, $3)::json WHERE event_id = $1`,
-      [ready.event.id, ready.event.data.sha256, `f${ready.event.data.sha256.slice(1)}`],
+    const sha: string = ready.event.data.sha256;
+    const changedRow = await t.app.db.pool.query(
+      `UPDATE es_events SET data = replace(data::text, $2, $3)::json WHERE event_id = $1
+       RETURNING data::text AS data`,
+      [ready.event.id, sha, `${sha.startsWith('f') ? '0' : 'f'}${sha.slice(1)}`],
     );
+    expect(changedRow.rows[0].data).not.toContain(sha);
     const after = await call('GET', `/api/orders/${orderId}/audit-bundle`, { key: shop.adminKey });
     const changed = verifier(save('after.json', after.body), '--public-keys', keys);
     expect(changed.code).toBe(1);

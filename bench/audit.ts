@@ -26,6 +26,7 @@ import { inclusionProof } from '../src/domain/audit/merkle.ts';
 import type { NewEvent } from '../src/eventstore/port.ts';
 import { PostgresEventStore } from '../src/eventstore/postgres.ts';
 import { createDatabase, startPostgresCluster } from '../test/helpers/postgres-cluster.ts';
+import { figure } from './lib/figures.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const WORKERS = 8;
@@ -157,6 +158,8 @@ async function main() {
         (blockRatios.length - 1) /
         blockRatios.length,
     );
+    figure('audit.tree_ratio', withTree / without);
+    figure('audit.tree_behind_s', maxGap / withTree);
     console.log(
       `  without the tree: ${without.toFixed(0)} appends/s; with it: ${withTree.toFixed(0)} appends/s; ratio ${(withTree / without).toFixed(3)} (goal >= 0.95); the blocks' ratios: mean ${blockMean.toFixed(3)} +/- ${stderr.toFixed(3)} (standard error), median ${sortedRatios[Math.floor(sortedRatios.length / 2)]!.toFixed(3)}, from ${sortedRatios[0]!.toFixed(3)} to ${sortedRatios.at(-1)!.toFixed(3)}`,
     );
@@ -191,6 +194,7 @@ async function main() {
       times.push(performance.now() - t0);
     }
     times.sort((x, y) => x - y);
+    figure('audit.bundle_ms', times[10]!);
     console.log(
       `  a bundle of 200 events in a tree of ${size}: median ${times[10]!.toFixed(1)} ms, max ${times.at(-1)!.toFixed(1)} ms (goal < 50 ms)`,
     );

@@ -19,6 +19,7 @@ import { quadSpan } from '../src/mockup/quad.ts';
 import type { Rgba } from '../src/mockup/warp.ts';
 import { IMAGE_V8_FLAGS } from '../src/print/image-work.ts';
 import { renderPdf } from '../src/print/render-job.ts';
+import { figure } from './lib/figures.ts';
 
 sharp.concurrency(1);
 const SIZE = 2000;
@@ -194,6 +195,8 @@ async function main() {
       raster: await bothCores('raster', format),
     };
     const base = pct(times.composite, 0.5);
+    figure(`mockups.${format}_full_p50_ms`, pct(times.full, 0.5));
+    figure(`mockups.${format}_full_both_cores_ratio`, both.full / both.composite);
     for (const k of ['composite', 'full', 'raster'] as Case[]) {
       const p50 = pct(times[k], 0.5);
       console.log(

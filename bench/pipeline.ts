@@ -23,6 +23,7 @@ import { jaegerBinary, startJaeger } from '../test/helpers/jaeger.ts';
 import { type Minio, minioBinary, startMinio } from '../test/helpers/minio.ts';
 import { CARD_AREA, cardDesign } from './lib/card.ts';
 import { cpuSnapshot, cpuSpent, threadSnapshot, threadsSpent } from './lib/cpu.ts';
+import { figure } from './lib/figures.ts';
 import { benchShop } from './lib/shop.ts';
 import {
   printTopStatements,
@@ -200,6 +201,7 @@ async function tracingRatio(design: unknown): Promise<string> {
     }
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     const spans = (await jaeger.allSpans('editor-platform')).length;
+    figure('tracing.ratio', mean(rates.on) / mean(rates.off));
     return `off ${rates.off.map((r) => r.toFixed(2)).join(', ')} orders/s, on ${rates.on.map((r) => r.toFixed(2)).join(', ')} orders/s: ratio ${(mean(rates.on) / mean(rates.off)).toFixed(3)} (goal >= 0.95); Jaeger holds ${spans} spans of the traced rounds`;
   } finally {
     await jaeger.stop();
@@ -382,6 +384,10 @@ async function main() {
     const rawRate = (rawBefore.rate + rawAfter.rate) / 2;
     const single = [...rawBefore.single, ...rawAfter.single];
 
+    figure('pipeline.throughput_ratio', pipelineRate / rawRate);
+    figure('pipeline.p50_over_raw_ms', pct(latency, 50) - pct(single, 50));
+    figure('pipeline.tx_per_order', txInBurst);
+    figure('pipeline.tree_peak_mib', treePeak.totalMiB);
     console.log(
       `\n${ORDERS} one-item orders (A6, 2400x1600 photo, text, barcode); ${SINGLES} single orders for latency; files ${STORAGE === 's3' ? 'in S3 (MinIO on this machine)' : 'under DATA_DIR'}\n`,
     );

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { renderProof } from '../src/print/proof.ts';
 import { renderJob } from '../src/print/render-job.ts';
+import { figure } from './lib/figures.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const photo = await sharp({
@@ -111,6 +112,8 @@ console.log(
 console.log(
   `| proof from it (2 PNG pages) | ${pct(proofs, 50).toFixed(0)} | ${pct(proofs, 95).toFixed(0)} |`,
 );
+figure('proofs.p50_ms', pct(proofs, 50));
+figure('proofs.kinds_of_bytes', shas.size);
 console.log(
   `\nproof / render (p50): ${(pct(proofs, 50) / pct(renders, 50)).toFixed(2)}; goal: proof p50 < 1000 ms: ${pct(proofs, 50) < 1000 ? 'met' : 'NOT met'}; proofs of the same file alike: ${shas.size === 1 ? 'yes, byte for byte' : `NO (${shas.size} kinds)`}`,
 );

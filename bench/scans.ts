@@ -10,6 +10,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { freePort } from '../src/db/database.ts';
 import { cpuSnapshot, cpuSpent, threadSnapshot, threadsSpent } from './lib/cpu.ts';
+import { figure } from './lib/figures.ts';
 import { benchShop } from './lib/shop.ts';
 import { type ServiceStack, startServiceStack } from './lib/stack.ts';
 
@@ -171,6 +172,9 @@ async function main() {
     const ratio = all(scans) / all(base);
     const p99 = Math.max(scans.sameOrder.p99, scans.acrossOrders.p99);
     const failed = scans.sameOrder.non2xx + scans.acrossOrders.non2xx;
+    figure('scans.ratio', ratio);
+    figure('scans.p99_ms', p99);
+    figure('scans.failed', failed);
     console.log(
       JSON.stringify(
         {

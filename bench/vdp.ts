@@ -19,6 +19,7 @@ import { renderPrintFile } from '../src/print/pdf.ts';
 import { defaultOutputProfile } from '../src/print/profiles.ts';
 import { checkRows } from '../src/print/vdp/check.ts';
 import { renderVariable } from '../src/print/vdp/render.ts';
+import { figure } from './lib/figures.ts';
 
 async function card() {
   const photo = await sharp({
@@ -137,6 +138,8 @@ async function measure(records: number) {
   for (let i = 1; i <= baselineItems; i++)
     await renderPrintFile({ ...item(design(row(i))), inks: false });
   const baselinePerSecond = baselineItems / ((performance.now() - b0) / 1000);
+  figure('vdp.records_per_s', records / seconds);
+  figure('vdp.peak_rss_mib', process.resourceUsage().maxRSS / 1024);
   console.log(
     JSON.stringify({
       records,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 
 /** A process and every process below it, now. */
-function tree(pid: number): number[] {
+export function descendants(pid: number): number[] {
   const out = [pid];
   for (let i = 0; i < out.length; i++) {
     const p = out[i]!;
@@ -23,9 +23,12 @@ const rssKiB = (pid: number) => {
   }
 };
 
+/** A process's resident memory now, MiB (0 once it ended). */
+export const rssMiB = (pid: number) => rssKiB(pid) / 1024;
+
 /** The resident memory of a process and all its descendants now, and the process's own, MiB. */
 export function treeRss(pid: number): { totalMiB: number; mainMiB: number; processes: number } {
-  const pids = tree(pid);
+  const pids = descendants(pid);
   const sizes = pids.map(rssKiB);
   return {
     totalMiB: sizes.reduce((a, b) => a + b, 0) / 1024,

@@ -1,0 +1,151 @@
+// npm run bench:idle
+// The embedded default's memory as a user sees it: `npm start` in a fresh data folder,
+// `npm run seed:demo` against it (a catalogue and one order rendered), then, once the
+// service has been idle for IDLE_SECONDS (30 unless set), the resident memory of every
+// process `npm start` left running, by kind: the service's own (the main process and its
+// image processes), the embedded Temporal dev server, and what waits beside them (`npm`,
+// scripts/start.mjs). A baseline in the same run: a Node process that only waits.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { figure } from './lib/figures.ts';
+import { descendants, rssMiB } from './lib/tree-memory.ts';
+
+const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 30);
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+
+/** Two free ports in a row: the service's and its partner simulator's (the next one). */
+async function servicePorts(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    const next = await new Promise<boolean>((resolve) => {
+      const s = createServer();
+      s.once('error', () => resolve(false));
+      s.listen(port + 1, '127.0.0.1', () => s.close(() => resolve(true)));
+    });
+    if (next) return port;
+  }
+}
+
+async function ready(base: string, proc: ChildProcess): Promise<void> {
+  for (const deadline = Date.now() + 600_000; Date.now() < deadline; ) {
+    if (proc.exitCode !== null) throw new Error(`npm start ended with ${proc.exitCode}`);
+    const ok = await fetch(`${base}/readyz`)
+      .then((r) => r.ok)
+      .catch(() => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error('the service was not ready within 10 minutes');
+}
+
+const cmdline = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+  } catch {
+    return '';
+  }
+};
+
+/** What a process of the tree is, for the table. */
+function kindOf(pid: number, start: number): string {
+  const cmd = cmdline(pid);
+  if (pid === start) return 'npm';
+  if (cmd.includes('scripts/start.mjs')) return 'scripts/start.mjs';
+  if (cmd.includes('dist/src/main.js')) return 'main process';
+  if (cmd.includes('start-dev')) return 'Temporal dev server';
+  if (cmd.includes('node')) return 'image process';
+  return cmd.split(' ')[0] ?? String(pid);
+}
+
+async function main() {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-idle-'));
+  const port = await servicePorts();
+  const env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    TEMPORAL_UI_PORT: String(await freePort()),
+    LOG_LEVEL: 'warn',
+  };
+  const base = `http://127.0.0.1:${port}`;
+  // the baseline: what a Node process that does nothing holds
+  const waiting = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
+    stdio: 'ignore',
+  });
+  const service = spawn('npm', ['start'], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  service.stderr?.on('data', (b: Buffer) => {
+    stderr = (stderr + b.toString()).slice(-4000);
+  });
+  try {
+    await ready(base, service);
+    const seeded = spawnSync('npm', ['run', 'seed:demo'], {
+      cwd: root,
+      env,
+      encoding: 'utf8',
+    });
+    if (seeded.status !== 0)
+      throw new Error(`seed:demo ended with ${seeded.status}: ${seeded.stderr.slice(-2000)}`);
+    await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+    const byKind = new Map<string, number[]>();
+    for (const pid of descendants(service.pid!)) {
+      const kind = kindOf(pid, service.pid!);
+      byKind.set(kind, [...(byKind.get(kind) ?? []), rssMiB(pid)]);
+    }
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+    const of = (kind: string) => sum(byKind.get(kind) ?? []);
+    const own = of('main process') + of('image process');
+    const beside = of('npm') + of('scripts/start.mjs');
+    const total = sum([...byKind.values()].flat());
+    console.log(
+      `\nThe embedded default, idle ${IDLE_SECONDS} s after seed:demo (resident memory, MiB)\n`,
+    );
+    console.log('| process | count | MiB |');
+    console.log('|---|---:|---:|');
+    for (const [kind, sizes] of byKind)
+      console.log(
+        `| ${kind} | ${sizes.length} | ${sizes.map((s) => s.toFixed(0)).join(' + ')} = ${sum(sizes).toFixed(0)} |`,
+      );
+    console.log(
+      `| everything npm start left running | ${descendants(service.pid!).length} | ${total.toFixed(0)} |`,
+    );
+    console.log(`| the service's own (main + image processes) | | ${own.toFixed(0)} |`);
+    console.log(`| waiting beside it (npm, scripts/start.mjs) | | ${beside.toFixed(0)} |`);
+    console.log(
+      `| baseline: a Node process that only waits | 1 | ${rssMiB(waiting.pid!).toFixed(0)} |`,
+    );
+    figure('idle.service_mib', own);
+    figure('idle.beside_mib', beside);
+    figure('idle.total_mib', total);
+  } catch (err) {
+    console.error(stderr);
+    throw err;
+  } finally {
+    waiting.kill();
+    service.kill('SIGTERM');
+    await new Promise((r) => service.once('exit', r));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -4,8 +4,9 @@
 // another (the baseline), then imposed as one batch on SRA3 step-and-repeat and on a
 // 560 mm roll in gang mode: the sheets built as PDFs (items' pages embedded, slug, marks,
 // CutContour). Then the layout alone at 1,000 and at 40,000 copies (one sticker, and the
-// mixed sizes), time per copy against each other. Prints the sheet count against the area lower bound, utilisation per
-// sheet, imposition time against the render time of the same items, and peak RSS.
+// mixed sizes), time per copy against each other. Prints the sheet count against the area lower
+// bound, utilisation per sheet, imposition time against the render time of the same items, and peak
+// RSS.
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import type { BatchItem, BatchSpec } from '../src/domain/batch/events.ts';

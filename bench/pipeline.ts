@@ -347,7 +347,8 @@ async function main() {
     const burstSeconds = (performance.now() - began) / 1000;
     const previewsDuring = (await previewsDrawn()) - earlier;
     console.log(`previews drawn during the burst: ${previewsDuring}`);
-    // BENCH_WINDOW=1: the burst's bounds, to cut a system-wide `perf record -k CLOCK_MONOTONIC` to it
+    // BENCH_WINDOW=1: the burst's bounds, to cut a system-wide `perf record -k CLOCK_MONOTONIC` to
+    // it
     if (process.env.BENCH_PROFILE_DIR || process.env.BENCH_WINDOW)
       console.log(`burst window (monotonic µs): ${burstFrom} ${process.hrtime.bigint() / 1000n}`);
     const pipelineRate = ORDERS / burstSeconds;

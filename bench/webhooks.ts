@@ -225,7 +225,8 @@ async function main() {
     figure('webhooks.burst_ratio', burstRate / loopRate);
     figure('webhooks.steady_p95_ms', quantile(latencies, 0.95));
     figure('webhooks.isolated_p95_ms', quantile(isolated, 0.95));
-    // ---- the deliveries log at a million attempts: keyset pages (BENCH_DELIVERIES_LOG=0 leaves it out) ----
+    // ---- the deliveries log at a million attempts: keyset pages (BENCH_DELIVERIES_LOG=0 leaves it
+    // out) ----
     const logPages = process.env.BENCH_DELIVERIES_LOG !== '0';
     const deliveriesLog = async () => {
       const big = orders[0]!.integrationId;

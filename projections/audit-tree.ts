@@ -21,8 +21,9 @@ import { EVERY_EVENT, type Projection } from './projection.ts';
  * once; above the leaves, the tree's tiles (src/domain/audit/tiles.ts). Built as the log
  * is read, in the same transaction as its checkpoint: each event becomes its leaf once,
  * whatever crashes. Never rebuilt: a tree made again from a changed log would agree with
- * the change; this one is the evidence against it. Where the events are not in this database (EventStoreDB), the
- * tree keeps an index of their ids of its own, to find an event's leaf by its id.
+ * the change; this one is the evidence against it. Where the events are not in this database
+ * (EventStoreDB), the tree keeps an index of their ids of its own, to find an event's leaf by its
+ * id.
  */
 export const auditTreeProjection: Projection = {
   name: 'audit-tree',

@@ -106,7 +106,8 @@ async function applyOne(tx: pg.PoolClient, stored: RecordedEvent) {
       return;
     }
     case 'MockupRendered': {
-      // the photo a recorded mockup was drawn on stays with the order, whatever its template becomes
+      // the photo a recorded mockup was drawn on stays with the order, whatever its template
+      // becomes
       const e = orderEvents.deserialize(stored);
       if (e.type === 'MockupRendered') await hold(tx, holder, e.data.templateImages);
       return;

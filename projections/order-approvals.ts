@@ -223,7 +223,10 @@ export async function awaitingApproval(
   return r.rows;
 }
 
-/** Orders with a proof waiting for its approvers: their reminders and expiries are due to be looked at. */
+/**
+ * Orders with a proof waiting for its approvers: their reminders and expiries are due to be looked
+ * at.
+ */
 export async function ordersAwaitingApproval(
   pool: pg.Pool,
   now: Date,

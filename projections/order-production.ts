@@ -97,7 +97,10 @@ export const PRODUCTION_SCHEMA = `
     CREATE OR REPLACE TRIGGER rm_stage_count AFTER INSERT OR DELETE OR UPDATE OF stage
       ON rm_order_items FOR EACH ROW EXECUTE FUNCTION rm_stage_count();`;
 
-/** The order's stage from its items': on hold above all, then a reprint or return, else the least advanced. */
+/**
+ * The order's stage from its items': on hold above all, then a reprint or return, else the least
+ * advanced.
+ */
 export const ORDER_STAGE_SQL = `CASE
   WHEN bool_or(stage = 'reprinting') THEN 'reprinting'
   WHEN bool_or(stage = 'returned') THEN 'returned'
@@ -356,7 +359,10 @@ export async function itemsByCode(
   return byId.rows.length ? byId.rows : byValue();
 }
 
-/** Orders whose ship-by time (moved on by time on hold) has passed unshipped, lateness not yet recorded. */
+/**
+ * Orders whose ship-by time (moved on by time on hold) has passed unshipped, lateness not yet
+ * recorded.
+ */
 export async function unshippedPastShipBy(
   pool: pg.Pool,
   limit: number,

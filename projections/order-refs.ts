@@ -67,7 +67,9 @@ export function itemFacilities(table: string) {
         [event.data.orderItemId, event.data.facilityId],
       );
     },
-    /** the message with the facility of its one item, where it is a shop-floor message (messages.ts) */
+    /**
+     * the message with the facility of its one item, where it is a shop-floor message (messages.ts)
+     */
     async added(tx: pg.PoolClient, message: OrderMessage): Promise<OrderMessage> {
       const [one, ...more] = message.data.orderItemIds;
       if (!one || more.length > 0 || !FACILITY_MESSAGES.has(message.type)) return message;

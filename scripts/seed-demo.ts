@@ -30,7 +30,9 @@ const temporalUi =
 
 class Refused extends Error {}
 
-/** The operator key as the service finds it: OPERATOR_API_KEY, else the one it keeps in DATA_DIR. */
+/**
+ * The operator key as the service finds it: OPERATOR_API_KEY, else the one it keeps in DATA_DIR.
+ */
 function operatorKey(): string {
   if (env.OPERATOR_API_KEY) return env.OPERATOR_API_KEY;
   const file = path.join(dataDir, 'operator-api-key');

@@ -16,7 +16,7 @@ import type { TracingSinks } from '../src/temporal/contract.ts';
 
 /*
  * The workflows' side of a trace, bundled into the workflows only while tracing is on
- * (src/telemetry/temporal.ts). A workflow started in a trace (Temporal's client
+ * (src/temporal/workflow-bundle.ts). A workflow started in a trace (Temporal's client
  * interceptor put its context in the start's `_tracer-data` header) is a span
  * `RunWorkflow:<type>`, each activity it schedules a span `StartActivity:<type>` whose
  * context goes to the activity in the same header, where Temporal's activity
@@ -27,8 +27,8 @@ import type { TracingSinks } from '../src/temporal/contract.ts';
  * sandbox, and the sandbox evaluates its modules again for every workflow run (their
  * constant maps, the SDK's environment parsing): measured, that doubled the workflow
  * threads' CPU under a burst of orders (1.8 to 3.2 s for 120). This module needs no
- * library: ids are derived from the run's id, times come from its clock, so a replay makes the same spans (and sends none: the sink is not called
- * during replays).
+ * library: ids are derived from the run's id, times come from its clock, so a replay makes the same
+ * spans (and sends none: the sink is not called during replays).
  */
 
 const { tracing } = proxySinks<TracingSinks>();

@@ -33,7 +33,9 @@ interface Loaded {
 /** where an order item's print files are kept (content-addressed under it) */
 const keptUnder = (labelId: string, orderItemId: string) => `${labelId}/${orderItemId}/`;
 
-/** What a render ahead must have been made from to be taken: the job, and where it keeps its file. */
+/**
+ * What a render ahead must have been made from to be taken: the job, and where it keeps its file.
+ */
 function aheadKey(job: RenderJob, keep: string): string {
   return createHash('sha256')
     .update(JSON.stringify({ ...job, profile: job.profile?.sha256 ?? null, keep }))

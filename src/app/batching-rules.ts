@@ -165,7 +165,10 @@ function openBatchFromRule(ctx: AppContext, labelId: string, rule: BatchingRule,
   );
 }
 
-/** Would the rule's ready items fill at least one whole sheet? (their pages' print areas, with bleed) */
+/**
+ * Would the rule's ready items fill at least one whole sheet? (their pages' print areas, with
+ * bleed)
+ */
 async function fillsASheet(
   ctx: AppContext,
   rule: BatchingRule,

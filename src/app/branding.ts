@@ -130,7 +130,8 @@ export async function packingSlip(
   const facility = facilityId ? (await facilityRow(ctx.pool, facilityId))?.name : undefined;
   const items = mine.map((i) => {
     const file = i.files.at(-1);
-    // the product as the customer chose it: its first mockup (by template), else the print file's page
+    // the product as the customer chose it: its first mockup (by template), else the print file's
+    // page
     const mockup = file
       ? [...order.mockups.values()]
           .filter((m) => m.orderItemId === i.item.orderItemId && m.printFileSha256 === file.sha256)

@@ -43,7 +43,9 @@ export async function configureCallbacks(
   );
 }
 
-/** The label's callback for its active environment; undefined: no such label; null: not configured. */
+/**
+ * The label's callback for its active environment; undefined: no such label; null: not configured.
+ */
 export async function activeCallback(
   store: EventStore,
   pool: pg.Pool,

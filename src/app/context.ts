@@ -59,7 +59,9 @@ export interface AppContext {
   orderCommands: CommandBatches<OrderCommand, OrderEvent, OrderState>;
   /** signs the audit log's tree heads (AUDIT_SIGNING_KEY) */
   auditSigner: AuditSigner;
-  /** the most of each collection a label may hold (LABEL_MAXIMUMS, the deployment's setting applied) */
+  /**
+   * the most of each collection a label may hold (LABEL_MAXIMUMS, the deployment's setting applied)
+   */
   maximums: LabelMaximums;
   /** told when an item reaches a stage, with the time since its order's receipt (metrics) */
   observeStage?: (labelId: string, stage: string, secondsSinceReceipt: number) => void;

@@ -22,7 +22,9 @@ import { labelImagesNow } from './label-images.ts';
 
 const notFound = () => new DomainError('not_found', 'data set not found', 'dataset_not_found');
 
-/** What a refused data set says: the parser's words (row and problem), or why it could not be read. */
+/**
+ * What a refused data set says: the parser's words (row and problem), or why it could not be read.
+ */
 function datasetFailure(err: unknown): Error {
   const invalid = (message: string) => new DomainError('invalid', message, 'invalid_dataset');
   if (err instanceof JobFailedError && err.original === 'DatasetProblem')

@@ -8,7 +8,9 @@ import type { AppContext } from './context.ts';
 import { imageFailure } from './image-failure.ts';
 import { storeImage } from './images.ts';
 
-/** A checked image is placed at this size when it is an SVG (drawn as a 50 mm square to check it). */
+/**
+ * A checked image is placed at this size when it is an SVG (drawn as a 50 mm square to check it).
+ */
 const CHECK_SIZE_MM = 50;
 
 const invalid = (message: string, field = 'name') =>

@@ -89,7 +89,10 @@ async function checkedImage(
  * PNG or JPEG of at most MAX_PHOTO_PIXELS, a mask is a PNG of the photo's size. The
  * images go into the image store; the event keeps their sha256.
  */
-/** Sets a mockup template (new, or replacing the one of that id); a new one counts against the label's maximum. */
+/**
+ * Sets a mockup template (new, or replacing the one of that id); a new one counts against the
+ * label's maximum.
+ */
 export function putTemplate(
   ctx: AppContext,
   labelId: string,

@@ -12,7 +12,8 @@ import type { StreamStateCache } from './stream-state-cache.ts';
 /**
  * Sessions of the ops page. An API key (the operator's, or a label admin's) is exchanged
  * once for a session, recorded in the event log (`OpsSession-<id>`: started, ended), so
- * a session can be ended for good: at logout, or by its viewer from the sessions page. The browser holds only
+ * a session can be ended for good: at logout, or by its viewer from the sessions page. The browser
+ * holds only
  * `v2.<session id>.<signature>` in an HttpOnly cookie; the signature (HMAC-SHA256 with a
  * key derived from the token secret, so no editor token can pass for one) spares the
  * event store a read for forged cookies. Every request reads the session's stream (kept
@@ -76,7 +77,10 @@ export async function startOpsSession(
   return { token, session: { sessionId, viewer, expiresAt, csrf: csrfOf(secret, sessionId) } };
 }
 
-/** The session of a cookie value, or undefined when it is malformed, forged, unknown, ended or expired. */
+/**
+ * The session of a cookie value, or undefined when it is malformed, forged, unknown, ended or
+ * expired.
+ */
 export async function readOpsSession(
   ctx: AppContext,
   cache: StreamStateCache | undefined,
@@ -103,7 +107,10 @@ export async function readOpsSession(
   };
 }
 
-/** Whether a session may see and end another: the same viewer (the operator, or the same label's admins). */
+/**
+ * Whether a session may see and end another: the same viewer (the operator, or the same label's
+ * admins).
+ */
 const sameViewer = (a: OpsViewer, b: OpsViewer) =>
   a.kind === b.kind && (a.kind === 'operator' || (b.kind === 'admin' && a.labelId === b.labelId));
 

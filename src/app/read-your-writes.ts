@@ -5,8 +5,8 @@ import type { ReadModels } from './context.ts';
 /**
  * Waits (at most 10 s: on a loaded machine a projection once took more than 3 s, and a
  * create answered 404 for what it had just made) until a projection has taken an append,
- * so the caller can read its write; then drops this process's cached reads of that read model, which the
- * projector's own notice could otherwise reach after the caller's next read.
+ * so the caller can read its write; then drops this process's cached reads of that read model,
+ * which the projector's own notice could otherwise reach after the caller's next read.
  */
 export function readYourWrites(runner: ProjectionRunner, feed: ChangeFeed): ReadModels {
   return {

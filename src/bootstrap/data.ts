@@ -44,7 +44,9 @@ export interface DataParts {
   reads: CachedReads;
 }
 
-/** The database (PostgreSQL, or PGlite embedded), the event store, the change feed and file storage. */
+/**
+ * The database (PostgreSQL, or PGlite embedded), the event store, the change feed and file storage.
+ */
 export async function openData(config: Config, log: Logger, stops: Stops): Promise<DataParts> {
   const db = config.databaseUrl
     ? await connectPostgres(config.databaseUrl)

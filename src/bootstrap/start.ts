@@ -453,7 +453,10 @@ function startProjector(
   stops.add(() => cleanup.stop());
 }
 
-/** The embedded default's stand-in for a partner's login system (seed-demo wires the demo label to it). */
+/**
+ * The embedded default's stand-in for a partner's login system (seed-demo wires the demo label to
+ * it).
+ */
 async function startSimulator(
   config: Config,
   log: Logger,

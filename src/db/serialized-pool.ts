@@ -107,7 +107,8 @@ export function serializedPool(pool: pg.Pool): pg.Pool {
           const client = await target.connect();
           let broken = false;
           try {
-            // biome-ignore lint/suspicious/noExplicitAny: forwards pg's overloaded query as it was called
+            // pg's query is overloaded; it is forwarded as it was called
+            // biome-ignore lint/suspicious/noExplicitAny: see above
             return await once(() => (client.query as any)(unnamed(q), values));
           } catch (err) {
             // a server's error leaves the connection usable; anything else may not

@@ -115,7 +115,9 @@ export function eventFromJsonText(
   return Object.defineProperties(e, lazyJson) as RecordedEvent;
 }
 
-/** An event's data or metadata as JSON text: as stored when read so, else as the service writes it. */
+/**
+ * An event's data or metadata as JSON text: as stored when read so, else as the service writes it.
+ */
 export const storedJson = (e: RecordedEvent, field: 'data' | 'metadata'): string =>
   (field === 'data'
     ? (e as Partial<TextEvent>)[TEXTS]?.dataText
@@ -135,7 +137,10 @@ export type StoredFields = readonly [
 /** Where an event read as a view over its stored row (ReadAllOptions.views) has its fields. */
 export const STORED = Symbol('fields as stored');
 
-/** An event's fields as stored: as read when read as a view or as text, else as the service writes them. */
+/**
+ * An event's fields as stored: as read when read as a view or as text, else as the service writes
+ * them.
+ */
 export function storedFields(e: RecordedEvent): StoredFields {
   const view = (e as { [STORED]?: StoredFields })[STORED];
   if (view) return view;

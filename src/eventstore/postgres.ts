@@ -209,7 +209,9 @@ const parseTimestamp = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ, 'te
   text: string,
 ) => Date;
 
-/** The event of a page's row at `position`, with `dataText` as its data (parsed when read: port.ts). */
+/**
+ * The event of a page's row at `position`, with `dataText` as its data (parsed when read: port.ts).
+ */
 const fromText = (row: PageRow, position: Position, dataText: string): RecordedEvent =>
   eventFromJsonText(
     {
@@ -622,7 +624,10 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
-  /** A page for several readers: an event's data when a reader after whose position it lies looks into its type. */
+  /**
+   * A page for several readers: an event's data when a reader after whose position it lies looks
+   * into its type.
+   */
   private async readPageFor(
     from: Position,
     limit: number,

@@ -35,7 +35,10 @@ export function preferredWait(prefer: string | undefined): number | undefined {
   return undefined;
 }
 
-/** A signal that fires when the reply's connection closes (the client went away, or it was answered). */
+/**
+ * A signal that fires when the reply's connection closes (the client went away, or it was
+ * answered).
+ */
 export function abortedWith(reply: FastifyReply): AbortSignal {
   const gone = new AbortController();
   reply.raw.once('close', () => gone.abort());

@@ -100,10 +100,16 @@ export function costClassOf(method: string, url: string): CostClass {
   return COSTS[`${method} ${documented(url)}`] ?? (method === 'GET' ? 'read' : 'write');
 }
 
-/** Paths no label's key or session opens (the operator's, the print partner's, health): never charged. */
+/**
+ * Paths no label's key or session opens (the operator's, the print partner's, health): never
+ * charged.
+ */
 const UNCHARGED = /^\/(operator|metrics|livez|readyz|healthz|v1\/api\/printshop)(\/|$)/;
 
-/** Whether the door may refuse a route's requests (429 over_share): it takes a label's key or session. */
+/**
+ * Whether the door may refuse a route's requests (429 over_share): it takes a label's key or
+ * session.
+ */
 export const mayBeCharged = (url: string, security: unknown[] | undefined): boolean =>
   (security?.length ?? 0) > 0 && !UNCHARGED.test(url);
 

@@ -114,7 +114,10 @@ export function methodsByPath(app: FastifyInstance): (method: string, url: strin
   };
 }
 
-/** The router's limit on one path parameter (encoded): above any id's own limit, so ids are checked by their schema. */
+/**
+ * The router's limit on one path parameter (encoded): above any id's own limit, so ids are checked
+ * by their schema.
+ */
 export const MAX_PARAM_LENGTH = 2048;
 
 /**

@@ -1,6 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
-/** HTML forms post url-encoded fields: taken (up to 64 KiB) as an object of strings, in the plugin that serves the forms only. */
+/**
+ * HTML forms post url-encoded fields: taken (up to 64 KiB) as an object of strings, in the plugin
+ * that serves the forms only.
+ */
 export function acceptForms(app: FastifyInstance): void {
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',

@@ -18,7 +18,10 @@ export interface BoundedBody {
   bytesRead: number;
 }
 
-/** Reads at most `limit` bytes of a response's body; past that it cancels the body, which closes the connection. */
+/**
+ * Reads at most `limit` bytes of a response's body; past that it cancels the body, which closes the
+ * connection.
+ */
 export async function readBounded(
   res: Response,
   limit: number = OUTSIDE_ANSWER_LIMIT,

@@ -84,7 +84,9 @@ export function barcodeShapes(
   return out;
 }
 
-/** A linear barcode's bars drawn on a page from `x, y` (its bottom left), `module` points a module. */
+/**
+ * A linear barcode's bars drawn on a page from `x, y` (its bottom left), `module` points a module.
+ */
 export function drawBars(
   page: PDFPage,
   code: VectorBarcode,

@@ -121,7 +121,10 @@ export class Renders {
 
   private readonly deadlineMs: number;
 
-  /** `warmUp`: the processes start at once and render a few small items (else at the first render, cold) */
+  /**
+   * `warmUp`: the processes start at once and render a few small items (else at the first render,
+   * cold)
+   */
   constructor(processes: number, timeoutMs: number, warmUp = true) {
     this.deadlineMs = timeoutMs;
     this.pool = new ProcessPool({
@@ -156,7 +159,10 @@ export class Renders {
     });
   }
 
-  /** A reprint of some records of a variable item: the whole file rendered again to compare, and a file of those records kept. */
+  /**
+   * A reprint of some records of a variable item: the whole file rendered again to compare, and a
+   * file of those records kept.
+   */
   reprintVariable(
     owner: string,
     job: StoredVariableJob & { keep: string; records: number[] },

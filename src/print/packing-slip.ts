@@ -61,7 +61,9 @@ function wrap(text: string, font: PDFFont, size: number, width: number): string[
 /** An order id that Code 128 holds at a width a scanner reads on the slip. */
 const SHORT_REFERENCE = /^[\x20-\x7e]{1,24}$/;
 
-/** A 2D code's polygons as one SVG path (y down; holes wind the other way, for the non-zero rule). */
+/**
+ * A 2D code's polygons as one SVG path (y down; holes wind the other way, for the non-zero rule).
+ */
 const svgPathOf = (code: VectorBarcode) =>
   code.polygons
     .map(
@@ -80,7 +82,10 @@ const graphemes = (text: string) => Array.from(segmenter.segment(text), (s) => s
  */
 const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
 
-/** Only what the font can draw: bidi controls dropped, other characters (controls, missing glyphs) "?". */
+/**
+ * Only what the font can draw: bidi controls dropped, other characters (controls, missing glyphs)
+ * "?".
+ */
 export function drawable(font: PDFFont, text: string): string {
   const known = new Set(font.getCharacterSet());
   return [...text.replace(BIDI_CONTROLS, '')]

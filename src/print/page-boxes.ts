@@ -23,6 +23,9 @@ export function pageBox(
   ];
 }
 
-/** A print file parsed (no pause every few objects: a print file is small, and the pauses were half the time). */
+/**
+ * A print file parsed (no pause every few objects: a print file is small, and the pauses were half
+ * the time).
+ */
 export const parsePrintFile = (bytes: Uint8Array) =>
   PDFDocument.load(bytes, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest });

@@ -254,7 +254,8 @@ export async function renderPrintFile(
       if (box.x >= W || box.y >= H || box.x + box.width <= 0 || box.y + box.height <= 0) {
         throw new RenderError(`${path}: the layer lies wholly outside print area ${spec.code}`);
       }
-      // a data set fills this layer: the variable-data renderer draws it (vdp/), a preview leaves it out
+      // a data set fills this layer: the variable-data renderer draws it (vdp/), a preview leaves
+      // it out
       if (layer.type === 'image' && imageField(layer.src) !== undefined) continue;
       if (layer.type === 'image') {
         const extend = layer.rotation === 0 ? toBleed(box, W, H) : NO_EXTENSION;

@@ -78,8 +78,8 @@ export function asPdf16(bytes: Uint8Array): Uint8Array {
 }
 
 /**
- * Makes a document PDF/X-4 (with `asPdf16` on its saved bytes): the output intent (GTS_PDFX) with the
- * CMYK profile as its destination profile; the document information dictionary with
+ * Makes a document PDF/X-4 (with `asPdf16` on its saved bytes): the output intent (GTS_PDFX) with
+ * the CMYK profile as its destination profile; the document information dictionary with
  * GTS_PDFXVersion, Trapped, title and dates; XMP metadata saying the same; a trailer ID.
  * Everything derives from the facts, so the same order gives the same bytes.
  */

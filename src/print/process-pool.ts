@@ -47,7 +47,9 @@ export interface PoolOptions {
 export interface JobOptions {
   owner: string;
   deadlineMs?: number;
-  /** aborted: a waiting job leaves the queue, a running one's process is killed (JobCancelledError) */
+  /**
+   * aborted: a waiting job leaves the queue, a running one's process is killed (JobCancelledError)
+   */
   signal?: AbortSignal;
   /** called every few seconds while the job waits for a process (a Temporal heartbeat) */
   whileWaiting?: () => void;
@@ -71,7 +73,10 @@ export class JobDeadlineError extends Error {
   }
 }
 
-/** A job was called off by its caller (JobOptions.signal): taken from the queue, or its process killed. */
+/**
+ * A job was called off by its caller (JobOptions.signal): taken from the queue, or its process
+ * killed.
+ */
 export class JobCancelledError extends Error {
   override name = 'JobCancelledError';
 }
@@ -101,7 +106,10 @@ interface Slot {
 
 const require = createRequire(import.meta.url);
 
-/** How a child runs its module: TypeScript through tsx (tests, `npm start`), compiled JavaScript as it is. */
+/**
+ * How a child runs its module: TypeScript through tsx (tests, `npm start`), compiled JavaScript as
+ * it is.
+ */
 function execArgvFor(module: URL, maxHeapMiB: number | undefined, v8Flags: string[]): string[] {
   // the parent's resolution conditions (--conditions=production in the image), in either spelling
   const conditions: string[] = [];

@@ -17,7 +17,10 @@ export interface RenderJob {
   renderer: number;
   /** what both renderers take of the item; `createdAt` (the PDF's dates) as ISO 8601 */
   item: Omit<CommonItem, 'createdAt'> & { createdAt: string };
-  /** the images the design refers to, by their `src` (a missing one is absent; data URLs are read as they are) */
+  /**
+   * the images the design refers to, by their `src` (a missing one is absent; data URLs are read as
+   * they are)
+   */
   images: [string, { type: string; bytes: Uint8Array }][];
   /** the order's output profile; the bundled default when absent */
   profile?: { sha256: string; description: string; bytes: Uint8Array } | undefined;

@@ -26,7 +26,10 @@ export async function normaliseLogo(input: { bytes: Uint8Array }) {
   return { data: new Uint8Array(png.data), width: png.info.width, height: png.info.height };
 }
 
-/** A slip whose items carry their preview as found (a mockup, a print file's page), not yet a thumbnail. */
+/**
+ * A slip whose items carry their preview as found (a mockup, a print file's page), not yet a
+ * thumbnail.
+ */
 export type SlipToDraw = Omit<PackingSlip, 'items'> & {
   items: (Omit<PackingSlip['items'][number], 'thumbnail'> & { preview: Uint8Array | undefined })[];
 };

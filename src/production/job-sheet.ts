@@ -22,7 +22,10 @@ export interface JobSheetInput {
 const A4: [number, number] = [595.28, 841.89];
 const MARGIN = 36;
 
-/** Code 128 of `value` at `x, y` (its bottom left), at most `width` points wide and `module` a module. */
+/**
+ * Code 128 of `value` at `x, y` (its bottom left), at most `width` points wide and `module` a
+ * module.
+ */
 function drawCode(
   page: PDFPage,
   value: string,
@@ -42,7 +45,9 @@ function drawCode(
   });
 }
 
-/** What an item's barcode shows as Code 128: its barcode value when printable ASCII, else its id. */
+/**
+ * What an item's barcode shows as Code 128: its barcode value when printable ASCII, else its id.
+ */
 const scannable = (i: BatchItem) =>
   /^[\x20-\x7e]{1,80}$/.test(i.barcode.value) ? i.barcode.value : i.orderItemId;
 

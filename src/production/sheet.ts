@@ -27,7 +27,9 @@ const pt = (mm: number) => mm * PT_PER_MM;
 const SLUG_MODULE_MM = 0.33;
 const SLUG_BAR_MM = 8;
 
-/** A piece as the sheet draws it: the item's page (a form of its bleed box) and where its trim sits. */
+/**
+ * A piece as the sheet draws it: the item's page (a form of its bleed box) and where its trim sits.
+ */
 export interface PiecePage {
   form: PDFRef;
   /** bleed box size and the trim's inset in it, in millimetres */

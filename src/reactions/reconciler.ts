@@ -61,7 +61,10 @@ export async function reconcileOrders(deps: ReconcilerDeps, log: Logger): Promis
   return started;
 }
 
-/** Runs the reconciliation now and every `intervalMs`; a failed round is logged and retried next time. */
+/**
+ * Runs the reconciliation now and every `intervalMs`; a failed round is logged and retried next
+ * time.
+ */
 export function scheduleReconciler(deps: ReconcilerDeps, intervalMs: number, log: Logger) {
   return every(
     intervalMs,

@@ -7,9 +7,9 @@ import type { Reactor } from './reactor.ts';
 
 /**
  * Starts the workflow that each recorded request needs: an order's print workflow, a
- * barcode regeneration, a revised item's render, a replay, an import. The HTTP handlers only record; this is the
- * one place that starts, so neither a crash after the append nor a Temporal outage can
- * lose the work: the checkpoint stays until the start is accepted.
+ * barcode regeneration, a revised item's render, a replay, an import. The HTTP handlers only
+ * record; this is the one place that starts, so neither a crash after the append nor a Temporal
+ * outage can lose the work: the checkpoint stays until the start is accepted.
  */
 /** The order an event of an order's stream belongs to (its first event names it). */
 async function orderOf(store: EventStore, stream: string) {

@@ -14,7 +14,9 @@ export interface SignedUrlOptions {
   filename: string;
 }
 
-/** Where print files live. Keys are content-addressed paths: writing the same file twice is a no-op. */
+/**
+ * Where print files live. Keys are content-addressed paths: writing the same file twice is a no-op.
+ */
 export interface FileStorage {
   put(key: string, bytes: Uint8Array): Promise<void>;
   /**

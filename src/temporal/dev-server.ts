@@ -23,7 +23,10 @@ export interface LocalTemporalOptions {
   /** the web UI's port; no UI when not given */
   uiPort?: number | undefined;
   searchAttributes?: Record<string, SearchAttributeType>;
-  /** where the server's pid is kept, so a server left by a killed process is stopped at the next start */
+  /**
+   * where the server's pid is kept, so a server left by a killed process is stopped at the next
+   * start
+   */
   pidFile?: string | undefined;
   /** told when the server exited by itself and was started again */
   onRestart?: (why: string) => void;

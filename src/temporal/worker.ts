@@ -105,7 +105,10 @@ export async function temporalCoreMetrics(): Promise<string> {
 }
 
 const bundles = new Map<string, Promise<WorkflowBundleOption>>();
-/** workflows/ bundled once per process (or kept on disk): a worker made again after a failure reuses it */
+/**
+ * workflows/ bundled once per process (or kept on disk): a worker made again after a failure reuses
+ * it
+ */
 const workflowBundle = () => {
   // with tracing on, the workflows' interceptors go into the bundle (tracing.ts)
   const modules = workflowTracingModules();
@@ -124,7 +127,9 @@ const clientOptions = (connection: Connection | NativeConnection, target: Tempor
   return { connection, namespace: target.namespace, ...(interceptors ? { interceptors } : {}) };
 };
 
-/** How much a worker keeps in memory (TEMPORAL_MAX_CACHED_WORKFLOWS); the SDK's defaults otherwise. */
+/**
+ * How much a worker keeps in memory (TEMPORAL_MAX_CACHED_WORKFLOWS); the SDK's defaults otherwise.
+ */
 export interface WorkerBounds {
   maxCachedWorkflows?: number;
 }
@@ -181,7 +186,9 @@ export async function createWorker(
 export interface SupervisedWorker {
   /** RUNNING while it polls; otherwise why not */
   state(): { running: boolean; detail: string };
-  /** a client on the running worker's connection (see createWorker), none while it is not running */
+  /**
+   * a client on the running worker's connection (see createWorker), none while it is not running
+   */
   client(): Client | undefined;
   stop(): Promise<void>;
 }

@@ -50,7 +50,9 @@ function findUp(dir: string, name: string): string | undefined {
   }
 }
 
-/** the name of the bundle that `workflowsPath` and `modules` make with the sources as they are now */
+/**
+ * the name of the bundle that `workflowsPath` and `modules` make with the sources as they are now
+ */
 export function bundleKey(workflowsPath: string, modules: readonly string[]): string {
   const hash = createHash('sha256');
   // workflows/index.ts in the sources, dist/workflows/index.js compiled: its tree's root

@@ -336,7 +336,10 @@ export const MESSAGE_SCHEMAS = {
 
 const entries = WEBHOOK_EVENT_TYPES.map((t) => MESSAGE_SCHEMAS[t].entry);
 
-/** Any message as the events feed lists it (of an order, or the label's daily head): told apart by `type`. */
+/**
+ * Any message as the events feed lists it (of an order, or the label's daily head): told apart by
+ * `type`.
+ */
 export const orderMessageSchema = z
   .discriminatedUnion(
     'type',

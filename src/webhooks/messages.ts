@@ -275,7 +275,10 @@ export function orderRefOf(first: OrderEvent): OrderRef | undefined {
   };
 }
 
-/** Makes an approver's link to a proof: `(labelId, orderItemId, approver, version, expiresAt) => url`. */
+/**
+ * Makes an approver's link to a proof: `(labelId, orderItemId, approver, version, expiresAt) =>
+ * url`.
+ */
 export type ProofLinkMaker = (
   labelId: string,
   orderItemId: string,

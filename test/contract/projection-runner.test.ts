@@ -11,7 +11,10 @@ import { createDatabase } from '../helpers/postgres-cluster.ts';
 
 const log = pino({ level: 'silent' });
 
-/** Until readers can see a position: another database's open transaction holds the horizon back for a moment. */
+/**
+ * Until readers can see a position: another database's open transaction holds the horizon back for
+ * a moment.
+ */
 async function visible(store: PostgresEventStore, position: { commit: bigint; prepare: bigint }) {
   for (let i = 0; i < 500; i++) {
     const head = await store.headPosition();

@@ -202,7 +202,8 @@ describe('mockups', () => {
       expect(beyond, `beyond corner (${x}, ${y})`).toEqual(bg.at(0, 0));
     }
 
-    // asked again: the same image; the project saved again (a new revision, drawn anew): the same bytes
+    // asked again: the same image; the project saved again (a new revision, drawn anew): the same
+    // bytes
     const again = await call('POST', `/editor/projects/${redProject}/mockups`, {
       ...editor(),
       body: { templateId: 'tee-flat', width: 800 },
@@ -227,7 +228,8 @@ describe('mockups', () => {
     expect(redrawn.body.projectRevision).toBe(drawn.body.projectRevision + 1);
     expect(redrawn.body.mockups[0].url).not.toBe(m.url);
     expect(redrawn.body.mockups[0].sha256).toBe(m.sha256);
-    // the label prints with another output profile from now on: the mockup is drawn anew from that print file
+    // the label prints with another output profile from now on: the mockup is drawn anew from that
+    // print file
     const profile = await fetch(`${t.url}/api/print-settings/output-profile`, {
       method: 'PUT',
       headers: { 'x-api-key': shop.adminKey, 'content-type': 'application/vnd.iccprofile' },
@@ -425,7 +427,8 @@ describe('mockups', () => {
         call('PUT', '/api/mockup-templates/race', { ...admin(), body: body(i) }),
       ),
     );
-    // a change waits its turn, or is told to come again: 409 (lost the race twice), 429 (too many images queued)
+    // a change waits its turn, or is told to come again: 409 (lost the race twice), 429 (too many
+    // images queued)
     for (const a of answers) expect([200, 409, 429], JSON.stringify(a.body)).toContain(a.status);
     const taken = answers.filter((a) => a.status === 200);
     expect(taken.length).toBeGreaterThan(0);

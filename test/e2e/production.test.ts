@@ -651,7 +651,8 @@ describe('the shop floor', () => {
       small.subarray(33, iend),
       small.subarray(iend),
     ]);
-    // 100 megapixels of 16-bit RGB, made by another process (making it here would be this process's memory)
+    // 100 megapixels of 16-bit RGB, made by another process (making it here would be this process's
+    // memory)
     const dir = mkdtempSync(path.join(os.tmpdir(), 'logo-'));
     const huge = path.join(dir, 'huge.png');
     execFileSync(

@@ -1,7 +1,9 @@
 import { expect } from 'vitest';
 import { type Decider, DomainError, fold } from '../../src/domain/shared/decider.ts';
 
-/** given(events).when(command).thenEvents(events) | .thenFails(code): Emmett-style decider tests. */
+/**
+ * given(events).when(command).thenEvents(events) | .thenFails(code): Emmett-style decider tests.
+ */
 export function specFor<C, E, S>(decider: Decider<C, E, S>) {
   return (given: E[]) => ({
     when: (command: C) => {

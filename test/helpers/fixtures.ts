@@ -135,7 +135,9 @@ export async function importCatalog(call: Call, t: TestApp, supplier: string, co
   return done;
 }
 
-/** Every event and every read model row, as a fingerprint: equal before and after = nothing changed. */
+/**
+ * Every event and every read model row, as a fingerprint: equal before and after = nothing changed.
+ */
 export async function snapshot(t: TestApp): Promise<string> {
   const pool = t.app.db.pool;
   const tables = await pool.query<{ name: string }>(
@@ -180,7 +182,9 @@ export async function refused(
   return r.body;
 }
 
-/** A partner user of a label and an editor token for them (the login issue makes these for real). */
+/**
+ * A partner user of a label and an editor token for them (the login issue makes these for real).
+ */
 export async function editorUser(
   t: TestApp,
   labelId: string,

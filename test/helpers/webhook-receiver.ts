@@ -11,7 +11,10 @@ export interface Received {
   answered: number;
 }
 
-/** `endless`: the body never ends (a chunk of 64 KiB at a time, until the client closes or 1 GiB went) */
+/**
+ * `endless`: the body never ends (a chunk of 64 KiB at a time, until the client closes or 1 GiB
+ * went)
+ */
 export type Mode = { status: number; headers?: Record<string, string>; endless?: boolean };
 
 /**
@@ -73,7 +76,10 @@ export const parseMessage = (r: Received) =>
 const ENDLESS_CHUNK = Buffer.alloc(64 * 1024, 'x');
 const ENDLESS_CAP = 1024 ** 3;
 
-/** Writes chunks as fast as the client takes them, until it closes the connection (or the cap, so the test ends). */
+/**
+ * Writes chunks as fast as the client takes them, until it closes the connection (or the cap, so
+ * the test ends).
+ */
 function sendEndlessly(res: import('node:http').ServerResponse, sent: (n: number) => void): void {
   let total = 0;
   const more = () => {

@@ -44,7 +44,10 @@ export type Subtrees = (level: number, index: number) => Hash | Promise<Hash>;
 
 const isPowerOfTwo = (n: number) => n > 0 && (n & (n - 1)) === 0;
 
-/** MTH(D[start:start+n]): the hash of the n leaves from `start` (start aligned as the recursion makes it). */
+/**
+ * MTH(D[start:start+n]): the hash of the n leaves from `start` (start aligned as the recursion
+ * makes it).
+ */
 export async function rangeHash(subtrees: Subtrees, start: number, n: number): Promise<Hash> {
   if (n === 0) return EMPTY_ROOT;
   if (isPowerOfTwo(n) && start % n === 0) return subtrees(Math.log2(n), start / n);
@@ -90,7 +93,10 @@ export async function consistencyProof(subtrees: Subtrees, m: number, n: number)
   return sub(m, n, 0, true);
 }
 
-/** RFC 9162 2.1.3.2: does the proof show leaf `index` (hash `leaf`) in the tree of `size` with root `root`? */
+/**
+ * RFC 9162 2.1.3.2: does the proof show leaf `index` (hash `leaf`) in the tree of `size` with root
+ * `root`?
+ */
 export function verifyInclusion(
   leaf: Uint8Array,
   index: number,
@@ -118,7 +124,10 @@ export function verifyInclusion(
   return sn === 0 && Buffer.compare(Buffer.from(r), Buffer.from(root)) === 0;
 }
 
-/** RFC 9162 2.1.4.2: does the proof show the tree of `first` (root `firstRoot`) a prefix of the tree of `second`? */
+/**
+ * RFC 9162 2.1.4.2: does the proof show the tree of `first` (root `firstRoot`) a prefix of the tree
+ * of `second`?
+ */
 export function verifyConsistency(
   first: number,
   second: number,

@@ -36,7 +36,9 @@ export interface Tile {
 const slot = (tile: Tile, j: number, i: number): Hash =>
   tile.hashes.subarray((levelStart(j) + i) * HASH, (levelStart(j) + i + 1) * HASH);
 
-/** Where node (level, index) of the tree is kept (level 4 or more): its tile and its place in it. */
+/**
+ * Where node (level, index) of the tree is kept (level 4 or more): its tile and its place in it.
+ */
 export function tileOf(level: number, index: number) {
   const k = Math.floor(level / TILE_HEIGHT);
   const j = level - k * TILE_HEIGHT;

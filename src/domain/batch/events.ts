@@ -2,10 +2,14 @@ import { z } from 'zod';
 import { barcodeSchema } from '../order/events.ts';
 import { defineEvent, type EventOf, EventRegistry } from '../shared/events.ts';
 
-/** How the pieces are laid out: a grid of cards with cut marks, or nested shapes cut by a plotter. */
+/**
+ * How the pieces are laid out: a grid of cards with cut marks, or nested shapes cut by a plotter.
+ */
 export const BATCH_MODES = ['step-repeat', 'gang'] as const;
 
-/** What the press prints on: a cut sheet, or a roll cut to length (`heightMm` its longest piece). */
+/**
+ * What the press prints on: a cut sheet, or a roll cut to length (`heightMm` its longest piece).
+ */
 export const mediaSchema = z.object({
   kind: z.enum(['sheet', 'roll']),
   /** the preset it came from, if any */
@@ -35,14 +39,20 @@ export type BatchSpec = z.infer<typeof batchSpecSchema>;
 const refusalSchema = z.object({ orderItemId: z.string(), code: z.string(), reason: z.string() });
 export type Refusal = z.infer<typeof refusalSchema>;
 
-/** Which items a batch asked for: the candidates, and what was refused at once. v2: the spec may say cut-and-stack (a v1 spec never does). */
+/**
+ * Which items a batch asked for: the candidates, and what was refused at once. v2: the spec may say
+ * cut-and-stack (a v1 spec never does).
+ */
 export const BatchRequested = defineEvent(
   'BatchRequested',
   3,
   z.object({
     batchId: z.uuid(),
     labelId: z.uuid(),
-    /** v3: the facility whose press run it is (absent: the label's own shop floor, as every v2 batch) */
+    /**
+     * v3: the facility whose press run it is (absent: the label's own shop floor, as every v2
+     * batch)
+     */
     facilityId: z.uuid().optional(),
     spec: batchSpecSchema,
     candidates: z.array(z.object({ orderItemId: z.uuid(), stream: z.string() })),
@@ -79,7 +89,10 @@ export const batchItemSchema = z.object({
 });
 export type BatchItem = z.infer<typeof batchItemSchema>;
 
-/** The items the batch holds (each marked batched on its order), and those it could not take. v2: an item may say how many records its file holds. */
+/**
+ * The items the batch holds (each marked batched on its order), and those it could not take. v2: an
+ * item may say how many records its file holds.
+ */
 export const BatchItemsClaimed = defineEvent(
   'BatchItemsClaimed',
   2,

@@ -8,7 +8,10 @@ import { WEEKDAYS, type Weekday } from './events.ts';
  * against every holiday.
  */
 
-/** How far ahead a facility's working dates are known (a full facility's next free day is looked for that far). */
+/**
+ * How far ahead a facility's working dates are known (a full facility's next free day is looked for
+ * that far).
+ */
 export const DAYS_AHEAD = 366;
 
 const DAY_MS = 86_400_000;

@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { defineEvent, type EventOf, EventRegistry } from '../shared/events.ts';
 import { storedKeySchema } from '../shared/keys.ts';
 
-/* A production facility of a label: where it is, what it can make, how much a day, and its own fulfillment key. */
+/*
+ * A production facility of a label: where it is, what it can make, how much a day, and its own
+ * fulfillment key.
+ */
 
 export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];

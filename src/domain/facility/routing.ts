@@ -68,7 +68,10 @@ export function dateIn(timezone: string, now: Date): string {
 export const worksOn = (f: Pick<FacilityForRouting, 'workingDays' | 'holidays'>, date: string) =>
   calendarOf(f).worksOn(date);
 
-/** Its first working day from today (in its time zone) with capacity left; undefined: none within a year. */
+/**
+ * Its first working day from today (in its time zone) with capacity left; undefined: none within a
+ * year.
+ */
 export function firstFreeDay(f: FacilityForRouting, now: Date): string | undefined {
   for (const day of calendarOf(f).workingDatesFrom(dateIn(f.timezone, now)))
     if ((f.routedByDay.get(day) ?? 0) < f.itemsPerDay) return day;
@@ -137,7 +140,10 @@ export function decideRoute(
   recipientCountry: string | null,
   facilities: FacilityForRouting[],
   now: Date,
-  /** the order's ship-by clock (its start and length), to count on the chosen facility's working days */
+  /**
+   * the order's ship-by clock (its start and length), to count on the chosen facility's working
+   * days
+   */
   shipWithin?: { start: Date; ms: number } | undefined,
 ): Routing {
   const verdicts = new Map<string, Omit<RoutingCandidate, 'facilityId' | 'name'>>();

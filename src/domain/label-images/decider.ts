@@ -25,7 +25,9 @@ export type LabelImageCommand =
 /** The label's images by name (a plain object: names are the label's own words). */
 export type LabelImagesState = { images: Record<string, NamedImage> };
 
-/** The image of a name, looked up among the state's own entries only ("constructor" is a name too). */
+/**
+ * The image of a name, looked up among the state's own entries only ("constructor" is a name too).
+ */
 export const imageNamed = (state: LabelImagesState, name: string): NamedImage | undefined =>
   Object.hasOwn(state.images, name) ? state.images[name] : undefined;
 

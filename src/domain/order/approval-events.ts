@@ -130,7 +130,10 @@ export const ItemRevised = defineEvent(
   }),
 );
 
-/** Every item of the order that waited for approval is approved (or waived): production may take them. */
+/**
+ * Every item of the order that waited for approval is approved (or waived): production may take
+ * them.
+ */
 export const OrderApproved = defineEvent(
   'OrderApproved',
   1,

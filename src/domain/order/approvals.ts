@@ -169,7 +169,9 @@ function withOrderApproved(state: OrderState, events: OrderEvent[], at: string):
     : events;
 }
 
-/** Every item of the order may go to production, as far as approvals go (expired ones never will). */
+/**
+ * Every item of the order may go to production, as far as approvals go (expired ones never will).
+ */
 const allLetGo = (state: Recorded) =>
   [...state.items.values()].every(
     (i) => approvedForProduction(i) || i.approval?.status === 'expired',

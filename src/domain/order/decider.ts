@@ -29,8 +29,8 @@ export { defaultBarcode, effectiveShipBy, mockupKey } from './state.ts';
 /**
  * The order's decider: one stream per order, one state; each command is decided by the
  * part of the order's life it belongs to (intake.ts, rendering.ts, barcodes.ts, replays.ts,
- * shop-floor.ts, shipments.ts, holds.ts, deadlines.ts, mockups.ts, approvals.ts, revisions.ts, recipients.ts,
- * routing.ts), and this only
+ * shop-floor.ts, shipments.ts, holds.ts, deadlines.ts, mockups.ts, approvals.ts, revisions.ts,
+ * recipients.ts, routing.ts), and this only
  * dispatches and folds.
  */
 const handlers: Required<DecideHandlers> = {

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { defineEvent } from '../shared/events.ts';
 
-/* The order's events on the shop floor: stages, press runs, shipments, holds, reprints, lateness, mockups. */
+/*
+ * The order's events on the shop floor: stages, press runs, shipments, holds, reprints, lateness,
+ * mockups.
+ */
 
 /** Where an item is on the shop floor, once its print file is made. */
 export const PRODUCTION_STAGES = [

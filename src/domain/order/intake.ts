@@ -14,7 +14,8 @@ import {
 } from './state.ts';
 
 /*
- * Intake: a sale received, its rendering started, the order cancelled or gone past its render deadline.
+ * Intake: a sale received, its rendering started, the order cancelled or gone past its render
+ * deadline.
  */
 
 export function receiveOrder(

@@ -14,7 +14,8 @@ import {
 } from './state.ts';
 
 /*
- * Rendering: print files recorded with their preflight, items failed, the order complete, failed items retried.
+ * Rendering: print files recorded with their preflight, items failed, the order complete, failed
+ * items retried.
  */
 
 export function recordPrintFile(

@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { encryptedSchema } from '../shared/encrypted.ts';
 import { defineEvent } from '../shared/events.ts';
 
-/* The order's recipient and where its items are made: addresses corrected, customers erased, items routed. */
+/*
+ * The order's recipient and where its items are made: addresses corrected, customers erased, items
+ * routed.
+ */
 
 /**
  * The recipient's address was corrected (before anything shipped): the one it replaces

@@ -48,7 +48,9 @@ export type OrderCommand =
   | {
       type: 'CancelOrder';
       reason?: string | undefined;
-      /** the operator's: may stop an order on the shop floor (the label's only in its edit window) */
+      /**
+       * the operator's: may stop an order on the shop floor (the label's only in its edit window)
+       */
       override?: boolean | undefined;
       at: Date;
     }
@@ -113,7 +115,9 @@ export type OrderCommand =
       orderItemId: string;
       expected: string;
       actual: string;
-      /** a reprint of some records: the file of just those, and whether each record's bytes matched */
+      /**
+       * a reprint of some records: the file of just those, and whether each record's bytes matched
+       */
       records?: { file: ReprintFile; matched: boolean } | undefined;
       at: Date;
     }
@@ -124,7 +128,10 @@ export type OrderCommand =
       type: 'RouteItem';
       orderItemId: string;
       decision: Routing;
-      /** rules route an item once (and again only off a paused facility); an operator at any time before the press */
+      /**
+       * rules route an item once (and again only off a paused facility); an operator at any time
+       * before the press
+       */
       mode: 'first' | 'reroute' | 'operator';
       /** the facility a re-route moves the item from: it moved since, and nothing is done */
       from?: string | null | undefined;
@@ -185,7 +192,10 @@ export type OrderCommand =
       at: Date;
     }
   | { type: 'WaiveApproval'; orderItemId: string; by: string; reason: string; at: Date }
-  /** reminds the approvers of proofs waiting past their reminder time, expires those past their expiry */
+  /**
+   * reminds the approvers of proofs waiting past their reminder time, expires those past their
+   * expiry
+   */
   | { type: 'WatchApprovals'; at: Date }
   | {
       type: 'ReviseItem';
@@ -329,7 +339,9 @@ export type OrderState =
       shipments: ReadonlyMap<string, ShipmentState>;
       /** the ship-by time went past unshipped, and that is recorded */
       late: boolean;
-      /** when the last item that waited for approval was approved (its ship-by clock starts then) */
+      /**
+       * when the last item that waited for approval was approved (its ship-by clock starts then)
+       */
       approvedAt: string | undefined;
     };
 
@@ -387,11 +399,16 @@ export const editWindowClosed = (item: ItemState, wanted: string) =>
 export const hasShipped = (item: ItemState) =>
   item.stage === 'shipped' || item.stage === 'delivered';
 
-/** Production may take the item: it needs no approval, or its latest proof is approved or waived. */
+/**
+ * Production may take the item: it needs no approval, or its latest proof is approved or waived.
+ */
 export const approvedForProduction = (item: ItemState) =>
   !item.approval || item.approval.status === 'approved' || item.approval.status === 'waived';
 
-/** A new print file of an item that needs approval: its proof is to be drawn and approved anew (unless waived). */
+/**
+ * A new print file of an item that needs approval: its proof is to be drawn and approved anew
+ * (unless waived).
+ */
 export const proofDue = (a: ApprovalState): ApprovalState =>
   a.status === 'waived' || a.status === 'expired'
     ? a

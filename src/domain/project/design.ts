@@ -71,7 +71,9 @@ export const imageLayerSchema = z
     description: 'an image placed on the print area (mm, degrees clockwise)',
   });
 
-/** Where a text must fit: a long one is set smaller (`shrink`, down to `minFontSize`) or refused. */
+/**
+ * Where a text must fit: a long one is set smaller (`shrink`, down to `minFontSize`) or refused.
+ */
 export const textBoxSchema = z
   .object({
     width: size,

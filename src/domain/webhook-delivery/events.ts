@@ -34,7 +34,9 @@ export const WebhookDeliveryAttempted = defineEvent(
     /** delivered; retrying (another attempt follows); failed (none follows); gone (410) */
     outcome: z.enum(['delivered', 'retrying', 'failed', 'gone']),
     attemptedAt: z.iso.datetime(),
-    /** when the next attempt is due (with `retrying`); before it was recorded, a workflow kept it */
+    /**
+     * when the next attempt is due (with `retrying`); before it was recorded, a workflow kept it
+     */
     nextAttemptAt: z.iso.datetime().optional(),
   }),
   { 1: (data) => data },

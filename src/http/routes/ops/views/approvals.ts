@@ -40,7 +40,9 @@ export function approvalsPage(ctx: PageContext, rows: AwaitingRow[], query: Noti
   );
 }
 
-/** An item's proofs on its order page: each version with its pages and decisions, and the waiver. */
+/**
+ * An item's proofs on its order page: each version with its pages and decisions, and the waiver.
+ */
 export function approvalSection(
   session: OpsSession,
   base: string,

@@ -225,7 +225,10 @@ export function orderDetailPage(
   );
 }
 
-/** Where the order is on the shop floor: holds (with release), shipments with tracking, its timeline. */
+/**
+ * Where the order is on the shop floor: holds (with release), shipments with tracking, its
+ * timeline.
+ */
 function shopFloor(
   ctx: PageContext,
   order: OrderRow & { items: OrderItemRow[]; production: Awaited<ReturnType<typeof productionOf>> },

@@ -14,7 +14,9 @@ export interface OrdersFilter {
   until?: string | undefined;
 }
 
-/** The shop floor's tabs: by the order's stage, on hold, and late (not shipped by its ship-by time). */
+/**
+ * The shop floor's tabs: by the order's stage, on hold, and late (not shipped by its ship-by time).
+ */
 const FLOOR_TABS: [string, Record<string, string>][] = [
   ['To print', { stage: 'ready' }],
   ['Printed', { stage: 'printed' }],

@@ -14,7 +14,10 @@ const COLUMN_NAMES: Record<string, string> = {
   shipped: 'Shipped',
 };
 
-/** The shop floor at a glance: late orders first, then items per stage and the longest waiting in each. */
+/**
+ * The shop floor at a glance: late orders first, then items per stage and the longest waiting in
+ * each.
+ */
 export function productionPage(
   ctx: PageContext,
   board: BoardColumn[],

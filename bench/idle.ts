@@ -128,6 +128,18 @@ async function main() {
     console.log(
       `| baseline: a Node process that only waits | 1 | ${rssMiB(waiting.pid!).toFixed(0)} |`,
     );
+    // where the main process's memory is, as its own /metrics says (prom-client's defaults)
+    const metrics = await fetch(`${base}/metrics`, {
+      headers: { 'x-api-key': readFileSync(path.join(dataDir, 'operator-api-key'), 'utf8').trim() },
+    }).then((r) => r.text());
+    const mib = (name: string) =>
+      Number(new RegExp(`^editor_platform_${name} (\\S+)$`, 'm').exec(metrics)?.[1] ?? Number.NaN) /
+      2 ** 20;
+    const heap = mib('nodejs_heap_size_total_bytes');
+    const external = mib('nodejs_external_memory_bytes');
+    console.log(
+      `\nthe main process by its own account: resident ${mib('process_resident_memory_bytes').toFixed(0)} MiB; V8 heap ${heap.toFixed(0)} MiB (${mib('nodejs_heap_size_used_bytes').toFixed(0)} used); external to the heap (buffers, WebAssembly memory such as the embedded database's) ${external.toFixed(0)} MiB; the rest (code, threads' stacks, native libraries' own memory: libvips, Temporal's core) ${(mib('process_resident_memory_bytes') - heap - external).toFixed(0)} MiB`,
+    );
     figure('idle.service_mib', own);
     figure('idle.beside_mib', beside);
     figure('idle.total_mib', total);

@@ -42,7 +42,7 @@ export const BUDGET_BENCHES: BudgetBench[] = [
   { name: 'vdp', script: 'vdp.ts 10000', env: {} },
   { name: 'audit', script: 'audit.ts', env: { BENCH_BLOCKS: '8' } },
   { name: 'mockups', script: 'mockups.ts', env: { BENCH_RUNS: '10', BENCH_SECONDS: '5' } },
-  { name: 'idle', script: 'idle.ts', env: { IDLE_SECONDS: '30' } },
+  { name: 'idle', script: 'idle.ts', env: { IDLE_SECONDS: '90' } },
 ];
 
 export const GOALS: Goal[] = [

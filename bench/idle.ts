@@ -1,7 +1,7 @@
 // npm run bench:idle
 // The embedded default's memory as a user sees it: `npm start` in a fresh data folder,
 // `npm run seed:demo` against it (a catalogue and one order rendered), then, once the
-// service has been idle for IDLE_SECONDS (30 unless set), the resident memory of every
+// service has been idle for IDLE_SECONDS (90 unless set: past the minute after which an idle image process ends), the resident memory of every
 // process `npm start` left running, by kind: the service's own (the main process and its
 // image processes), the embedded Temporal dev server, and what waits beside them (`npm`
 // and the shell it runs its script in). A baseline in the same run: a Node process that only waits.
@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { figure } from './lib/figures.ts';
 import { descendants, rssMiB } from './lib/tree-memory.ts';
 
-const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 30);
+const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 90);
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 const freePort = () =>

@@ -89,7 +89,17 @@ export async function openPglite(dataDir: string): Promise<Database> {
   const dir = path.join(dataDir, 'pglite');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   // pg_trgm: the trigram index behind substring SKU search
-  const db = await PGlite.create(dir, { extensions: { pg_trgm } });
+  // PostgreSQL's memory settings sized for one process's embedded database: PGlite's
+  // memory is a WebAssembly memory, which grows to what its buffers and sorts once took
+  // and never gives it back (at PostgreSQL's defaults, 128 MB of buffers and 64 MB for an
+  // index build, 190 MB of the main process idle after `npm run seed:demo`)
+  const db = await PGlite.create(dir, {
+    extensions: { pg_trgm },
+    startParams: [
+      ...PGlite.defaultStartParams,
+      ...['-c', 'shared_buffers=16MB', '-c', 'maintenance_work_mem=16MB'],
+    ],
+  });
   const socket = socketFolder(dataDir);
   const socketPath = path.join(socket.dir, `.s.PGSQL.${SOCKET_PORT}`);
   const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 16 });

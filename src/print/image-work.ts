@@ -134,6 +134,9 @@ export class Renders {
       deadlineMs: timeoutMs,
       maxHeapMiB: 1024,
       v8Flags: IMAGE_V8_FLAGS,
+      // a render process holds 100-160 MB idle: after a minute without a render it ends,
+      // and the next sale starts (and warms up) one again
+      idleMs: 60_000,
       ...(warmUp ? { warmUp: 'warmUpRenders' } : {}),
     });
   }

@@ -141,7 +141,12 @@ export class ProcessPool {
       timer: undefined,
       idle: undefined,
     }));
-    if (opts.warmUp) for (const slot of this.slots) this.spawn(slot);
+    if (opts.warmUp)
+      for (const slot of this.slots) {
+        this.spawn(slot);
+        // a process warmed up for work that never comes ends as an idle one does
+        this.idleLater(slot);
+      }
   }
 
   run<T>(job: string, input: unknown, options: JobOptions): Promise<T> {

@@ -29,7 +29,7 @@ export const BUDGET_BENCHES: BudgetBench[] = [
   {
     name: 'tracing',
     script: 'pipeline.ts',
-    env: { BENCH_ORDERS: '40', BENCH_TRACING: 'only', BENCH_TRACING_ROUNDS: '8' },
+    env: { BENCH_ORDERS: '40', BENCH_TRACING: 'only', BENCH_TRACING_ROUNDS: '4' },
   },
   {
     name: 'webhooks',

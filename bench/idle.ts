@@ -1,10 +1,11 @@
 // npm run bench:idle
 // The embedded default's memory as a user sees it: `npm start` in a fresh data folder,
 // `npm run seed:demo` against it (a catalogue and one order rendered), then, once the
-// service has been idle for IDLE_SECONDS (90 unless set: past the minute after which an idle image process ends), the resident memory of every
-// process `npm start` left running, by kind: the service's own (the main process and its
-// image processes), the embedded Temporal dev server, and what waits beside them (`npm`
-// and the shell it runs its script in). A baseline in the same run: a Node process that only waits.
+// service has been idle for IDLE_SECONDS (90 unless set: past the minute after which an idle image
+// process ends), the resident memory of every process `npm start` left running, by kind: the
+// service's own (the main process and its image processes), the embedded Temporal dev server, and
+// what waits beside them (`npm` and the shell it runs its script in). A baseline in the same run: a
+// Node process that only waits.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -71,6 +72,26 @@ function kindOf(pid: number, start: number): string {
   if (cmd.includes('start-dev')) return 'Temporal dev server';
   if (cmd.includes('node')) return 'image process';
   return cmd.split(' ')[0] ?? String(pid);
+}
+
+/**
+ * A process's resident memory by mapping (a file's name, or what the kernel calls it), largest
+ * first.
+ */
+function largestMappings(pid: number, n = 10): string {
+  const byName = new Map<string, number>();
+  let name = '';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) name = path.basename(head[1] || '[anonymous]');
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) byName.set(name, (byName.get(name) ?? 0) + Number(rss[1]) / 1024);
+  }
+  return [...byName]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([k, v]) => `${k} ${v.toFixed(0)}`)
+    .join(', ');
 }
 
 async function main() {
@@ -142,6 +163,11 @@ async function main() {
     console.log(
       `\nthe main process by its own account: resident ${mib('process_resident_memory_bytes').toFixed(0)} MiB; V8 heap ${heap.toFixed(0)} MiB (${mib('nodejs_heap_size_used_bytes').toFixed(0)} used); external to the heap (buffers, WebAssembly memory such as the embedded database's) ${external.toFixed(0)} MiB; the rest (code, threads' stacks, native libraries' own memory: libvips, Temporal's core) ${(mib('process_resident_memory_bytes') - heap - external).toFixed(0)} MiB`,
     );
+    // and by its mappings: which libraries' code and data, and how much anonymous memory
+    const main = descendants(service.pid!).find(
+      (pid) => kindOf(pid, service.pid!) === 'main process',
+    );
+    if (main) console.log(`its largest mappings (resident MiB): ${largestMappings(main)}`);
     figure('idle.service_mib', own);
     figure('idle.beside_mib', beside);
     figure('idle.total_mib', total);

@@ -6,7 +6,7 @@
 // --busy keeps one core busy with another process for the whole hunt (a spinning Node),
 // as a loaded CI machine would. Files named *.alone.test.ts run after the rest, one at a
 // time, as in `npm test`. The reports stay in test-results/repeat/ for reading.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ensureBuilt, ensureDependencies, ensureTestTools, root } from './lib/prepare.mjs';
@@ -48,10 +48,22 @@ const spinner = busy
   : undefined;
 const stopSpinner = () => spinner?.kill('SIGKILL');
 process.on('exit', stopSpinner);
+/** the vitest run under way: a process group of its own, ended with the hunt */
+let running;
 for (const signal of ['SIGINT', 'SIGTERM'])
   process.on(signal, () => {
     stopSpinner();
-    process.exit(130);
+    if (!running) process.exit(130);
+    // vitest's teardown stops its clusters and servers; past 20 s the group is killed
+    const group = -running.pid;
+    const kill = (s) => {
+      try {
+        process.kill(group, s);
+      } catch {}
+    };
+    kill('SIGTERM');
+    setTimeout(() => kill('SIGKILL'), 20_000).unref();
+    running.once('exit', () => process.exit(130));
   });
 
 const dir = path.join(root, 'test-results/repeat');
@@ -78,9 +90,12 @@ const phases = [
   ...(alone.length > 0 ? [['--maxWorkers=1', ...alone]] : []),
 ];
 
-/** One vitest run of `args`, its JSON report (undefined when vitest wrote none). */
-function vitest(args, report) {
-  spawnSync(
+/**
+ * One vitest run of `args`, its JSON report (undefined when vitest wrote none). Not
+ * spawnSync: a process blocked in it takes no signal, and a hunt told to stop went on.
+ */
+async function vitest(args, report) {
+  running = spawn(
     process.execPath,
     [
       path.join(root, 'node_modules/vitest/vitest.mjs'),
@@ -90,14 +105,18 @@ function vitest(args, report) {
       `--outputFile.json=${report}`,
       ...args,
     ],
-    { cwd: root, stdio: 'inherit' },
+    { cwd: root, stdio: 'inherit', detached: true },
   );
+  await new Promise((resolve) => running.once('exit', resolve));
+  running = undefined;
   return existsSync(report) ? JSON.parse(readFileSync(report, 'utf8')) : undefined;
 }
 
 for (let n = 1; n <= times; n++) {
   const runBegan = Date.now();
-  const reports = phases.map((args, k) => vitest(args, path.join(dir, `run-${n}-${k}.json`)));
+  const reports = [];
+  for (const [k, args] of phases.entries())
+    reports.push(await vitest(args, path.join(dir, `run-${n}-${k}.json`)));
   if (reports.some((r) => r === undefined)) {
     console.error(`run ${n}: vitest wrote no report`);
     continue;

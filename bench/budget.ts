@@ -71,14 +71,20 @@ const shown = (v: number | undefined) =>
         ? v.toFixed(1)
         : v.toFixed(3);
 
-/** The figures of the budget table docs/benchmarks.md holds now, by id. */
-function recorded(): Map<string, string> {
+/** docs/benchmarks.md and where its budget table lies (between BEGIN and END). */
+function budgetSection(): { text: string; from: number; to: number } | undefined {
   const text = readFileSync(docs, 'utf8');
   const from = text.indexOf(BEGIN);
   const to = text.indexOf(END);
+  return from < 0 || to < 0 ? undefined : { text, from: from + BEGIN.length, to };
+}
+
+/** The figures of the budget table docs/benchmarks.md holds now, by id. */
+function recorded(): Map<string, string> {
   const out = new Map<string, string>();
-  if (from < 0 || to < 0) return out;
-  for (const line of text.slice(from, to).split('\n')) {
+  const section = budgetSection();
+  if (!section) return out;
+  for (const line of section.text.slice(section.from, section.to).split('\n')) {
     const cells = line.split('|').map((c) => c.trim());
     // | id | what | goal | figure | recorded | mark |
     const id = /^`(.+)`$/.exec(cells[1] ?? '')?.[1];
@@ -126,11 +132,10 @@ async function main() {
   if (failed.length > 0) console.log(`benches that failed (see ${logs}): ${failed.join(', ')}`);
   console.log(`${rows.length - missed.length} of ${rows.length} goals met`);
   if (record) {
-    const text = readFileSync(docs, 'utf8');
-    const from = text.indexOf(BEGIN);
-    const to = text.indexOf(END);
-    if (from < 0 || to < 0) throw new Error(`docs/benchmarks.md has no ${BEGIN} ... ${END}`);
-    writeFileSync(docs, `${text.slice(0, from + BEGIN.length)}\n${table}\n${text.slice(to)}`);
+    const section = budgetSection();
+    if (!section) throw new Error(`docs/benchmarks.md has no ${BEGIN} ... ${END}`);
+    const { text, from, to } = section;
+    writeFileSync(docs, `${text.slice(0, from)}\n${table}\n${text.slice(to)}`);
     console.log('recorded in docs/benchmarks.md');
   }
   process.exitCode = missed.length > 0 || failed.length > 0 ? 1 : 0;

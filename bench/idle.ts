@@ -6,51 +6,25 @@
 // service's own (the main process and its image processes), the embedded Temporal dev server, and
 // what waits beside them (`npm` and the shell it runs its script in). A baseline in the same run: a
 // Node process that only waits.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort, portFree } from '../src/db/database.ts';
 import { figure } from './lib/figures.ts';
+import { waitFor } from './lib/stack.ts';
 import { descendants, rssMiB } from './lib/tree-memory.ts';
 
 const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 90);
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-
 /** Two free ports in a row: the service's and its partner simulator's (the next one). */
 async function servicePorts(): Promise<number> {
   for (;;) {
     const port = await freePort();
-    const next = await new Promise<boolean>((resolve) => {
-      const s = createServer();
-      s.once('error', () => resolve(false));
-      s.listen(port + 1, '127.0.0.1', () => s.close(() => resolve(true)));
-    });
-    if (next) return port;
+    if (await portFree(port + 1)) return port;
   }
-}
-
-async function ready(base: string, proc: ChildProcess): Promise<void> {
-  for (const deadline = Date.now() + 600_000; Date.now() < deadline; ) {
-    if (proc.exitCode !== null) throw new Error(`npm start ended with ${proc.exitCode}`);
-    const ok = await fetch(`${base}/readyz`)
-      .then((r) => r.ok)
-      .catch(() => false);
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error('the service was not ready within 10 minutes');
 }
 
 const cmdline = (pid: number) => {
@@ -115,7 +89,8 @@ async function main() {
     stderr = (stderr + b.toString()).slice(-4000);
   });
   try {
-    await ready(base, service);
+    // a fresh clone compiles before it starts: ten minutes, not the stack's one
+    await waitFor(`${base}/readyz`, service, 600_000);
     const seeded = spawnSync('npm', ['run', 'seed:demo'], {
       cwd: root,
       env,

@@ -10,9 +10,9 @@ import { startLocalTemporal } from '../../src/temporal/dev-server.ts';
 import { searchAttributeTypes } from '../../src/temporal/search-attributes.ts';
 import { startPostgresCluster } from '../../test/helpers/postgres-cluster.ts';
 
-/** Waits until a URL answers 2xx; fails when its process ended or after a minute. */
-export async function waitFor(url: string, proc: ChildProcess): Promise<void> {
-  for (let i = 0; i < 240; i++) {
+/** Waits until a URL answers 2xx; fails when its process ended or after `timeoutMs` (a minute). */
+export async function waitFor(url: string, proc: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  for (let i = 0; i < timeoutMs / 250; i++) {
     if (proc.exitCode !== null) throw new Error(`${url}: process exited`);
     if (
       await fetch(url).then(
